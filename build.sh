@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# One entry point for a fresh clone:
+#   ./build.sh          create .venv if missing, install the project, build the FMUs into fmus/
+#   ./build.sh test     ... then run the test suite (extra arguments go to pytest)
+#   ./build.sh run      ... then fly the default survey (extra arguments go to `master run`)
+# Idempotent: the install is redone only when pyproject.toml changes, an FMU only when its
+# sources change.
+set -euo pipefail
+cd "$(dirname "$0")"
+ROOT=$(pwd)
+VENV="$ROOT/.venv"
+PY="$VENV/bin/python"
+
+if [ ! -x "$PY" ]; then
+    echo "build.sh: creating $VENV"
+    python3 -m venv "$VENV"
+fi
+
+stamp="$VENV/.installed-$( (cat pyproject.toml; "$PY" --version) | sha1sum | cut -c1-16)"
+if [ ! -f "$stamp" ]; then
+    echo "build.sh: installing the project and its test extras into $VENV"
+    "$PY" -m pip install --quiet --upgrade pip
+    "$PY" -m pip install --quiet -e ".[test]"
+    rm -f "$VENV"/.installed-*
+    touch "$stamp"
+fi
+
+if [ -f tools/build_fmus.py ]; then
+    "$PY" tools/build_fmus.py
+fi
+
+case "${1:-}" in
+    test)
+        shift
+        exec "$PY" -m pytest "$@"
+        ;;
+    run)
+        shift
+        if [ -f master/__main__.py ]; then
+            exec "$PY" -m master run scenarios/survey.yaml "$@"
+        else
+            exec "$PY" -m vehicle_model "$@"
+        fi
+        ;;
+    "")
+        ;;
+    *)
+        echo "build.sh: unknown command '$1' (use: test, run, or nothing)" >&2
+        exit 2
+        ;;
+esac
