@@ -1,0 +1,67 @@
+"""Time integration between two instants with the inputs held, with SciPy's Dormand-Prince."""
+from __future__ import annotations
+
+import numpy as np
+from scipy.integrate import ode
+
+from .dynamics import BATTERY, state_derivative
+
+
+class IntegrationError(RuntimeError):
+    """The integrator could not reach the requested time."""
+
+
+class VehicleSimulator:
+    """Advances a `VehicleModel` from one communication point to the next.
+
+    SciPy's `ode` with 'dopri5' (Hairer's Fortran DOPRI5, adaptive, 5th order): the inputs jump
+    at every communication point, so each `advance` restarts the integrator from the state
+    alone. Nothing else carries over, so `state` is everything that determines the future and a
+    run restored from it continues bit for bit. The battery is projected onto zero when a step
+    ends just past flat (its derivative switches off there).
+    """
+
+    def __init__(self, model, x0, rtol: float = 1e-6, atol: float = 1e-8, max_steps: int = 100000):
+        if not (rtol > 0 and atol > 0):
+            raise ValueError(f"tolerances must be positive (rtol={rtol}, atol={atol})")
+        self.model = model
+        self.rtol = float(rtol)
+        self.atol = float(atol)
+        self._x = np.array(x0, dtype=float)
+        self._u = np.zeros(6)
+        constants = model.constants
+        u = self._u
+        self._solver = ode(lambda t, x: state_derivative(x, u, constants))
+        self._solver.set_integrator("dopri5", rtol=self.rtol, atol=self.atol, nsteps=max_steps)
+
+    @property
+    def state(self) -> np.ndarray:
+        return self._x.copy()
+
+    def set_state(self, x) -> None:
+        x = np.array(x, dtype=float)
+        if x.shape != self._x.shape or not np.all(np.isfinite(x)):
+            raise ValueError(f"a state must be {self._x.size} finite numbers, got {x!r}")
+        self._x = x
+
+    def advance(self, t0: float, t1: float, u) -> np.ndarray:
+        """Integrate from t0 to t1 with the inputs u held; returns (and keeps) the new state."""
+        u = np.asarray(u, dtype=float)
+        if u.shape != (6,) or not np.all(np.isfinite(u)):
+            raise ValueError(f"inputs must be 6 finite numbers "
+                             f"[ThrustPower, RudderYaw, RudderDive, ExternalForce x3], got {u!r}")
+        if not t1 > t0:
+            if t1 == t0:
+                return self.state
+            raise ValueError(f"cannot integrate backwards from t={t0} to t={t1}")
+        self._u[:] = u
+        self._solver.set_initial_value(self._x, t0)
+        x = self._solver.integrate(t1)
+        if not self._solver.successful() or not np.all(np.isfinite(x)):
+            raise IntegrationError(
+                f"dopri5 failed between t={t0} and t={t1} (return code "
+                f"{self._solver.get_return_code()}); last state {x!r}")
+        if x[BATTERY] < 0.0:
+            x[BATTERY] = 0.0
+        self._x = np.array(x)
+        return self.state
