@@ -1,0 +1,15 @@
+"""Helpers shared by the project's pythonfmu slaves (bundled into every FMU as a project file).
+
+* `FmuSlave`: base class with unit- and description-aware variable registration, exception
+  shielding, FMU-state hooks and the FMI rules on setting variables (see `fmu_support.slave`).
+* `SI_UNITS` / `base_unit_exponents`: the unit table `tools/build_fmus.py` writes into
+  `<UnitDefinitions>` (see `fmu_support.units`).
+
+This package holds no physics and imports nothing of the project: it must stay importable from
+any FMU's resources folder. It must not import anything lazily either: several FMUs in one
+process share the first copy imported, and that FMU's extraction folder may be gone later.
+"""
+from .slave import FmuError, FmuSlave, first_non_finite
+from .units import SI_UNITS, base_unit_exponents, is_known
+
+__all__ = ["FmuError", "FmuSlave", "first_non_finite", "SI_UNITS", "base_unit_exponents", "is_known"]

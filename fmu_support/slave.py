@@ -1,0 +1,440 @@
+"""`FmuSlave`: the base every pythonfmu slave of the project derives from.
+
+It adds to pythonfmu's `Fmi2Slave` what each of our FMUs needs and pythonfmu 0.7.0 lacks:
+
+* registration helpers that take a unit and a description (`add_real`, `add_real_vector`,
+  `add_integer`, `add_boolean`, `add_string`), with legal FMI 2.0 defaults for variability
+  (pythonfmu leaves it unset, which means "continuous" and is illegal for parameters and for
+  Integer / Boolean / String variables). The units and the output dependencies are kept in
+  `self.fmu_meta`, which `tools/build_fmus.py` reads to complete `modelDescription.xml`;
+* a shield between the host and Python: no exception escapes to pythonfmu's C++ wrapper except
+  on purpose (`fail`), see "Status codes" below;
+* the FMU-state hooks (`fmi2GetFMUstate` / `fmi2SetFMUstate` / serialisation): every registered
+  variable plus whatever the subclass returns from `fmu_get_state`;
+* the FMI rules on which variable may be set when (a fixed parameter after initialisation, an
+  output at any time: refused with a logged error, the value ignored).
+
+A subclass registers its variables in `__init__` and implements the `fmu_*` hooks
+(`fmu_exit_initialization`, `fmu_do_step`, ...); it does not override pythonfmu's
+`exit_initialization_mode` / `do_step` / `get_real` ... which this class wraps.
+
+Status codes. pythonfmu 0.7.0 maps a `False` returned by `do_step` to `fmi2Discard` and ANY
+Python exception to `fmi2Fatal`; Python cannot produce `fmi2Error`. On an exception its wrapper
+also releases its references to the slave class, the instance and the log queue, then releases
+them a second time when the host frees the instance (use after free: the host may crash). So:
+
+* a failed step (bad input, integrator failure) is logged with status error and `do_step`
+  returns False -> `fmi2Discard`; the instance stays at the previous communication point and
+  remains usable (the master may fix its inputs, restore a state, or stop);
+* a failed initialisation (bad parameter) or an unusable call is logged with status error, then
+  `fail` donates one reference to each of those three objects (so the wrapper's extra release is
+  harmless) and raises -> `fmi2Fatal`. The logged message names the variable; pythonfmu's own
+  fatal message only says "unknown error".
+
+Logging. pythonfmu forwards messages to the host's logger callback only when the instance was
+created with `loggingOn = fmi2True` (or after `fmi2SetDebugLogging(..., fmi2True, ...)`):
+a host that wants to see why a call failed must switch logging on.
+"""
+from __future__ import annotations
+
+import ctypes
+import json
+import math
+import traceback
+from typing import Any, Callable, ClassVar, Dict, List, Optional, Sequence, Union
+
+from pythonfmu import Fmi2Slave
+from pythonfmu.enums import Fmi2Causality, Fmi2Initial, Fmi2Status, Fmi2Variability
+from pythonfmu.variables import Boolean, Integer, Real, ScalarVariable, String
+
+from .units import is_known
+
+STATE_FORMAT = 1
+
+_PARAMETER_CAUSALITIES = ("parameter", "calculatedParameter", "structuralParameter")
+
+
+class FmuError(Exception):
+    """A failure whose message is meant for the FMU's user: it names the variable at fault."""
+
+
+def _donate_reference(obj: Any) -> None:
+    """Add one reference to `obj` that nobody owns (see "Status codes" in the module doc)."""
+    try:
+        ctypes.pythonapi.Py_IncRef(ctypes.py_object(obj))
+    except Exception:  # pragma: no cover - no libpython symbols: nothing better to do
+        pass
+
+
+def _enum(enum_type, value):
+    if value is None or isinstance(value, enum_type):
+        return value
+    return enum_type[value]
+
+
+class FmuSlave(Fmi2Slave):
+    """Base class of the project's slaves; see the module documentation."""
+
+    #: Capability flags written into <CoSimulation> by tools/build_fmus.py, e.g.
+    #: {"canGetAndSetFMUstate": True, "canSerializeFMUstate": True}. Declare them only when
+    #: `fmu_get_state` / `fmu_set_state` capture everything that determines the future.
+    fmu_capabilities: ClassVar[Dict[str, bool]] = {}
+
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        #: name -> {"unit": str | None, "depends_on": list[str] | None}, read by the builder.
+        self.fmu_meta: Dict[str, Dict[str, Any]] = {}
+        self._phase = "instantiated"  # instantiated, initialization, stepping, terminated
+        self._failed_initialization = False
+        #: set when a parameter (resp. an input or parameter) was set since the flag was cleared.
+        self.parameters_changed = True
+        self.values_changed = True
+        self._in_initial_refresh = False
+
+    # ------------------------------------------------------------------ registration helpers
+    def add_real(self, name: str, *, causality: str, description: str, unit: Optional[str],
+                 variability: Optional[str] = None, initial: Optional[str] = None,
+                 attr: Optional[str] = None, getter: Optional[Callable[[], float]] = None,
+                 setter: Optional[Callable[[float], None]] = None,
+                 depends_on: Optional[Sequence[str]] = None) -> Real:
+        """Register a Real. Its value lives in `self.<attr>` (default: the name) unless a getter
+        and a setter are given. `unit` must be a name from fmu_support.units (None: no unit).
+        `depends_on` (outputs only): the inputs the output depends on directly; None = all (the
+        conservative FMI default), [] = none."""
+        if variability is None:
+            variability = "fixed" if causality in _PARAMETER_CAUSALITIES else "continuous"
+        return self._add(Real, name, causality, description, unit, variability, initial, attr,
+                         getter, setter, depends_on, float)
+
+    def add_real_vector(self, name: str, size: int, *, causality: str,
+                        description: Union[str, Sequence[str]],
+                        unit: Union[Optional[str], Sequence[Optional[str]]],
+                        variability: Optional[str] = None, initial: Optional[str] = None,
+                        attr: Optional[str] = None,
+                        depends_on: Optional[Sequence[str]] = None) -> List[Real]:
+        """Register `name[1]` ... `name[size]` (1-based, FMI structured naming) over the list or
+        numpy array `self.<attr>` (default: the name); element i of `unit` / `description` may
+        differ (give a sequence), else every element gets the same."""
+        attr = attr or name
+        units = list(unit) if isinstance(unit, (list, tuple)) else [unit] * size
+        descriptions = (list(description) if isinstance(description, (list, tuple))
+                        else [f"{description} ({i + 1} of {size})" for i in range(size)])
+        if len(units) != size or len(descriptions) != size:
+            raise ValueError(f"{name}: {size} elements but {len(units)} units and "
+                             f"{len(descriptions)} descriptions")
+        variables = []
+        for i in range(size):
+            def getter(i=i):
+                return float(getattr(self, attr)[i])
+
+            def setter(value, i=i):
+                getattr(self, attr)[i] = float(value)
+
+            variables.append(self.add_real(
+                f"{name}[{i + 1}]", causality=causality, description=descriptions[i],
+                unit=units[i], variability=variability, initial=initial, getter=getter,
+                setter=setter, depends_on=depends_on))
+        return variables
+
+    def add_integer(self, name: str, *, causality: str, description: str,
+                    variability: Optional[str] = None, initial: Optional[str] = None,
+                    attr: Optional[str] = None, getter=None, setter=None,
+                    depends_on: Optional[Sequence[str]] = None) -> Integer:
+        return self._add(Integer, name, causality, description, None,
+                         variability or self._discrete_default(causality), initial, attr,
+                         getter, setter, depends_on, int)
+
+    def add_boolean(self, name: str, *, causality: str, description: str,
+                    variability: Optional[str] = None, initial: Optional[str] = None,
+                    attr: Optional[str] = None, getter=None, setter=None,
+                    depends_on: Optional[Sequence[str]] = None) -> Boolean:
+        return self._add(Boolean, name, causality, description, None,
+                         variability or self._discrete_default(causality), initial, attr,
+                         getter, setter, depends_on, bool)
+
+    def add_string(self, name: str, *, causality: str, description: str,
+                   variability: Optional[str] = None, initial: Optional[str] = None,
+                   attr: Optional[str] = None, getter=None, setter=None,
+                   depends_on: Optional[Sequence[str]] = None) -> String:
+        return self._add(String, name, causality, description, None,
+                         variability or self._discrete_default(causality), initial, attr,
+                         getter, setter, depends_on, str)
+
+    @staticmethod
+    def _discrete_default(causality: str) -> str:
+        return "fixed" if causality in _PARAMETER_CAUSALITIES else "discrete"
+
+    def _add(self, kind, name, causality, description, unit, variability, initial, attr,
+             getter, setter, depends_on, convert):
+        if not description:
+            raise ValueError(f"variable {name}: a description is required")
+        if unit is not None and not is_known(unit):
+            raise ValueError(f"variable {name}: unknown unit {unit!r} (add it to fmu_support/units.py)")
+        if name in self.fmu_meta:
+            raise ValueError(f"variable {name} registered twice")
+        if getter is None or setter is None:
+            attr = attr or name
+            if not hasattr(self, attr):
+                raise ValueError(f"variable {name}: attribute self.{attr} does not exist")
+            if getter is None:
+                getter = lambda: convert(getattr(self, attr))  # noqa: E731
+            if setter is None:
+                setter = lambda value: setattr(self, attr, convert(value))  # noqa: E731
+        var = kind(name, causality=_enum(Fmi2Causality, causality), description=description,
+                   initial=_enum(Fmi2Initial, initial),
+                   variability=_enum(Fmi2Variability, variability), getter=getter, setter=setter)
+        self.register_variable(var, nested=False)
+        self.fmu_meta[name] = {"unit": unit, "depends_on": None if depends_on is None
+                               else list(depends_on)}
+        return var
+
+    # ------------------------------------------------------------------ hooks for subclasses
+    def fmu_enter_initialization(self, start_time: float) -> None:
+        """Called on fmi2EnterInitializationMode."""
+
+    def fmu_initial_outputs(self) -> None:
+        """Recompute the outputs during Initialization Mode (when the host reads one after
+        setting a parameter or an input). Errors are ignored here: they are reported by
+        `fmu_exit_initialization`."""
+
+    def fmu_exit_initialization(self) -> None:
+        """Build the model from the parameters; raise FmuError naming the variable at fault."""
+
+    def fmu_do_step(self, current_time: float, step_size: float) -> None:
+        """Advance by one communication step; raise FmuError (or anything) to fail the step,
+        leaving the state as it was at `current_time`."""
+        raise NotImplementedError
+
+    def fmu_terminate(self) -> None:
+        """Called on fmi2Terminate."""
+
+    def fmu_get_state(self) -> Dict[str, Any]:
+        """What, besides the registered variables, determines the future (JSON-serialisable,
+        a fresh copy)."""
+        return {}
+
+    def fmu_set_state(self, internal: Dict[str, Any]) -> None:
+        """Restore what `fmu_get_state` returned (do not keep references into it)."""
+
+    # ------------------------------------------------------------------ logging and failures
+    # pythonfmu passes the message to the host's logger as its printf format string, and
+    # fmpy's logger proxy (like many C hosts) formats it: a bare '%' would read garbage.
+    def log_info(self, message: str) -> None:
+        self.log(str(message).replace("%", "%%"), Fmi2Status.ok, category="logAll")
+
+    def log_warning(self, message: str) -> None:
+        self.log(str(message).replace("%", "%%"), Fmi2Status.warning)
+
+    def log_error(self, message: str) -> None:
+        self.log(str(message).replace("%", "%%"), Fmi2Status.error)
+
+    def fail(self, message: str):
+        """Log `message` as an error and make the current FMI call return fmi2Fatal."""
+        self.log_error(message)
+        for obj in (self, self.log_queue, type(self)):
+            _donate_reference(obj)
+        raise FmuError(message)
+
+    def _describe(self, error: BaseException) -> str:
+        if isinstance(error, (FmuError, ValueError)):
+            return str(error)
+        frames = traceback.extract_tb(error.__traceback__)
+        where = f" at {frames[-1].filename}:{frames[-1].lineno}" if frames else ""
+        return f"{type(error).__name__}: {error}{where}"
+
+    # ------------------------------------------------------------------ FMI entry points
+    def setup_experiment(self, start_time=0.0, stop_time=None, tolerance=None):
+        self._start_time = float(start_time)
+
+    def enter_initialization_mode(self, *args):
+        try:
+            self._phase = "initialization"
+            self.fmu_enter_initialization(getattr(self, "_start_time", 0.0))
+        except Exception as error:
+            self.fail(f"fmi2EnterInitializationMode: {self._describe(error)}")
+
+    def exit_initialization_mode(self):
+        try:
+            self.fmu_exit_initialization()
+        except Exception as error:
+            self._failed_initialization = True
+            self.fail(f"initialisation of {self.instance_name} failed: {self._describe(error)}")
+        self._phase = "stepping"
+        self.values_changed = False
+
+    def do_step(self, current_time: float, step_size: float) -> bool:
+        if self._phase != "stepping":
+            self.log_error(f"fmi2DoStep at t={current_time} refused: the instance is not "
+                           f"initialised (state: {self._phase})")
+            return False
+        try:
+            self.fmu_do_step(float(current_time), float(step_size))
+        except Exception as error:
+            self.log_error(f"fmi2DoStep from t={current_time} by {step_size} s failed: "
+                           f"{self._describe(error)}")
+            return False
+        return True
+
+    def terminate(self):
+        self._phase = "terminated"
+        try:
+            self.fmu_terminate()
+        except Exception as error:
+            self.log_error(f"fmi2Terminate: {self._describe(error)}")
+
+    # ---- getters and setters: pythonfmu's, guarded
+    def _settable(self, var: ScalarVariable) -> Optional[str]:
+        """None if `var` may be set now, else why not."""
+        causality = var.causality.name if var.causality is not None else "local"
+        variability = var.variability.name if var.variability is not None else "continuous"
+        if variability == "constant":
+            return "it is a constant"
+        if causality == "input":
+            return None
+        if causality == "parameter":
+            if self._phase in ("instantiated", "initialization") or variability == "tunable":
+                return None
+            return "it is a fixed parameter and cannot change after initialisation"
+        initial = var.initial.name if var.initial is not None else None
+        if initial in ("exact", "approx") and self._phase in ("instantiated", "initialization"):
+            return None
+        return f"its causality is {causality}"
+
+    def _set(self, kind, vrs, values):
+        for vr, value in zip(vrs, values):
+            var = self.vars[vr]
+            if not isinstance(var, kind):
+                raise FmuError(f"value reference {vr} ({var.name}) is not a {kind.__name__}")
+            reason = self._settable(var)
+            if reason is not None:
+                self.log_error(f"cannot set {var.name} now: {reason}; the value {value!r} is ignored")
+                continue
+            var.setter(value)
+            self.values_changed = True
+            if var.causality is not None and var.causality.name in _PARAMETER_CAUSALITIES:
+                self.parameters_changed = True
+
+    def _get(self, kind, vrs, convert):
+        if (self._phase == "initialization" and self.values_changed
+                and not self._in_initial_refresh):
+            self._in_initial_refresh = True
+            try:
+                self.fmu_initial_outputs()
+            except Exception:
+                pass  # reported by exit_initialization_mode
+            finally:
+                self._in_initial_refresh = False
+            self.values_changed = False
+        values = []
+        for vr in vrs:
+            var = self.vars[vr]
+            if not isinstance(var, kind):
+                raise FmuError(f"value reference {vr} ({var.name}) is not a {kind.__name__}")
+            values.append(convert(var.getter()))
+        return values
+
+    def set_real(self, vrs, values):
+        try:
+            self._set(Real, vrs, values)
+        except Exception as error:
+            self.fail(f"fmi2SetReal: {self._describe(error)}")
+
+    def set_integer(self, vrs, values):
+        try:
+            self._set(Integer, vrs, values)
+        except Exception as error:
+            self.fail(f"fmi2SetInteger: {self._describe(error)}")
+
+    def set_boolean(self, vrs, values):
+        try:
+            self._set(Boolean, vrs, values)
+        except Exception as error:
+            self.fail(f"fmi2SetBoolean: {self._describe(error)}")
+
+    def set_string(self, vrs, values):
+        try:
+            self._set(String, vrs, values)
+        except Exception as error:
+            self.fail(f"fmi2SetString: {self._describe(error)}")
+
+    def get_real(self, vrs):
+        try:
+            return self._get(Real, vrs, float)
+        except Exception as error:
+            self.fail(f"fmi2GetReal: {self._describe(error)}")
+
+    def get_integer(self, vrs):
+        try:
+            return self._get(Integer, vrs, int)
+        except Exception as error:
+            self.fail(f"fmi2GetInteger: {self._describe(error)}")
+
+    def get_boolean(self, vrs):
+        try:
+            return self._get(Boolean, vrs, bool)
+        except Exception as error:
+            self.fail(f"fmi2GetBoolean: {self._describe(error)}")
+
+    def get_string(self, vrs):
+        try:
+            return self._get(String, vrs, str)
+        except Exception as error:
+            self.fail(f"fmi2GetString: {self._describe(error)}")
+
+    # ---- FMU state
+    _CONVERTERS = {Real: float, Integer: int, Boolean: bool, String: str}
+
+    def _get_fmu_state(self) -> Dict[str, Any]:
+        try:
+            values = [self._CONVERTERS[type(var)](var.getter()) for var in self.vars.values()]
+            return {
+                "format": STATE_FORMAT,
+                "model": type(self).__name__,
+                "phase": self._phase,
+                "failed_initialization": self._failed_initialization,
+                "variables": values,
+                "internal": self.fmu_get_state(),
+            }
+        except Exception as error:
+            self.fail(f"fmi2GetFMUstate: {self._describe(error)}")
+
+    def _set_fmu_state(self, state: Dict[str, Any]):
+        try:
+            if not isinstance(state, dict) or state.get("format") != STATE_FORMAT:
+                raise FmuError(f"not an FMU state of this FMU: {state.get('error', 'unknown format')}"
+                               if isinstance(state, dict) else "not an FMU state of this FMU")
+            if state.get("model") != type(self).__name__ or len(state["variables"]) != len(self.vars):
+                raise FmuError(f"the state belongs to {state.get('model')} with "
+                               f"{len(state['variables'])} variables, not to "
+                               f"{type(self).__name__} with {len(self.vars)}")
+            for var, value in zip(self.vars.values(), state["variables"]):
+                if var.setter is not None:
+                    var.setter(value)
+            self._phase = state["phase"]
+            self._failed_initialization = state["failed_initialization"]
+            self.parameters_changed = True
+            self.values_changed = True
+            self.fmu_set_state(state["internal"])
+        except Exception as error:
+            self.fail(f"fmi2SetFMUstate: {self._describe(error)}")
+
+    @staticmethod
+    def _fmu_state_to_bytes(state: Dict[str, Any]) -> bytes:
+        # json writes floats with repr(), which round-trips every double exactly (NaN and inf
+        # as the non-standard NaN / Infinity tokens that json.loads reads back).
+        return json.dumps(state, separators=(",", ":")).encode("utf-8")
+
+    @staticmethod
+    def _fmu_state_from_bytes(state: bytes) -> Dict[str, Any]:
+        try:
+            return json.loads(bytes(state).decode("utf-8"))
+        except Exception as error:  # reported by _set_fmu_state, which has an instance to log to
+            return {"format": None, "error": f"cannot decode the serialized state: {error}"}
+
+
+def first_non_finite(names_values) -> Optional[str]:
+    """The `name = value` text of the first non-finite value of (name, value) pairs, or None."""
+    for name, value in names_values:
+        if not math.isfinite(value):
+            return f"{name} = {float(value)!r}"
+    return None
