@@ -1,0 +1,189 @@
+"""pythonfmu slave ``AuvControl``: guidance and the three PID loops (thin wrapper of
+controllers_fmu.control).
+
+Timing: the commands returned after ``do_step(t, h)`` are computed from the measurements
+set before that call (the loops advance by ``h``) and are meant for the vehicle's next step;
+right after initialisation the outputs hold the commands computed, without advancing any
+integrator, from the inputs set during initialisation.
+
+Failures (see fmu_support.slave): a bad parameter (malformed ``Waypoints``, an unknown mode, a
+negative gain, ...) fails fmi2ExitInitializationMode (fmi2Fatal, the only non-OK status
+pythonfmu 0.7.0 can return there) with an error logged that names the parameter and what is
+wrong; a non-finite input fails fmi2DoStep (fmi2Discard) with an error logged, nothing advanced.
+
+FMU state: the variables plus the integrators, derivative filters, previous measurements,
+mission bookkeeping (active waypoint, start point, finished), yo-yo direction and zig-zag
+state; a restored run continues bit for bit.
+"""
+from __future__ import annotations
+
+import copy
+import sys
+from pathlib import Path
+
+try:
+    import controllers_fmu  # noqa: F401
+except ImportError:  # imported from the source tree without the project on sys.path
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from fmu_support import FmuError, FmuSlave
+
+from controllers_fmu.control import ControlConfig, ControlInputs, ControlStack
+from controllers_fmu.fmi_vars import Var, register, units_of
+
+_D = ControlConfig()
+
+PARAMETERS = [
+    Var("GuidanceMode", "String", "parameter", _D.GuidanceMode, None,
+        "Guidance: 'mission' (waypoints, line of sight), 'hold' (command inputs), 'zigzag'"),
+    Var("Waypoints", "String", "parameter", _D.Waypoints, None,
+        "Mission waypoints 'north,east,depth; north,east,depth; ...' [m, NED, depth positive down]"),
+    Var("DiveMode", "String", "parameter", _D.DiveMode, None,
+        "Dive guidance: 'depth' (hold DepthRef), 'altitude' (hold TargetAltitude), 'yoyo'"),
+    Var("YoyoMinDepth", "Real", "parameter", _D.YoyoMinDepth, "m", "Yo-yo: shallowest depth, where the climb turns into a dive"),
+    Var("YoyoMaxDepth", "Real", "parameter", _D.YoyoMaxDepth, "m", "Yo-yo: deepest depth, where the dive turns into a climb"),
+    Var("DiveAngle", "Real", "parameter", _D.DiveAngle, "rad", "Yo-yo pitch magnitude and limit of the depth loop's pitch reference"),
+    Var("TargetAltitude", "Real", "parameter", _D.TargetAltitude, "m", "Altitude held in DiveMode 'altitude'"),
+    Var("CruiseSpeed", "Real", "parameter", _D.CruiseSpeed, "m/s", "Speed reference of the mission"),
+    Var("LookAhead", "Real", "parameter", _D.LookAhead, "m", "Line-of-sight lookahead distance"),
+    Var("AcceptanceRadius", "Real", "parameter", _D.AcceptanceRadius, "m", "Waypoint acceptance radius"),
+    Var("SpeedKp", "Real", "parameter", _D.SpeedKp, "W.s/m", "Speed loop proportional gain"),
+    Var("SpeedKi", "Real", "parameter", _D.SpeedKi, "W/m", "Speed loop integral gain"),
+    Var("SpeedKd", "Real", "parameter", _D.SpeedKd, "W.s2/m", "Speed loop derivative gain"),
+    Var("SpeedIntegralBand", "Real", "parameter", _D.SpeedIntegralBand, "m/s", "Speed integrator runs only while |speed error| is within this band"),
+    Var("ThrustFeedForward", "Real", "parameter", _D.ThrustFeedForward, "N.s/m",
+        "Thrust feed-forward [W/(m/s)^2, dimensionally N.s/m]: ThrustFeedForward * SpeedRef^2 W "
+        "(drag coefficient / ThrustPerPower)"),
+    Var("MaxPropulsionPower", "Real", "parameter", _D.MaxPropulsionPower, "W", "Upper limit of ThrustPower (lower limit 0)"),
+    Var("HeadingKp", "Real", "parameter", _D.HeadingKp, "1", "Heading loop proportional gain [rad rudder / rad]"),
+    Var("HeadingKi", "Real", "parameter", _D.HeadingKi, "1/s", "Heading loop integral gain"),
+    Var("HeadingKd", "Real", "parameter", _D.HeadingKd, "s", "Heading loop derivative gain"),
+    Var("HeadingIntegralBand", "Real", "parameter", _D.HeadingIntegralBand, "rad", "Heading integrator runs only while |heading error| is within this band"),
+    Var("MaxRudderYaw", "Real", "parameter", _D.MaxRudderYaw, "rad", "Limit of RudderYaw (+-)"),
+    Var("PitchKp", "Real", "parameter", _D.PitchKp, "1", "Pitch loop proportional gain [rad fin / rad]"),
+    Var("PitchKi", "Real", "parameter", _D.PitchKi, "1/s", "Pitch loop integral gain"),
+    Var("PitchKd", "Real", "parameter", _D.PitchKd, "s", "Pitch loop derivative gain"),
+    Var("MaxRudderDive", "Real", "parameter", _D.MaxRudderDive, "rad", "Limit of RudderDive (+-)"),
+    Var("DepthKp", "Real", "parameter", _D.DepthKp, "rad/m", "Depth loop proportional gain (depth error -> pitch reference)"),
+    Var("DepthKi", "Real", "parameter", _D.DepthKi, "rad/(m.s)", "Depth loop integral gain"),
+    Var("DepthKd", "Real", "parameter", _D.DepthKd, "rad.s/m", "Depth loop derivative gain"),
+    Var("DepthIntegralBand", "Real", "parameter", _D.DepthIntegralBand, "m", "Depth integrator runs only while |depth error| is within this band"),
+    Var("DerivativeFilterTime", "Real", "parameter", _D.DerivativeFilterTime, "s", "Time constant of the filter on every derivative term"),
+    Var("ZigZagRudder", "Real", "parameter", _D.ZigZagRudder, "rad", "Zig-zag rudder angle"),
+    Var("ZigZagHeading", "Real", "parameter", _D.ZigZagHeading, "rad", "Zig-zag heading deviation that reverses the rudder"),
+]
+
+INPUTS = [
+    Var("MeasuredDepth", "Real", "input", 0.0, "m", "Measured depth, positive down"),
+    Var("MeasuredPitch", "Real", "input", 0.0, "rad", "Measured pitch, positive nose up"),
+    Var("MeasuredHeading", "Real", "input", 0.0, "rad", "Measured heading, 0 = north, pi/2 = east"),
+    Var("MeasuredSpeed", "Real", "input", 0.0, "m/s", "Measured speed through the water"),
+    Var("MeasuredAltitude", "Real", "input", 0.0, "m", "Measured altitude above the seafloor"),
+    Var("AltitudeValid", "Boolean", "input", False, None, "DVL bottom lock"),
+    Var("NavNorth", "Real", "input", 0.0, "m", "Navigation position north"),
+    Var("NavEast", "Real", "input", 0.0, "m", "Navigation position east"),
+    Var("SpeedCommand", "Real", "input", _D.CruiseSpeed, "m/s", "Speed reference in GuidanceMode 'hold' and 'zigzag'"),
+    Var("HeadingCommand", "Real", "input", 0.0, "rad", "Heading reference in GuidanceMode 'hold'"),
+    Var("DepthCommand", "Real", "input", 0.0, "m",
+        "Depth reference in GuidanceMode 'hold' and 'zigzag' (DiveMode 'depth'); initial depth reference in DiveMode 'altitude'"),
+]
+
+OUTPUTS = [
+    Var("ThrustPower", "Real", "output", 0.0, "W", "Commanded propulsion power"),
+    Var("RudderYaw", "Real", "output", 0.0, "rad", "Commanded yaw-plane fin angle, positive turns to starboard"),
+    Var("RudderDive", "Real", "output", 0.0, "rad", "Commanded dive-plane fin angle, positive pitches the nose down"),
+    Var("SpeedRef", "Real", "output", 0.0, "m/s", "Speed reference"),
+    Var("HeadingRef", "Real", "output", 0.0, "rad", "Heading reference, wrapped to (-pi, pi]"),
+    Var("DepthRef", "Real", "output", 0.0, "m", "Depth reference"),
+    Var("PitchRef", "Real", "output", 0.0, "rad", "Pitch reference from dive guidance, positive nose up"),
+    Var("CrossTrackError", "Real", "output", 0.0, "m", "Cross-track error of the active leg, positive to starboard of it"),
+    Var("WaypointIndex", "Integer", "output", 0, None, "Index of the active waypoint (0-based)"),
+    Var("MissionFinished", "Boolean", "output", False, None, "True once the last waypoint is reached"),
+]
+
+TABLE = PARAMETERS + INPUTS + OUTPUTS
+UNITS = units_of(TABLE)
+
+
+
+class AuvControl(FmuSlave):
+    """Guidance and autopilots of the survey AUV (controllers_fmu.control.ControlStack)."""
+
+    author = "auv-cosim"
+    version = "0.1.0"
+    description = ("Control stack of the survey AUV: mission (line of sight), hold and zig-zag "
+                   "guidance, depth/altitude/yo-yo dive guidance, PID loops for speed, heading "
+                   "and pitch")
+    fmu_capabilities = {"canGetAndSetFMUstate": True, "canSerializeFMUstate": True}
+
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        self.values = {}
+        register(self, TABLE)
+        self.stack = None
+
+    def _config(self) -> ControlConfig:
+        try:
+            config = ControlConfig(**{v.name: self.values[v.name] for v in PARAMETERS})
+            config.validate()
+        except ValueError as error:
+            raise FmuError(f"parameter {error}") from None
+        return config
+
+    def _new_stack(self) -> ControlStack:
+        config = self._config()
+        try:
+            return ControlStack(config)
+        except ValueError as error:   # e.g. a malformed Waypoints string
+            raise FmuError(f"parameter {error}") from None
+
+    def _inputs(self) -> ControlInputs:
+        v = self.values
+        return ControlInputs(depth=v["MeasuredDepth"], pitch=v["MeasuredPitch"],
+                             heading=v["MeasuredHeading"], speed=v["MeasuredSpeed"],
+                             altitude=v["MeasuredAltitude"], altitude_valid=bool(v["AltitudeValid"]),
+                             north=v["NavNorth"], east=v["NavEast"], speed_cmd=v["SpeedCommand"],
+                             heading_cmd=v["HeadingCommand"], depth_cmd=v["DepthCommand"])
+
+    def _publish(self, o) -> None:
+        v = self.values
+        v["ThrustPower"], v["RudderYaw"], v["RudderDive"] = o.thrust_power, o.rudder_yaw, o.rudder_dive
+        v["SpeedRef"], v["HeadingRef"] = o.speed_ref, o.heading_ref
+        v["DepthRef"], v["PitchRef"] = o.depth_ref, o.pitch_ref
+        v["CrossTrackError"] = o.cross_track_error
+        v["WaypointIndex"], v["MissionFinished"] = int(o.waypoint_index), bool(o.mission_finished)
+
+    def _first_commands(self) -> ControlStack:
+        stack = self._new_stack()
+        try:
+            self._publish(stack.initialize(self._inputs()))
+        except ValueError as error:
+            raise FmuError(str(error)) from None
+        return stack
+
+    # ---------------------------------------------------------------- FMI hooks
+    def fmu_initial_outputs(self) -> None:
+        self._first_commands()
+
+    def fmu_exit_initialization(self) -> None:
+        self.stack = self._first_commands()
+        self.parameters_changed = False
+
+    def fmu_do_step(self, current_time: float, step_size: float) -> None:
+        if not step_size >= 0.0:
+            raise FmuError(f"communication step size {step_size} must not be negative")
+        try:
+            self._publish(self.stack.step(self._inputs(), float(step_size)))
+        except ValueError as error:   # a NaN input: rejected before any state advanced
+            raise FmuError(str(error)) from None
+
+    def fmu_get_state(self):
+        return {"stack": None if self.stack is None else copy.deepcopy(self.stack.get_state())}
+
+    def fmu_set_state(self, internal) -> None:
+        if internal["stack"] is None:
+            self.stack = None
+            return
+        self.stack = self._new_stack()
+        self.stack.set_state(copy.deepcopy(internal["stack"]))
+        self.parameters_changed = False

@@ -1,0 +1,161 @@
+"""pythonfmu slave ``AuvSensors``: the instruments (thin wrapper of controllers_fmu.sensors).
+
+Timing: the readings returned after ``do_step(t, h)`` are the instruments' readings of the
+truth inputs set before that call, the lags advanced by ``h``; the readings available right
+after initialisation are those of the inputs set during initialisation (lags start there).
+Stepping the vehicle first and feeding its new outputs to this FMU therefore gives
+measurements of the truth at ``t + h`` (Gauss-Seidel order, no added delay).
+
+Failures (see fmu_support.slave): a bad parameter (negative noise std or lag, non-positive
+range, negative Seed) fails fmi2ExitInitializationMode (fmi2Fatal, the only non-OK status
+pythonfmu 0.7.0 can return there) with an error logged that names it; a NaN input fails
+fmi2DoStep (fmi2Discard) with an error logged, nothing advanced.
+
+FMU state: the variables plus the noise generator's ``bit_generator.state``, every lag state
+and the held DVL altitude; a restored run continues bit for bit.
+"""
+from __future__ import annotations
+
+import copy
+import sys
+from pathlib import Path
+
+try:
+    import controllers_fmu  # noqa: F401
+except ImportError:  # imported from the source tree without the project on sys.path
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from fmu_support import FmuError, FmuSlave
+
+from controllers_fmu.fmi_vars import Var, register, units_of
+from controllers_fmu.sensors import SensorConfig, SensorSuite, TruthInputs
+
+_D = SensorConfig()
+
+PARAMETERS = [
+    Var("Seed", "Integer", "parameter", _D.Seed, None,
+        "Seed of the noise generator (numpy PCG64); same seed, same noise, bit for bit"),
+    Var("DepthNoiseStd", "Real", "parameter", _D.DepthNoiseStd, "m", "Depth sensor white-noise standard deviation"),
+    Var("DepthBias", "Real", "parameter", _D.DepthBias, "m", "Depth sensor constant bias"),
+    Var("DepthLag", "Real", "parameter", _D.DepthLag, "s", "Depth sensor first-order lag time constant (0 = none)"),
+    Var("DepthRange", "Real", "parameter", _D.DepthRange, "m", "Depth sensor full scale; readings clamped to [0, DepthRange]"),
+    Var("AttitudeNoiseStd", "Real", "parameter", _D.AttitudeNoiseStd, "rad", "AHRS roll and pitch white-noise standard deviation"),
+    Var("HeadingNoiseStd", "Real", "parameter", _D.HeadingNoiseStd, "rad", "AHRS heading white-noise standard deviation"),
+    Var("RollBias", "Real", "parameter", _D.RollBias, "rad", "AHRS roll constant bias"),
+    Var("PitchBias", "Real", "parameter", _D.PitchBias, "rad", "AHRS pitch constant bias"),
+    Var("HeadingBias", "Real", "parameter", _D.HeadingBias, "rad", "AHRS heading constant bias"),
+    Var("AhrsLag", "Real", "parameter", _D.AhrsLag, "s", "AHRS first-order lag time constant, on the circle for angles (0 = none)"),
+    Var("AttitudeRange", "Real", "parameter", _D.AttitudeRange, "rad", "AHRS range: |roll| and |pitch| readings clamped to it"),
+    Var("SpeedNoiseStd", "Real", "parameter", _D.SpeedNoiseStd, "m/s", "DVL speed-through-water white-noise standard deviation"),
+    Var("SpeedBias", "Real", "parameter", _D.SpeedBias, "m/s", "DVL speed constant bias"),
+    Var("AltitudeNoiseStd", "Real", "parameter", _D.AltitudeNoiseStd, "m", "DVL altitude white-noise standard deviation"),
+    Var("AltitudeBias", "Real", "parameter", _D.AltitudeBias, "m", "DVL altitude constant bias"),
+    Var("DvlLag", "Real", "parameter", _D.DvlLag, "s", "DVL first-order lag time constant (0 = none)"),
+    Var("DvlRange", "Real", "parameter", _D.DvlRange, "m", "DVL bottom-lock range: largest altitude it measures"),
+    Var("NavNoiseStd", "Real", "parameter", _D.NavNoiseStd, "m", "Navigation position white-noise standard deviation (north and east)"),
+    Var("NavBiasNorth", "Real", "parameter", _D.NavBiasNorth, "m", "Navigation north constant bias"),
+    Var("NavBiasEast", "Real", "parameter", _D.NavBiasEast, "m", "Navigation east constant bias"),
+    Var("NavLag", "Real", "parameter", _D.NavLag, "s", "Navigation first-order lag time constant (0 = none)"),
+]
+
+INPUTS = (
+    [Var(f"Pos[{i}]", "Real", "input", 0.0, "m", f"True position, NED component {i}") for i in (1, 2, 3)]
+    + [Var(f"Euler[{i}]", "Real", "input", 0.0, "rad", d) for i, d in
+       ((1, "True roll"), (2, "True pitch, positive nose up"), (3, "True heading (yaw), 0 = north, pi/2 = east"))]
+    + [Var("Depth", "Real", "input", 0.0, "m", "True depth, positive down"),
+       Var("Speed", "Real", "input", 0.0, "m/s", "True forward speed through the water"),
+       Var("Altitude", "Real", "input", 1.0e6, "m", "True height above the seafloor (NaN/inf: no seafloor)")]
+    + [Var(f"Vel[{i}]", "Real", "input", 0.0, "m/s", f"True velocity, NED component {i} (not used yet)") for i in (1, 2, 3)]
+)
+
+OUTPUTS = [
+    Var("MeasuredDepth", "Real", "output", 0.0, "m", "Pressure depth sensor reading"),
+    Var("MeasuredRoll", "Real", "output", 0.0, "rad", "AHRS roll, wrapped to (-pi, pi]"),
+    Var("MeasuredPitch", "Real", "output", 0.0, "rad", "AHRS pitch, positive nose up"),
+    Var("MeasuredHeading", "Real", "output", 0.0, "rad", "AHRS heading, wrapped to (-pi, pi], 0 = north, pi/2 = east"),
+    Var("MeasuredSpeed", "Real", "output", 0.0, "m/s", "DVL speed through the water"),
+    Var("MeasuredAltitude", "Real", "output", 0.0, "m", "DVL altitude; last good value while AltitudeValid is false (0 before the first lock)"),
+    Var("AltitudeValid", "Boolean", "output", False, None, "DVL bottom lock: true while the altitude is within DvlRange"),
+    Var("NavNorth", "Real", "output", 0.0, "m", "Navigation position north, used by guidance"),
+    Var("NavEast", "Real", "output", 0.0, "m", "Navigation position east, used by guidance"),
+]
+
+TABLE = PARAMETERS + INPUTS + OUTPUTS
+UNITS = units_of(TABLE)
+
+
+
+class AuvSensors(FmuSlave):
+    """The instruments of the survey AUV (controllers_fmu.sensors.SensorSuite)."""
+
+    author = "auv-cosim"
+    version = "0.1.0"
+    description = ("Instruments of the survey AUV: pressure depth sensor, AHRS, DVL (speed, "
+                   "altitude with bottom lock) and navigation position; seeded noise, bias, "
+                   "first-order lag and range per instrument")
+    fmu_capabilities = {"canGetAndSetFMUstate": True, "canSerializeFMUstate": True}
+
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        self.values = {}
+        register(self, TABLE)
+        self.suite = None
+
+    # ---------------------------------------------------------------- mapping
+    def _config(self) -> SensorConfig:
+        try:
+            config = SensorConfig(**{v.name: self.values[v.name] for v in PARAMETERS})
+            config.validate()
+        except ValueError as error:
+            raise FmuError(f"parameter {error}") from None
+        return config
+
+    def _truth(self) -> TruthInputs:
+        v = self.values
+        return TruthInputs(pos=[v["Pos[1]"], v["Pos[2]"], v["Pos[3]"]],
+                           euler=[v["Euler[1]"], v["Euler[2]"], v["Euler[3]"]],
+                           depth=v["Depth"], speed=v["Speed"], altitude=v["Altitude"],
+                           vel=[v["Vel[1]"], v["Vel[2]"], v["Vel[3]"]])
+
+    def _publish(self, o) -> None:
+        v = self.values
+        v["MeasuredDepth"], v["MeasuredRoll"], v["MeasuredPitch"] = o.depth, o.roll, o.pitch
+        v["MeasuredHeading"], v["MeasuredSpeed"] = o.heading, o.speed
+        v["MeasuredAltitude"], v["AltitudeValid"] = o.altitude, bool(o.altitude_valid)
+        v["NavNorth"], v["NavEast"] = o.nav_north, o.nav_east
+
+    def _first_reading(self) -> SensorSuite:
+        suite = SensorSuite(self._config())
+        try:
+            self._publish(suite.initialize(self._truth()))
+        except ValueError as error:
+            raise FmuError(str(error)) from None
+        return suite
+
+    # ---------------------------------------------------------------- FMI hooks
+    def fmu_initial_outputs(self) -> None:
+        # a throw-away suite: reading outputs during initialisation must not consume noise
+        self._first_reading()
+
+    def fmu_exit_initialization(self) -> None:
+        self.suite = self._first_reading()
+        self.parameters_changed = False
+
+    def fmu_do_step(self, current_time: float, step_size: float) -> None:
+        if not step_size >= 0.0:
+            raise FmuError(f"communication step size {step_size} must not be negative")
+        try:
+            self._publish(self.suite.sample(self._truth(), float(step_size)))
+        except ValueError as error:   # a NaN input: nothing has advanced yet
+            raise FmuError(str(error)) from None
+
+    def fmu_get_state(self):
+        return {"suite": None if self.suite is None else copy.deepcopy(self.suite.get_state())}
+
+    def fmu_set_state(self, internal) -> None:
+        if internal["suite"] is None:
+            self.suite = None
+            return
+        self.suite = SensorSuite(self._config())
+        self.suite.set_state(copy.deepcopy(internal["suite"]))
+        self.parameters_changed = False

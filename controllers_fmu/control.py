@@ -1,0 +1,279 @@
+"""The survey control stack as plain Python: guidance + three PID loops.
+
+Per control period dt (the FMU communication step):
+
+1. **Guidance** produces ``SpeedRef``, ``HeadingRef`` and ``DepthRef``:
+
+   * ``GuidanceMode = "mission"``: line-of-sight along the ``Waypoints`` (see
+     :mod:`controllers_fmu.guidance`), ``SpeedRef = CruiseSpeed``, ``DepthRef`` = depth of the
+     active waypoint. At the end: ``ThrustPower = 0``, ``RudderYaw = 0``, the pitch loop asks
+     for nose-up ``+DiveAngle`` (the coasting, positively buoyant vehicle surfaces),
+     ``SpeedRef = DepthRef = 0``, ``MissionFinished = true``.
+   * ``"hold"``: ``SpeedCommand``, ``HeadingCommand``, ``DepthCommand`` inputs.
+   * ``"zigzag"``: the classic zig-zag (20/20 by default): ``RudderYaw = +-ZigZagRudder``
+     (starboard first), reversed when the heading has deviated by ``ZigZagHeading`` from the
+     heading at the start (``HeadingRef``); speed from ``SpeedCommand``, depth from
+     ``DepthCommand`` (or the dive mode).
+
+2. **Dive guidance** (``DiveMode``) turns the depth reference into ``PitchRef``:
+
+   * ``"depth"``: depth loop ``PitchRef = -PID_depth(DepthRef - depth)``, limited to
+     +-DiveAngle: deeper needs the nose down, i.e. a negative pitch;
+   * ``"altitude"``: as "depth" with ``DepthRef = depth + altitude - TargetAltitude`` while
+     ``AltitudeValid``; without bottom lock ``DepthRef`` is held (initially ``DepthCommand``);
+   * ``"yoyo"``: ``PitchRef = -DiveAngle`` down to ``YoyoMaxDepth``, ``+DiveAngle`` up to
+     ``YoyoMinDepth`` (``DepthRef`` = the depth being approached).
+
+3. **Loops** (discrete PID, derivative on the measurement, conditional-integration
+   anti-windup, output limits):
+
+   * speed: ``ThrustPower = clamp(ThrustFeedForward SpeedRef^2 + PID_speed, 0, MaxPropulsionPower)``;
+   * heading: ``RudderYaw = PID_heading(wrap(HeadingRef - heading))`` within +-MaxRudderYaw
+     (positive rudder = positive yaw rate);
+   * pitch: ``RudderDive = -PID_pitch(PitchRef - pitch)`` within +-MaxRudderDive (positive
+     RudderDive pitches the nose down, so a nose-up demand is a negative RudderDive).
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, fields
+from typing import Dict, Optional
+
+from .angles import angle_diff, wrap_pi
+from .guidance import WaypointManager, YoyoGuidance, parse_waypoints
+from .pid import PID, clamp
+
+GUIDANCE_MODES = ("mission", "hold", "zigzag")
+DIVE_MODES = ("depth", "altitude", "yoyo")
+
+
+@dataclass
+class ControlConfig:
+    """Parameters of :class:`ControlStack`; the field names are the FMU parameter names.
+
+    Default gains are tuned for the default vehicle (seed 001) at 1.5 m/s and a 0.1 s
+    control period (see tests/test_closed_loop.py for the figures they meet).
+    """
+    GuidanceMode: str = "mission"
+    Waypoints: str = "100,0,5; 100,100,5; 0,100,5; 0,0,5"
+    DiveMode: str = "depth"
+    YoyoMinDepth: float = 2.0          # m
+    YoyoMaxDepth: float = 10.0         # m
+    DiveAngle: float = 0.349           # rad
+    TargetAltitude: float = 5.0        # m
+    CruiseSpeed: float = 1.5           # m/s
+    LookAhead: float = 10.0            # m
+    AcceptanceRadius: float = 5.0      # m
+    # speed -> ThrustPower
+    SpeedKp: float = 200.0              # W/(m/s)
+    SpeedKi: float = 30.0              # W/(m s^-1 s)
+    SpeedKd: float = 0.0               # W s/(m/s)
+    SpeedIntegralBand: float = 0.05     # m/s, the speed integrator runs only within this error
+    ThrustFeedForward: float = 14.5    # W/(m/s)^2: (4.03 + 0.33) N s2/m2 / 0.30 N/W
+    MaxPropulsionPower: float = 120.0  # W
+    # heading -> RudderYaw
+    HeadingKp: float = 2.5             # rad/rad
+    HeadingKi: float = 0.02             # rad/(rad s)
+    HeadingKd: float = 1.5             # rad s/rad
+    HeadingIntegralBand: float = 0.05   # rad, the heading integrator runs only within this error
+    MaxRudderYaw: float = 0.35         # rad
+    # pitch -> RudderDive (sign inverted: positive RudderDive = nose down)
+    PitchKp: float = 3.8               # rad/rad
+    PitchKi: float = 0.27               # rad/(rad s)
+    PitchKd: float = 1.4               # rad s/rad
+    MaxRudderDive: float = 0.35        # rad
+    # depth -> PitchRef (limited to +-DiveAngle)
+    DepthKp: float = 0.54               # rad/m
+    DepthKi: float = 0.034               # rad/(m s)
+    DepthKd: float = 0.37               # rad s/m
+    DepthIntegralBand: float = 0.25    # m, the depth integrator runs only within this error
+    DerivativeFilterTime: float = 0.5  # s, first-order filter on every derivative term
+    # zig-zag manoeuvre
+    ZigZagRudder: float = 0.349        # rad
+    ZigZagHeading: float = 0.349       # rad
+
+    def validate(self) -> None:
+        """Raise ValueError naming the first bad parameter."""
+        if self.GuidanceMode not in GUIDANCE_MODES:
+            raise ValueError(f"GuidanceMode must be one of {GUIDANCE_MODES}, got {self.GuidanceMode!r}")
+        if self.DiveMode not in DIVE_MODES:
+            raise ValueError(f"DiveMode must be one of {DIVE_MODES}, got {self.DiveMode!r}")
+        for f in fields(self):
+            if f.type in ("str", str):
+                continue
+            v = getattr(self, f.name)
+            if not isinstance(v, (int, float)) or not math.isfinite(v):
+                raise ValueError(f"{f.name} must be a finite number, got {v!r}")
+            if f.name.endswith(("Kp", "Ki", "Kd")) or f.name in ("ThrustFeedForward", "DerivativeFilterTime"):
+                if v < 0.0:
+                    raise ValueError(f"{f.name} must be >= 0, got {v!r}")
+        for name in ("SpeedIntegralBand", "DepthIntegralBand", "HeadingIntegralBand", "MaxPropulsionPower", "MaxRudderYaw", "MaxRudderDive", "LookAhead",
+                     "AcceptanceRadius", "ZigZagRudder", "ZigZagHeading"):
+            if getattr(self, name) <= 0.0:
+                raise ValueError(f"{name} must be > 0, got {getattr(self, name)!r}")
+        if not 0.0 < self.DiveAngle < math.pi / 2:
+            raise ValueError(f"DiveAngle must be in (0, pi/2), got {self.DiveAngle!r}")
+        if self.CruiseSpeed < 0.0:
+            raise ValueError(f"CruiseSpeed must be >= 0, got {self.CruiseSpeed!r}")
+        if self.DiveMode == "altitude" and self.TargetAltitude <= 0.0:
+            raise ValueError(f"TargetAltitude must be > 0, got {self.TargetAltitude!r}")
+
+
+@dataclass
+class ControlInputs:
+    depth: float = 0.0
+    pitch: float = 0.0
+    heading: float = 0.0
+    speed: float = 0.0
+    altitude: float = 0.0
+    altitude_valid: bool = False
+    north: float = 0.0
+    east: float = 0.0
+    speed_cmd: float = 1.5
+    heading_cmd: float = 0.0
+    depth_cmd: float = 0.0
+
+    def check(self) -> None:
+        for name, v in (("MeasuredDepth", self.depth), ("MeasuredPitch", self.pitch),
+                        ("MeasuredHeading", self.heading), ("MeasuredSpeed", self.speed),
+                        ("NavNorth", self.north), ("NavEast", self.east),
+                        ("SpeedCommand", self.speed_cmd), ("HeadingCommand", self.heading_cmd),
+                        ("DepthCommand", self.depth_cmd)):
+            if not math.isfinite(v):
+                raise ValueError(f"input {name} is not finite ({v!r})")
+        if self.altitude_valid and not math.isfinite(self.altitude):
+            raise ValueError(f"input MeasuredAltitude is not finite ({self.altitude!r}) although AltitudeValid")
+
+
+@dataclass
+class ControlOutputs:
+    thrust_power: float = 0.0
+    rudder_yaw: float = 0.0
+    rudder_dive: float = 0.0
+    speed_ref: float = 0.0
+    heading_ref: float = 0.0
+    depth_ref: float = 0.0
+    pitch_ref: float = 0.0
+    cross_track_error: float = 0.0
+    waypoint_index: int = 0
+    mission_finished: bool = False
+
+
+class ControlStack:
+    def __init__(self, config: Optional[ControlConfig] = None):
+        self.config = c = config if config is not None else ControlConfig()
+        c.validate()
+        self.waypoints = parse_waypoints(c.Waypoints, allow_empty=c.GuidanceMode != "mission")
+        self.mission = WaypointManager(self.waypoints, c.LookAhead, c.AcceptanceRadius)
+        self.yoyo = (YoyoGuidance(c.YoyoMinDepth, c.YoyoMaxDepth, c.DiveAngle)
+                     if c.DiveMode == "yoyo" else None)
+        tf = c.DerivativeFilterTime
+        self.pid_speed = PID(c.SpeedKp, c.SpeedKi, c.SpeedKd, out_min=0.0, out_max=c.MaxPropulsionPower,
+                             i_min=-c.MaxPropulsionPower, i_max=c.MaxPropulsionPower, tf=tf,
+                             i_band=c.SpeedIntegralBand)
+        self.pid_heading = PID(c.HeadingKp, c.HeadingKi, c.HeadingKd, out_min=-c.MaxRudderYaw,
+                               out_max=c.MaxRudderYaw, tf=tf, wrap=True, i_band=c.HeadingIntegralBand)
+        # output = nose-up demand; RudderDive = -output
+        self.pid_pitch = PID(c.PitchKp, c.PitchKi, c.PitchKd, out_min=-c.MaxRudderDive,
+                             out_max=c.MaxRudderDive, tf=tf)
+        # output = dive demand (positive = nose down); PitchRef = -output
+        self.pid_depth = PID(c.DepthKp, c.DepthKi, c.DepthKd, out_min=-c.DiveAngle,
+                             out_max=c.DiveAngle, tf=tf, i_band=c.DepthIntegralBand)
+        self.out = ControlOutputs()
+        self.zz_base: Optional[float] = None     # zig-zag initial heading
+        self.zz_sign = 1.0
+        self.zz_switches = 0
+        self.alt_depth_ref: Optional[float] = None
+
+    # ------------------------------------------------------------------ law
+    def initialize(self, inp: ControlInputs) -> ControlOutputs:
+        """Outputs for the first step, from the first measurements; no state advances
+        except the guidance bookkeeping (start point, initial heading, yo-yo direction)."""
+        return self.step(inp, 0.0)
+
+    def step(self, inp: ControlInputs, dt: float) -> ControlOutputs:
+        inp.check()
+        c, o = self.config, self.out
+        finished = False
+        rudder_yaw_override = None
+        # ---- horizontal guidance
+        if c.GuidanceMode == "mission":
+            res = self.mission.update(inp.north, inp.east)
+            finished = self.mission.finished
+            o.waypoint_index = self.mission.index
+            if res is not None:
+                o.heading_ref = res.heading_ref
+                o.cross_track_error = res.cross_track
+            speed_ref = 0.0 if finished else c.CruiseSpeed
+            depth_cmd = self.mission.active_depth
+        elif c.GuidanceMode == "hold":
+            speed_ref, depth_cmd = inp.speed_cmd, inp.depth_cmd
+            o.heading_ref = wrap_pi(inp.heading_cmd)
+            o.cross_track_error = 0.0
+        else:  # zigzag
+            speed_ref, depth_cmd = inp.speed_cmd, inp.depth_cmd
+            if self.zz_base is None:
+                self.zz_base = inp.heading
+            dev = angle_diff(inp.heading, self.zz_base)
+            if self.zz_sign > 0 and dev >= c.ZigZagHeading:
+                self.zz_sign = -1.0
+                self.zz_switches += 1
+            elif self.zz_sign < 0 and dev <= -c.ZigZagHeading:
+                self.zz_sign = 1.0
+                self.zz_switches += 1
+            o.heading_ref = self.zz_base
+            rudder_yaw_override = self.zz_sign * c.ZigZagRudder
+        o.mission_finished = finished
+        o.speed_ref = speed_ref
+
+        # ---- dive guidance -> pitch reference
+        if finished:
+            depth_ref, pitch_ref = 0.0, c.DiveAngle
+        elif c.DiveMode == "yoyo":
+            depth_ref, pitch_ref = self.yoyo.update(inp.depth)
+        else:
+            if c.DiveMode == "altitude":
+                if inp.altitude_valid:
+                    self.alt_depth_ref = max(0.0, inp.depth + inp.altitude - c.TargetAltitude)
+                depth_ref = self.alt_depth_ref if self.alt_depth_ref is not None else depth_cmd
+            else:
+                depth_ref = depth_cmd
+            pitch_ref = -self.pid_depth.update(depth_ref, inp.depth, dt)
+        o.depth_ref, o.pitch_ref = depth_ref, pitch_ref
+
+        # ---- loops
+        if finished:
+            o.thrust_power = 0.0
+            o.rudder_yaw = 0.0
+        else:
+            ff = c.ThrustFeedForward * speed_ref * abs(speed_ref)
+            o.thrust_power = self.pid_speed.update(speed_ref, inp.speed, dt, ff=ff)
+            if rudder_yaw_override is not None:
+                o.rudder_yaw = rudder_yaw_override
+            else:
+                o.rudder_yaw = self.pid_heading.update(o.heading_ref, inp.heading, dt)
+        o.rudder_dive = -self.pid_pitch.update(pitch_ref, inp.pitch, dt)
+        return o
+
+    # ------------------------------------------------------------------ state
+    def get_state(self) -> Dict:
+        return {
+            "pid": {k: getattr(self, k).get_state()
+                    for k in ("pid_speed", "pid_heading", "pid_pitch", "pid_depth")},
+            "mission": self.mission.get_state(),
+            "yoyo": None if self.yoyo is None else self.yoyo.get_state(),
+            "zz": [self.zz_base, self.zz_sign, self.zz_switches],
+            "alt_depth_ref": self.alt_depth_ref,
+            "out": dict(vars(self.out)),
+        }
+
+    def set_state(self, s: Dict) -> None:
+        for k, v in s["pid"].items():
+            getattr(self, k).set_state(v)
+        self.mission.set_state(s["mission"])
+        if self.yoyo is not None and s["yoyo"] is not None:
+            self.yoyo.set_state(s["yoyo"])
+        self.zz_base, self.zz_sign, self.zz_switches = s["zz"][0], float(s["zz"][1]), int(s["zz"][2])
+        self.alt_depth_ref = s["alt_depth_ref"]
+        for k, v in s["out"].items():
+            setattr(self.out, k, v)
