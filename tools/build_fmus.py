@@ -338,14 +338,15 @@ def build_all(specs: Sequence[FmuSpec], dest: Path, force: bool = False, check: 
     with build_lock(dest):
         for spec in specs:
             if not (root / spec.script).exists():
-                print(f"build_fmus: skipping {spec.name}: {spec.script} does not exist yet")
+                print(f"build_fmus: skipping {spec.name}: {spec.script} does not exist yet", flush=True)
                 continue
             digest = source_digest(spec, root, extra_sources)
             stamp = dest / f"{STAMP_PREFIX}{spec.name}"
             target = dest / f"{spec.name}.fmu"
             if not force and target.exists() and stamp.exists() and stamp.read_text().strip() == digest:
                 if not quiet:
-                    print(f"build_fmus: {target.relative_to(root) if target.is_relative_to(root) else target} is up to date")
+                    print(f"build_fmus: {target.relative_to(root) if target.is_relative_to(root) else target}"
+                          f" is up to date", flush=True)
                 continue
             started = time.perf_counter()
             command = [sys.executable, str(runner), "--child", spec.name, "--dest", str(dest),
@@ -354,11 +355,11 @@ def build_all(specs: Sequence[FmuSpec], dest: Path, force: bool = False, check: 
             if result.returncode != 0:
                 failures += 1
                 stamp.unlink(missing_ok=True)
-                print(f"build_fmus: FAILED to build {spec.name}", file=sys.stderr)
+                print(f"build_fmus: FAILED to build {spec.name}", file=sys.stderr, flush=True)
                 continue
             stamp.write_text(digest + "\n")
             print(f"build_fmus: built {target} in {time.perf_counter() - started:.1f} s"
-                  f"{'' if check else ' (not validated)'}")
+                  f"{'' if check else ' (not validated)'}", flush=True)
     return failures
 
 
