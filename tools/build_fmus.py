@@ -349,8 +349,11 @@ def build_all(specs: Sequence[FmuSpec], dest: Path, force: bool = False, check: 
                           f" is up to date", flush=True)
                 continue
             started = time.perf_counter()
-            command = [sys.executable, str(runner), "--child", spec.name, "--dest", str(dest),
-                       *child_args, *([] if check else ["--no-check"])]
+            command = [sys.executable, str(runner), "--child-spec",
+                       json.dumps({"name": spec.name, "script": spec.script,
+                                   "packages": list(spec.packages)}),
+                       "--root", str(root), "--dest", str(dest), *child_args,
+                       *([] if check else ["--no-check"])]
             result = subprocess.run(command, cwd=str(root))
             if result.returncode != 0:
                 failures += 1
@@ -371,13 +374,16 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     parser.add_argument("--no-check", dest="check", action="store_false",
                         help="skip fmpy validate and fmutool -check")
     parser.add_argument("-q", "--quiet", action="store_true", help="say nothing when up to date")
-    parser.add_argument("--child", metavar="NAME", help=argparse.SUPPRESS)
+    parser.add_argument("--child-spec", help=argparse.SUPPRESS)  # JSON FmuSpec: build it here
+    parser.add_argument("--root", type=Path, default=ROOT, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
 
     specs = {spec.name: spec for spec in FMUS}
-    if args.child:
+    if args.child_spec:
+        fields = json.loads(args.child_spec)
+        spec = FmuSpec(fields["name"], fields["script"], tuple(fields["packages"]))
         sys.path.insert(0, str(ROOT))  # fmu_support for the unit table (the stage comes first)
-        build_one(specs[args.child], args.dest.resolve(), check=args.check)
+        build_one(spec, args.dest.resolve(), check=args.check, root=args.root.resolve())
         return 0
     unknown = [name for name in args.names if name not in specs]
     if unknown:
