@@ -5,7 +5,9 @@ module, and every test creates its own instance(s) of it.
 """
 from __future__ import annotations
 
+import importlib.util
 import math
+import os
 import shutil
 import subprocess
 import sys
@@ -376,9 +378,15 @@ def test_dive_authority_warning_is_logged(run):
 def test_fmu_bundles_its_sources():
     with zipfile.ZipFile(FMU) as archive:
         names = set(archive.namelist())
+        root = ET.fromstring(archive.read("modelDescription.xml"))
     assert "resources/auv_vehicle_fmu.py" in names
     assert "resources/vehicle_model/model.py" in names
     assert "resources/fmu_support/slave.py" in names
-    assert not [n for n in names if "__pycache__" in n or n.endswith(".pyc")]
-    root = ET.fromstring(zipfile.ZipFile(FMU).read("modelDescription.xml"))
+    assert not [n for n in names if n.endswith((".pyc", ".pyo"))]
     assert root.find("CoSimulation").get("canGetAndSetFMUstate") == "true"
+    # numba's cache is shipped (compiled at build time; see fmu_support/numba_cache.py)
+    cached = [n for n in names if "__pycache__" in n]
+    assert all(n.startswith("resources/vehicle_model/__pycache__/") and n.endswith((".nbi", ".nbc"))
+               for n in cached), cached
+    if importlib.util.find_spec("numba") is not None and not os.environ.get("AUV_NO_JIT"):
+        assert any("state_derivative" in n and n.endswith(".nbi") for n in cached), cached

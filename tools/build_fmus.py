@@ -65,10 +65,12 @@ class FmuSpec:
     name: str                       # model identifier = class name = fmus/<name>.fmu
     script: str                     # slave script, relative to ROOT
     packages: Tuple[str, ...]       # top-level packages bundled as project files
+    numba_cache: Tuple[str, ...] = ()  # packages whose numba cache is compiled and shipped
 
 
 FMUS: Tuple[FmuSpec, ...] = (
-    FmuSpec("Auv", "vehicle_model/auv_vehicle_fmu.py", ("vehicle_model", "fmu_support")),
+    FmuSpec("Auv", "vehicle_model/auv_vehicle_fmu.py", ("vehicle_model", "fmu_support"),
+            numba_cache=("vehicle_model",)),
     FmuSpec("AuvSensors", "controllers_fmu/auv_sensors_fmu.py", ("controllers_fmu", "fmu_support")),
     FmuSpec("AuvControl", "controllers_fmu/auv_control_fmu.py", ("controllers_fmu", "fmu_support")),
 )
@@ -96,7 +98,13 @@ def source_digest(spec: FmuSpec, root: Path = ROOT, extra: Sequence[Path] = ()) 
     """A hash of everything that goes into the FMU or shapes it."""
     import pythonfmu
     digest = hashlib.sha256()
-    digest.update(f"pythonfmu {pythonfmu.__version__}\n".encode())
+    digest.update(f"pythonfmu {pythonfmu.__version__}\n{spec!r}\n".encode())
+    if spec.numba_cache:  # the shipped cache is only valid for this numba (and CPU)
+        try:
+            import numba
+            digest.update(f"numba {numba.__version__} AUV_NO_JIT={os.environ.get('AUV_NO_JIT', '')}\n".encode())
+        except ImportError:
+            digest.update(b"no numba\n")
     for path in [Path(__file__).resolve(), *extra]:
         digest.update(path.read_bytes())
     for relative in [Path(spec.script), *package_files(root, spec.packages)]:
@@ -238,6 +246,28 @@ def rewrite_zip_member(fmu: Path, member: str, data: bytes) -> None:
     os.replace(temporary, fmu)
 
 
+def add_numba_cache(fmu: Path, cls, stage: Path, packages: Sequence[str]) -> None:
+    """Initialise and step the slave once from the stage (numba compiles and writes its cache
+    next to the staged sources, whose times are pinned), then ship the cache files in the FMU
+    (pythonfmu's builder leaves every __pycache__ out). See fmu_support/numba_cache.py."""
+    instance = cls(instance_name="numba_warm_up", resources=str(stage))
+    instance.setup_experiment(0.0)
+    instance.enter_initialization_mode()
+    instance.exit_initialization_mode()
+    if not instance.do_step(0.0, 0.1):
+        raise SystemExit(f"{cls.__name__}: the warm-up step failed: "
+                         f"{[m.msg for m in instance.log_queue]}")
+    instance.terminate()
+    cache_files = sorted(path for package in packages for pattern in ("*.nbi", "*.nbc")
+                         for path in (stage / package).rglob(f"__pycache__/{pattern}"))
+    if not cache_files:
+        print(f"  {cls.__name__}: warning: no numba cache written (numba missing or AUV_NO_JIT set)")
+        return
+    with zipfile.ZipFile(fmu, "a", zipfile.ZIP_DEFLATED) as archive:
+        for path in cache_files:
+            archive.write(path, f"resources/{path.relative_to(stage).as_posix()}")
+
+
 # ------------------------------------------------------------------------------ validation
 def validate(fmu: Path, use_fmutool: bool = True) -> List[str]:
     """Problems found by fmpy's validator and by `fmutool -input FMU -check` (empty: valid)."""
@@ -286,6 +316,10 @@ def build_one(spec: FmuSpec, dest: Path, check: bool = True, root: Path = ROOT,
         stage.mkdir()
         out.mkdir()
         script = stage_sources(spec, stage, root)
+        if spec.numba_cache:
+            from fmu_support.numba_cache import pin_source_times
+            for package in spec.numba_cache:
+                pin_source_times(str(stage / package))
         if post_stage is not None:
             post_stage(stage, script)
         sys.path.insert(0, str(stage))  # `import vehicle_model` etc. from the stage
@@ -299,6 +333,8 @@ def build_one(spec: FmuSpec, dest: Path, check: bool = True, root: Path = ROOT,
             xml_text = archive.read("modelDescription.xml")
         completed, warnings = complete_model_description(xml_text, meta, capabilities, fallback)
         rewrite_zip_member(built, "modelDescription.xml", completed)
+        if spec.numba_cache:
+            add_numba_cache(built, cls, stage, spec.numba_cache)
         for warning in warnings:
             print(f"  {spec.name}: warning: {warning}")
         if check:
@@ -351,7 +387,8 @@ def build_all(specs: Sequence[FmuSpec], dest: Path, force: bool = False, check: 
             started = time.perf_counter()
             command = [sys.executable, str(runner), "--child-spec",
                        json.dumps({"name": spec.name, "script": spec.script,
-                                   "packages": list(spec.packages)}),
+                                   "packages": list(spec.packages),
+                                   "numba_cache": list(spec.numba_cache)}),
                        "--root", str(root), "--dest", str(dest), *child_args,
                        *([] if check else ["--no-check"])]
             result = subprocess.run(command, cwd=str(root))
@@ -381,7 +418,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     specs = {spec.name: spec for spec in FMUS}
     if args.child_spec:
         fields = json.loads(args.child_spec)
-        spec = FmuSpec(fields["name"], fields["script"], tuple(fields["packages"]))
+        spec = FmuSpec(fields["name"], fields["script"], tuple(fields["packages"]),
+                       tuple(fields.get("numba_cache", ())))
         sys.path.insert(0, str(ROOT))  # fmu_support for the unit table (the stage comes first)
         build_one(spec, args.dest.resolve(), check=args.check, root=args.root.resolve())
         return 0

@@ -32,6 +32,11 @@ import numpy as np
 from pythonfmu.default_experiment import DefaultExperiment
 
 from fmu_support import FmuError, FmuSlave, first_non_finite
+from fmu_support.numba_cache import pin_source_times, running_from_fmu
+
+if running_from_fmu(__file__):  # make numba's cache shipped in the FMU valid (before the import)
+    pin_source_times(os.path.join(os.path.dirname(os.path.abspath(__file__)), "vehicle_model"))
+
 from vehicle_model import (OUTPUT_LAYOUT, AuvParameters, Environment, VehicleModel,
                            VehicleSimulator, dive_authority_warning, initial_state)
 
