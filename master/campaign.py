@@ -1,0 +1,677 @@
+"""Campaigns: one scenario run many times over varied parameters and noise seeds, in parallel
+on Dask's distributed scheduler (a local cluster of worker processes, or an existing cluster).
+
+    from master import sweep
+    table = sweep("survey", vary={"vehicle.CurrentVelocity[2]": [0.0, 0.2, 0.4]}, seeds=3,
+                  workers=2, stop_time=600, out_dir="results/campaigns/current")
+    table["status"], table.where(status="failed"), table.out_dir / "campaign.csv"
+
+    python -m master sweep survey --vary vehicle.CurrentVelocity[2]=0,0.2,0.4 --seeds 3 --workers 2
+
+How it works (docs/campaigns.md has the user's side):
+
+1. *Plan* (client, no FMU runs): the scenario is loaded and merged once; every run is the base
+   scenario with its overrides applied, written as a self-contained resolved scenario
+   (``runs/<id>/scenario.yaml``: includes merged, FMU paths relative to the project root) with
+   an inputs hash (that text plus the FMU files' sha256). Variable names and value types are
+   checked against the FMUs' modelDescription before anything is submitted.
+2. *Resume*: a run whose summary.json says it finished with the same inputs hash is not run
+   again (campaign_store.finished_summary).
+3. *Execute*: each remaining run is one Dask task, ``campaign_worker.execute_run``, which calls
+   ``master.run`` on the run's scenario.yaml; a failure comes back as a status, never as an
+   exception, so it does not stop the others. A worker that dies is recorded as ``error``.
+4. *Collect*: campaign.csv is rewritten as results arrive (an interrupted campaign leaves a
+   table of what is done); at the end the plots are drawn.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import re
+import secrets
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from .campaign_spec import (
+    DEFAULT_SEED_VARIABLE,
+    TARGET_RE,
+    Campaign,
+    CampaignError,
+    RunSpec,
+    apply_overrides,
+    coerce,
+    file_sha256,
+    find_scenario_path,
+    fmu_text_for,
+    is_campaign_file,
+    load_campaign_file,
+    parse_set_option,
+    parse_vary_option,
+    plan_runs,
+)
+from .campaign_store import (
+    CampaignLock,
+    CampaignTable,
+    atomic_write_bytes,
+    atomic_write_text,
+    build_table,
+    finished_summary,
+)
+from .campaign_worker import RUN_SCENARIO, TOKEN_FILE
+from .scenario import REPO_ROOT, ScenarioError, display_path, load_scenario, resolve_fmu_path
+
+EXIT_OK, EXIT_FAILED, EXIT_ERROR, EXIT_INTERRUPTED = 0, 1, 2, 130
+
+
+# --------------------------------------------------------------------------------------------
+# the resolved base scenario and the variables' types
+# --------------------------------------------------------------------------------------------
+
+
+def resolve_base(scenario_path: Path, stop_time: float | None, step: float | None) -> tuple[dict, dict[str, Path], str]:
+    """The scenario merged into one self-contained mapping: includes merged, ``disconnect``
+    already applied to the connections, FMU paths rewritten so that the file runs from any
+    folder. Returns (mapping, instance -> FMU path, scenario name)."""
+    loaded = load_scenario(scenario_path)
+    base = loaded.model.model_dump(mode="json", by_alias=True, exclude_none=True)
+    base.pop("include", None)
+    base["disconnect"] = []  # the merged connections already exclude them
+    base["connections"] = [c for c, _, _ in loaded.connections]
+    base.pop("name", None)
+    base = {"name": loaded.name, **base}
+    fmus: dict[str, Path] = {}
+    problems = []
+    for inst, spec in loaded.model.instances.items():
+        path, looked = resolve_fmu_path(spec.fmu, loaded.fmu_dirs.get(inst))
+        if path is None:
+            f, fld = loaded.where("instances", inst, "fmu")
+            problems.append((f, fld, f"FMU file not found: {spec.fmu} (looked for "
+                                     f"{', '.join(display_path(p) for p in looked)}); build the FMUs with ./build.sh"))
+            continue
+        fmus[inst] = path
+        base["instances"][inst]["fmu"] = fmu_text_for(path)
+    if problems:
+        raise CampaignError(problems)
+    if stop_time is not None:
+        base["stop_time"] = float(stop_time)
+    if step is not None:
+        base["step"] = float(step)
+    if base.get("stop_time") is None:
+        raise CampaignError(display_path(scenario_path), "stop_time", "missing: give --stop-time or set it in the scenario")
+    return base, fmus, loaded.name
+
+
+def variable_types(fmus: dict[str, Path]) -> dict[str, dict[str, tuple[str, str, str]]]:
+    """instance -> variable name -> (type, causality, variability), from modelDescription.xml."""
+    from fmpy import read_model_description
+
+    out = {}
+    cache: dict[Path, dict] = {}
+    for inst, path in fmus.items():
+        if path not in cache:
+            md = read_model_description(str(path), validate=False)
+            cache[path] = {v.name: (v.type, v.causality, v.variability) for v in md.modelVariables}
+        out[inst] = cache[path]
+    return out
+
+
+def type_values(campaign: Campaign, base: dict, types: dict | None) -> tuple[dict[str, list], dict[str, Any]]:
+    """The varied and fixed values checked and typed against the FMUs' variables."""
+    problems = []
+
+    def check(target: str, values: list, from_text: bool, label: str) -> list | None:
+        file, fld = campaign.where.get(target, (label, target))
+        m = TARGET_RE.match(target)
+        if not m:
+            problems.append((file, fld, "expected INSTANCE.VARIABLE or INSTANCE.VARIABLE[i]"))
+            return None
+        inst, var, idx = m.group(1), m.group(2), m.group(3)
+        if inst not in base.get("instances", {}):
+            known = ", ".join(base.get("instances", {})) or "none"
+            problems.append((file, fld, f"unknown instance '{inst}' (instances: {known})"))
+            return None
+        if types is None:
+            return [coerce(v, None, target, from_text) for v in values]
+        vars_ = types.get(inst, {})
+        name = f"{var}[{idx}]" if idx else var
+        if name in vars_:
+            elems = [name]
+            vector = False
+        else:
+            elems = []
+            i = 1
+            while f"{var}[{i}]" in vars_:
+                elems.append(f"{var}[{i}]")
+                i += 1
+            vector = True
+            if not elems:
+                import difflib
+
+                cands = sorted({re.sub(r"\[\d+\]$", "", n) for n, (_, c, _) in vars_.items() if c in ("parameter", "input")})
+                close = difflib.get_close_matches(var, cands, n=3, cutoff=0.6)
+                hint = f" (did you mean {' or '.join(repr(c) for c in close)}?)" if close else ""
+                problems.append((file, fld, f"{inst} has no variable '{name}'{hint}"))
+                return None
+        typ, causality, variability = vars_[elems[0]]
+        if causality not in ("parameter", "input") or variability == "constant":
+            problems.append((file, fld, f"{inst}.{elems[0]} is {'a constant' if variability == 'constant' else 'an ' + causality}; "
+                                        f"only parameters and inputs can be varied"))
+            return None
+        out = []
+        for v in values:
+            if vector:
+                if not isinstance(v, list) or len(v) != len(elems):
+                    problems.append((file, fld, f"'{var}' is a vector of {len(elems)} elements; each value must be a list "
+                                                f"of {len(elems)} (got {v!r}), or vary one element, e.g. {elems[0]}"))
+                    return None
+            elif isinstance(v, list):
+                problems.append((file, fld, f"{inst}.{name} is a scalar; got a list {v!r}"))
+                return None
+            try:
+                out.append(coerce(v, typ, f"{inst}.{name}", from_text))
+            except ValueError as e:
+                problems.append((file, fld, str(e)))
+                return None
+        return out
+
+    vary = {}
+    for target, values in campaign.vary.items():
+        v = check(target, values, target in campaign.text_values, "--vary")
+        if v is not None:
+            vary[target] = v
+    fixed = {}
+    for target, value in campaign.fixed.items():
+        v = check(target, [value], ("set", target) in campaign.text_values, "--set")
+        if v is not None:
+            fixed[target] = v[0]
+    if campaign.seeds:
+        sv = campaign.seed_variable
+        file, fld = campaign.where.get("seeds", ("--seeds", str(campaign.seeds)))
+        m = TARGET_RE.match(sv)
+        if not m or m.group(1) not in base.get("instances", {}):
+            problems.append((file, fld, f"seeds vary {sv}, but the scenario has no instance "
+                                        f"'{m.group(1) if m else sv}'; set seed_variable (--seed-variable)"))
+        elif types is not None:
+            t = types.get(m.group(1), {}).get(m.group(2))
+            if t is None:
+                problems.append((file, fld, f"seeds vary {sv}, but {m.group(1)} has no variable '{m.group(2)}'"))
+            elif t[0] != "Integer":
+                problems.append((file, fld, f"seeds vary {sv}, which is a {t[0]}, not an Integer"))
+        if sv in vary:
+            problems.append((file, fld, f"{sv} is also varied explicitly; use --seeds or --vary {sv}=..., not both"))
+    if problems:
+        raise CampaignError(problems)
+    return vary, fixed
+
+
+
+# --------------------------------------------------------------------------------------------
+# the plan of a campaign
+# --------------------------------------------------------------------------------------------
+
+
+class CampaignPlan:
+    """Everything needed to execute or inspect a campaign, before anything runs."""
+
+    def __init__(self, campaign: Campaign, check_types: bool = True):
+        self.campaign = campaign
+        base, fmus, scen_name = resolve_base(campaign.scenario, campaign.stop_time, campaign.step)
+        types = variable_types(fmus) if check_types else None
+        vary, fixed = type_values(campaign, base, types)
+        if fixed:
+            base = apply_overrides(base, fixed)
+        # the base scenario itself must be runnable (also checks every fixed override)
+        self._check_base(base)
+        self.base = base
+        self.vary = vary
+        self.fixed = fixed
+        self.fmus = fmus
+        self.fmu_hashes = {inst: file_sha256(p) for inst, p in fmus.items()}
+        self.fmu_texts = {inst: base["instances"][inst]["fmu"] for inst in fmus}
+        self.name = campaign.name or scen_name
+        self.out_dir = Path(campaign.out) if campaign.out else Path("results") / "campaigns" / self.name
+        self.seed_variable = campaign.seed_variable if campaign.seeds else None
+        header = (f"# run {{run_id}} of campaign {self.name}: {display_path(campaign.scenario)} with the campaign's\n"
+                  f"# overrides applied (includes merged). Runs alone: python -m master run <this file>\n")
+        self.runs: list[RunSpec] = plan_runs(base, vary, campaign.seeds, campaign.seed_variable, self.fmu_hashes,
+                                             header)
+
+    @staticmethod
+    def _check_base(base: dict):
+        from .plan import build_plan
+
+        loaded = load_scenario(base)
+        build_plan(loaded)
+
+    def run_dir(self, run: RunSpec) -> Path:
+        return self.out_dir / "runs" / run.run_id
+
+    def campaign_yaml(self) -> str:
+        """The campaign as run, as a campaign file that resumes it from the campaign folder."""
+        c = self.campaign
+        doc: dict[str, Any] = {"scenario": str(Path(c.scenario).resolve()), "name": self.name}
+        if c.description:
+            doc["description"] = c.description
+        doc["vary"] = self.vary
+        if c.seeds:
+            doc["seeds"] = c.seeds
+            doc["seed_variable"] = c.seed_variable
+        if self.fixed:
+            doc["set"] = self.fixed
+        doc["stop_time"] = self.base["stop_time"]
+        if c.step is not None:
+            doc["step"] = c.step
+        doc["out"] = "."
+        if c.run_plots:
+            doc["run_plots"] = True
+        head = (f"# campaign {self.name}: {len(self.runs)} runs. Resume or extend it with\n"
+                f"#   python -m master sweep <this file> [--workers K | --scheduler ADDRESS]\n")
+        return head + yaml.safe_dump(doc, sort_keys=False, width=120)
+
+
+# --------------------------------------------------------------------------------------------
+# execution
+# --------------------------------------------------------------------------------------------
+
+
+def _make_client(workers: int | None, scheduler: str | None, n_todo: int):
+    """(client, cluster or None). A local cluster has one single-threaded worker PROCESS per
+    worker: pythonfmu FMUs run in the worker's interpreter, and one process cannot step two
+    pythonfmu instances of the same model in parallel usefully (the GIL)."""
+    import dask
+    from distributed import Client, LocalCluster
+
+    if scheduler:
+        try:
+            return Client(scheduler, timeout="30s"), None
+        except Exception as e:
+            raise CampaignError("--scheduler", scheduler, f"cannot connect to the Dask scheduler: {e}") from None
+    k = workers or os.cpu_count() or 1
+    k = max(1, min(k, n_todo))
+    # a run that kills its worker (a crash inside an FMU) is not retried on the others
+    with dask.config.set({"distributed.scheduler.allowed-failures": 0}):
+        cluster = LocalCluster(n_workers=k, threads_per_worker=1, processes=True, dashboard_address=None,
+                               silence_logs=logging.ERROR)
+        client = Client(cluster)
+    return client, cluster
+
+
+def _progress_bar(total: int, initial: int, name: str, show: bool | None):
+    show = sys.stderr.isatty() if show is None else show
+    if not show:
+        return None
+    try:
+        from tqdm import tqdm
+
+        return tqdm(total=total, initial=initial, unit="run", desc=name, file=sys.stderr, dynamic_ncols=True)
+    except Exception:
+        return None
+
+
+def execute(plan: CampaignPlan, *, workers: int | None = None, scheduler: str | None = None, client=None,
+            retry_failed: bool = False, run_plots: bool = False, progress: bool | None = None,
+            plots: bool = True, log=None, force_transfer: bool = False) -> CampaignTable:
+    """Run what is missing of a planned campaign and return its table (see :func:`sweep`).
+    ``force_transfer`` makes the workers send the run files back even when they see the
+    campaign folder (what happens on a cluster without a shared file system; for tests)."""
+    out = plan.out_dir
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "runs").mkdir(exist_ok=True)
+    say = log or (lambda msg: None)
+    with CampaignLock(out):
+        atomic_write_text(out / "campaign.yaml", plan.campaign_yaml())
+        token = secrets.token_hex(16)
+        atomic_write_text(out / TOKEN_FILE, token + "\n")
+
+        states: dict[str, dict] = {}
+        todo: list[RunSpec] = []
+        for r in plan.runs:
+            s = finished_summary(plan.run_dir(r), r.inputs_hash, retry_failed)
+            if s is not None:
+                camp = s.get("campaign", {})
+                states[r.run_id] = {"status": s.get("status"), "reason": s.get("reason", ""), "summary": s,
+                                    "wall_time_s": camp.get("run_wall_time_s"), "worker": camp.get("worker"),
+                                    "reused": True}
+            else:
+                todo.append(r)
+
+        def table() -> CampaignTable:
+            return build_table(plan.runs, states, out)
+
+        table().to_csv(out / "campaign.csv")
+        say(f"campaign {plan.name}: {len(plan.runs)} runs, {len(plan.runs) - len(todo)} already finished, "
+            f"{len(todo)} to run -> {display_path(out)}")
+        interrupted = False
+        if todo:
+            own_client = client is None
+            cluster = None
+            if own_client:
+                client, cluster = _make_client(workers, scheduler, len(todo))
+            where = (f"scheduler {scheduler}" if scheduler else
+                     f"local cluster of {len(client.scheduler_info().get('workers', {}))} worker processes"
+                     if cluster is not None else "the given Dask client")
+            say(f"running on {where}")
+            bar = _progress_bar(len(plan.runs), len(plan.runs) - len(todo), plan.name, progress)
+            futures = {}
+            try:
+                from distributed import as_completed
+
+                tag = secrets.token_hex(4)
+                for r in todo:
+                    task = {
+                        "run_id": r.run_id, "campaign_name": plan.name, "campaign_dir": str(out.resolve()),
+                        "run_dir": str(plan.run_dir(r).resolve()), "token": token, "scenario_text": r.scenario_text,
+                        "inputs_hash": r.inputs_hash, "fmu_hashes": plan.fmu_hashes, "fmu_texts": plan.fmu_texts,
+                        "values": _jsonable(r.values), "run_plots": run_plots, "force_transfer": force_transfer,
+                    }
+                    from .campaign_worker import execute_run
+
+                    fut = client.submit(execute_run, task, key=f"auv-run-{tag}-{r.index:05d}", pure=False, retries=0)
+                    futures[fut] = r
+                failed = 0
+                last_write = 0.0
+                for fut in as_completed(list(futures)):
+                    r = futures[fut]
+                    try:
+                        res = fut.result()
+                    except Exception as e:  # the worker died (KilledWorker), cancelled, ...
+                        res = {"run_id": r.run_id, "status": "error", "summary": None, "worker": None,
+                               "reason": f"the run did not return: {type(e).__name__}: {e}", "wall_time_s": None}
+                    if res.get("files"):
+                        _write_run_files(plan.run_dir(r), res["files"])
+                    states[r.run_id] = {"status": res["status"], "reason": res.get("reason", ""),
+                                        "summary": res.get("summary"), "wall_time_s": res.get("wall_time_s"),
+                                        "worker": res.get("worker"), "reused": False}
+                    if res["status"] != "completed":
+                        failed += 1
+                    if bar is not None:
+                        bar.update(1)
+                        if failed:
+                            bar.set_postfix(failed=failed, refresh=False)
+                    if time.monotonic() - last_write > 2.0:
+                        table().to_csv(out / "campaign.csv")
+                        last_write = time.monotonic()
+            except KeyboardInterrupt:
+                interrupted = True
+                for fut in futures:
+                    fut.cancel()
+            finally:
+                if bar is not None:
+                    bar.close()
+                if own_client:
+                    try:
+                        client.close()
+                    finally:
+                        if cluster is not None:
+                            cluster.close()
+        for r in plan.runs:
+            if r.run_id not in states:
+                states[r.run_id] = {"status": "interrupted" if interrupted else "pending",
+                                    "reason": "the campaign was interrupted before this run finished" if interrupted else ""}
+        t = table()
+        t.to_csv(out / "campaign.csv")
+        if plots:
+            try:
+                from .campaign_plots import make_plots
+
+                t.plots = make_plots(t, out / "plots", plan.seed_variable)
+            except Exception as e:  # the table matters more than the pictures
+                say(f"warning: campaign plots failed: {type(e).__name__}: {e}")
+                t.plots = []
+        try:
+            (out / TOKEN_FILE).unlink()
+        except FileNotFoundError:
+            pass
+    if interrupted:
+        raise KeyboardInterrupt
+    return t
+
+
+def _write_run_files(run_dir: Path, files: dict[str, bytes]):
+    """Files sent back by a worker that does not see the campaign folder; summary.json last,
+    so a run is never finished without its results."""
+    run_dir.mkdir(parents=True, exist_ok=True)
+    for name in sorted(files, key=lambda n: n == "summary.json"):
+        if "/" in name or name.startswith("."):
+            continue
+        atomic_write_bytes(run_dir / name, files[name])
+
+
+def _jsonable(values: dict) -> dict:
+    return {k: (list(v) if isinstance(v, tuple) else v) for k, v in values.items()}
+
+
+# --------------------------------------------------------------------------------------------
+# the Python API
+# --------------------------------------------------------------------------------------------
+
+
+def build_campaign(scenario: str | os.PathLike, vary: dict[str, Any] | None = None, seeds: int | None = None, *,
+                   out_dir: str | os.PathLike | None = None, stop_time: float | None = None, step: float | None = None,
+                   overrides: dict[str, Any] | None = None, seed_variable: str | None = None,
+                   workers: int | None = None, scheduler: str | None = None, retry_failed: bool | None = None,
+                   run_plots: bool | None = None, name: str | None = None,
+                   text_vary: set[str] | None = None, text_set: set[str] | None = None) -> Campaign:
+    """A Campaign from a scenario (file or bare name) or a campaign file, with the given
+    arguments taking precedence over the campaign file's fields. ``vary`` values may be lists
+    or ``{"start", "stop", "num"}`` ranges."""
+    p = Path(scenario)
+    if is_campaign_file(p):
+        c = load_campaign_file(p)
+    else:
+        path = find_scenario_path(str(scenario), Path.cwd())
+        if not path.is_file():
+            raise CampaignError(str(scenario), "", f"scenario file not found: {scenario}")
+        c = Campaign(scenario=path, vary={})
+    for k, v in (vary or {}).items():
+        if isinstance(v, dict) and set(v) == {"start", "stop", "num"}:
+            from .campaign_spec import linspace
+
+            v = linspace(float(v["start"]), float(v["stop"]), int(v["num"]))
+        elif not isinstance(v, (list, tuple)):
+            v = [v]
+        if len(v) == 0:
+            raise CampaignError("--vary", k, "no values")
+        c.vary[k] = list(v)
+        c.where[k] = ("--vary", k)
+    for k in text_vary or ():
+        c.text_values.add(k)
+    for k, v in (overrides or {}).items():
+        c.fixed[k] = v
+        c.where[k] = ("--set", k)
+    for k in text_set or ():
+        c.text_values.add(("set", k))
+    if seeds is not None:
+        if seeds < 1:
+            raise CampaignError("--seeds", str(seeds), "the number of seeds must be at least 1")
+        c.seeds = seeds
+        c.where["seeds"] = ("--seeds", str(seeds))
+    if seed_variable is not None:
+        c.seed_variable = seed_variable
+    if stop_time is not None:
+        if stop_time <= 0:
+            raise CampaignError("--stop-time", str(stop_time), "must be positive")
+        c.stop_time = stop_time
+    if step is not None:
+        c.step = step
+    if out_dir is not None:
+        c.out = Path(out_dir)
+    if workers is not None or scheduler is not None:
+        c.workers, c.scheduler = workers, scheduler
+    if c.workers is not None and c.scheduler is not None:
+        raise CampaignError("--workers", str(c.workers), "give either --workers (a local cluster) or --scheduler, not both")
+    if retry_failed is not None:
+        c.retry_failed = retry_failed
+    if run_plots is not None:
+        c.run_plots = run_plots
+    if name is not None:
+        c.name = name
+    return c
+
+
+def sweep(scenario: str | os.PathLike, vary: dict[str, Any] | None = None, seeds: int | None = None, *,
+          workers: int | None = None, scheduler: str | None = None, client=None,
+          out_dir: str | os.PathLike | None = None, stop_time: float | None = None, step: float | None = None,
+          overrides: dict[str, Any] | None = None, seed_variable: str | None = None,
+          retry_failed: bool | None = None, run_plots: bool | None = None, progress: bool | None = None,
+          plots: bool = True, name: str | None = None, verbose: bool = False) -> CampaignTable:
+    """Run a campaign and return its table (one dict per run: run_id, the varied values,
+    status, reason, the summary figures ...), also written to ``<out_dir>/campaign.csv``.
+
+    - ``scenario``: a scenario file or bare name (``"survey"``), or a campaign YAML file
+      (whose fields the other arguments override);
+    - ``vary``: ``{"instance.Variable": [v1, v2, ...]}`` (or ``{"start":, "stop":, "num":}``);
+      the runs are the product of the lists, in the order given;
+    - ``seeds``: N runs per combination with ``seed_variable`` (default ``sensors.Seed``) = 1..N;
+    - ``workers``: a local Dask cluster of that many worker processes (default: one per CPU);
+      ``scheduler``: the address of an existing Dask scheduler; ``client``: a
+      ``distributed.Client`` to use as it is;
+    - ``overrides``: fixed ``{"instance.Variable": value}`` applied to every run;
+    - resuming: runs already finished in ``out_dir`` with the same inputs are not run again
+      (failed ones neither, unless ``retry_failed``).
+
+    Raises :class:`CampaignError` (a ScenarioError) before anything runs when the campaign or
+    its scenario is malformed; failing runs are rows with status ``failed``.
+    """
+    c = build_campaign(scenario, vary, seeds, out_dir=out_dir, stop_time=stop_time, step=step, overrides=overrides,
+                       seed_variable=seed_variable, workers=workers, scheduler=scheduler, retry_failed=retry_failed,
+                       run_plots=run_plots, name=name)
+    plan = CampaignPlan(c)
+    return execute(plan, workers=c.workers, scheduler=c.scheduler, client=client, retry_failed=c.retry_failed,
+                   run_plots=c.run_plots, progress=progress, plots=plots,
+                   log=(lambda m: print(m, file=sys.stderr)) if verbose else None)
+
+
+# --------------------------------------------------------------------------------------------
+# command line: python -m master sweep ...
+# --------------------------------------------------------------------------------------------
+
+SWEEP_HELP = "run a scenario many times over varied parameters and seeds, in parallel on Dask"
+SWEEP_DESCRIPTION = (
+    "Run a scenario (or a campaign YAML file) once per combination of the --vary values and seeds, "
+    "in parallel on Dask's distributed scheduler: a local cluster of --workers processes, or the "
+    "cluster behind --scheduler. Each run gets runs/<id>/ (scenario.yaml, results.csv, summary.json) "
+    "under --out; campaign.csv has one row per run and plots/ the summary figures against the varied "
+    "values. Running the same command again resumes: finished runs with the same inputs are kept. "
+    "Exit status: 0 all runs completed, 1 some failed, 2 campaign refused, 130 interrupted."
+)
+
+
+def add_sweep_parser(sub) -> argparse.ArgumentParser:
+    s = sub.add_parser("sweep", help=SWEEP_HELP, description=SWEEP_DESCRIPTION)
+    s.add_argument("scenario", metavar="SCENARIO",
+                   help="scenario YAML file or name (e.g. 'survey'), or a campaign YAML file (docs/campaigns.md)")
+    s.add_argument("--vary", metavar="INSTANCE.VARIABLE=V1,V2,...", action="append", default=[],
+                   help="values of one parameter; repeat for a product. Also START:STOP:NUM (inclusive) and "
+                        "YAML lists for vectors or text with commas: vehicle.CurrentVelocity=[[0,0.2,0],[0,0.4,0]]")
+    s.add_argument("--seeds", metavar="N", type=int,
+                   help=f"N runs per combination with the instruments' noise seed = 1..N "
+                        f"(the variable {DEFAULT_SEED_VARIABLE}, see --seed-variable)")
+    s.add_argument("--seed-variable", metavar="INSTANCE.VARIABLE", help=f"what --seeds varies (default {DEFAULT_SEED_VARIABLE})")
+    g = s.add_mutually_exclusive_group()
+    g.add_argument("--workers", metavar="K", type=int,
+                   help="start a local Dask cluster of K worker processes (default: one per CPU)")
+    g.add_argument("--scheduler", metavar="ADDRESS", help="use an existing Dask cluster, e.g. tcp://10.0.0.5:8786")
+    s.add_argument("--out", metavar="DIR", help="campaign folder (default: results/campaigns/<name>/); the same "
+                                                "folder again resumes the campaign")
+    s.add_argument("--stop-time", metavar="S", type=float, help="stop time of every run in seconds")
+    s.add_argument("--step", metavar="H", type=float, help="communication step of every run in seconds")
+    s.add_argument("--set", metavar="INSTANCE.VARIABLE=VALUE", action="append", default=[],
+                   help="a fixed override applied to every run; repeatable")
+    s.add_argument("--name", help="campaign name (default: the scenario's)")
+    s.add_argument("--retry-failed", action="store_true", help="run the failed runs of a resumed campaign again")
+    s.add_argument("--run-plots", action="store_true", help="draw the per-run plots too (slower)")
+    s.add_argument("--no-plots", action="store_true", help="no campaign plots")
+    s.add_argument("--no-progress", action="store_true", help="no progress bar even on a terminal")
+    s.add_argument("--dry-run", action="store_true", help="plan and list the runs, run nothing")
+    s.set_defaults(func=cmd_sweep)
+    return s
+
+
+def _args_to_campaign(args) -> Campaign:
+    vary: dict[str, list] = {}
+    text_vary = set()
+    for item in args.vary:
+        target, values, is_text = parse_vary_option(item)
+        if target in vary:
+            raise CampaignError("--vary", target, "given twice")
+        vary[target] = values
+        if is_text:
+            text_vary.add(target)
+    fixed: dict[str, Any] = {}
+    text_set = set()
+    for item in args.set:
+        target, value = parse_set_option(item)
+        v = value.strip()
+        if v.startswith("["):
+            try:
+                fixed[target] = yaml.safe_load(v)
+            except yaml.YAMLError:
+                raise CampaignError("--set", target, f"cannot read {v!r} as a list") from None
+        else:
+            fixed[target] = value
+            text_set.add(target)
+    return build_campaign(args.scenario, vary, args.seeds, out_dir=args.out, stop_time=args.stop_time, step=args.step,
+                          overrides=fixed, seed_variable=args.seed_variable, workers=args.workers,
+                          scheduler=args.scheduler, retry_failed=True if args.retry_failed else None,
+                          run_plots=True if args.run_plots else None, name=args.name,
+                          text_vary=text_vary, text_set=text_set)
+
+
+def cmd_sweep(args) -> int:
+    try:
+        c = _args_to_campaign(args)
+        plan = CampaignPlan(c)
+    except ScenarioError as e:
+        print(f"error: campaign refused, nothing was run:\n{e}", file=sys.stderr)
+        return EXIT_ERROR
+    if args.dry_run:
+        print(f"campaign {plan.name}: {len(plan.runs)} runs -> {display_path(plan.out_dir)}")
+        for r in plan.runs:
+            done = finished_summary(plan.run_dir(r), r.inputs_hash, c.retry_failed) is not None
+            print(f"  {r.run_id}{'  (finished)' if done else ''}")
+        return EXIT_OK
+    log = lambda m: print(m, file=sys.stderr)  # noqa: E731
+    t0 = time.perf_counter()
+    try:
+        table = execute(plan, workers=c.workers, scheduler=c.scheduler, retry_failed=c.retry_failed,
+                        run_plots=c.run_plots, progress=False if args.no_progress else None,
+                        plots=not args.no_plots, log=log)
+    except ScenarioError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return EXIT_ERROR
+    except KeyboardInterrupt:
+        print(f"interrupted: what finished is in {display_path(plan.out_dir / 'campaign.csv')}; "
+              f"run the same command again to resume", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    counts = table.counts()
+    reused = sum(1 for r in table.rows if r.get("reused"))
+    parts = ", ".join(f"{n} {k}" for k, n in sorted(counts.items()))
+    print(f"campaign {plan.name}: {len(table)} runs ({parts}; {reused} from an earlier sweep) "
+          f"in {time.perf_counter() - t0:.1f} s")
+    for r in table.rows:
+        if r["status"] != "completed":
+            print(f"  {r['run_id']}: {r['status']}: {r['reason']}")
+    print(f"table: {display_path(plan.out_dir / 'campaign.csv')}")
+    if getattr(table, "plots", None):
+        print(f"plots: {display_path(plan.out_dir / 'plots')}/ ({', '.join(p.name for p in table.plots)})")
+    return EXIT_OK if table.ok else EXIT_FAILED
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m master.campaign ...`` = ``python -m master sweep ...``."""
+    p = argparse.ArgumentParser(prog="python -m master")
+    sub = p.add_subparsers(dest="command", required=True)
+    add_sweep_parser(sub)
+    args = p.parse_args(argv if argv is not None and argv[:1] == ["sweep"] else ["sweep", *(argv or sys.argv[1:])])
+    return args.func(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
