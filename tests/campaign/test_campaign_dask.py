@@ -218,3 +218,64 @@ def test_cli_sweep_with_a_campaign_file(tmp_path):
     p = subprocess.run([sys.executable, "-m", "master", "sweep", str(tmp_path / "camp" / "campaign.yaml"),
                         "--workers", "2"], cwd=tmp_path, env=_env(), capture_output=True, text=True, timeout=300)
     assert "2 from an earlier sweep" in p.stdout, p.stdout + p.stderr
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_sweep_on_an_existing_cluster_started_with_the_dask_commands(tmp_path, campaign):
+    """`dask scheduler` + `dask worker --nworkers 2 --nthreads 1` started from another folder
+    (as on other machines), then `python -m master sweep --scheduler ADDRESS`."""
+    import time
+
+    table, out, _ = campaign
+    port = _free_port()
+    dask_cmd = str(Path(sys.executable).parent / "dask")
+    wd = tmp_path / "elsewhere"
+    wd.mkdir()
+    procs = []
+    try:
+        procs.append(subprocess.Popen([dask_cmd, "scheduler", "--host", "127.0.0.1", "--port", str(port), "--no-dashboard"],
+                                      cwd=wd, env=_env(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+        procs.append(subprocess.Popen([dask_cmd, "worker", f"tcp://127.0.0.1:{port}", "--nworkers", "2", "--nthreads", "1",
+                                       "--no-dashboard"], cwd=wd, env=_env(), stdout=subprocess.DEVNULL,
+                                      stderr=subprocess.PIPE))
+        from distributed import Client
+
+        deadline = time.time() + 60
+        while True:
+            try:
+                with Client(f"tcp://127.0.0.1:{port}", timeout="5s") as c:
+                    c.wait_for_workers(2, timeout=60)
+                break
+            except Exception:
+                if time.time() > deadline:
+                    raise
+                time.sleep(0.5)
+        p = subprocess.run([sys.executable, "-m", "master", "sweep", "survey", "--vary", "vehicle.Length=1.8",
+                            "--seeds", "2", "--stop-time", str(STOP), "--scheduler", f"tcp://127.0.0.1:{port}",
+                            "--out", str(tmp_path / "c")], cwd=tmp_path, env=_env(), capture_output=True, text=True,
+                           timeout=300)
+        assert p.returncode == 0, p.stdout + p.stderr
+        assert "running on scheduler" in p.stderr
+        for seed in (1, 2):
+            rid = f"vehicle.Length=1.8+sensors.Seed={seed}"
+            same = table.where(**{"vehicle.Length": 1.8, "sensors.Seed": seed})[0]
+            assert (tmp_path / "c" / "runs" / rid / "results.csv").read_bytes() == \
+                (out / same["run_dir"] / "results.csv").read_bytes()
+    finally:
+        for proc in reversed(procs):
+            proc.terminate()
+        for proc in reversed(procs):
+            try:
+                proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+        if len(procs) > 1 and procs[1].stderr is not None:
+            err = procs[1].stderr.read().decode(errors="replace")
+            assert "free(): corrupted" not in err
