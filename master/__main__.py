@@ -1,0 +1,32 @@
+"""``python -m master``: see master/cli.py.
+
+The process ends with ``os._exit`` once everything is written and flushed: the FMUs run their
+Python code inside this interpreter (pythonfmu), and tearing their native libraries down during
+interpreter finalisation has been seen to abort the process now and then ("corrupted
+double-linked list") after a perfectly good run. Nothing is left to do at that point, so the
+master skips the finalisation and keeps its exit status honest.
+"""
+import os
+import sys
+
+from .cli import main
+
+try:
+    code = main()
+except SystemExit as e:  # argparse (--help, usage errors)
+    code = e.code if isinstance(e.code, int) else (0 if e.code is None else 2)
+    if e.code is not None and not isinstance(e.code, int):
+        print(e.code, file=sys.stderr)
+except KeyboardInterrupt:
+    print("interrupted", file=sys.stderr)
+    code = 130
+finally:
+    try:
+        from .engine import _cleanup_extracted
+
+        _cleanup_extracted()
+    except Exception:
+        pass
+    sys.stdout.flush()
+    sys.stderr.flush()
+os._exit(code)

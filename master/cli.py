@@ -1,0 +1,196 @@
+"""Command line: ``python -m master run|validate|list``."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from .scenario import REPO_ROOT, SCENARIO_DIR, ScenarioError, display_path, list_scenarios
+
+DEFAULT_FMUS = [REPO_ROOT / "fmus" / n for n in ("Auv.fmu", "AuvSensors.fmu", "AuvControl.fmu")]
+
+
+def _parse_set(items: list[str]) -> dict[str, str]:
+    out = {}
+    for item in items or []:
+        if "=" not in item:
+            raise ScenarioError("--set", item, "expected INSTANCE.VARIABLE=VALUE")
+        k, v = item.split("=", 1)
+        k = k.strip()
+        if "." not in k:
+            raise ScenarioError("--set", item, "expected INSTANCE.VARIABLE=VALUE")
+        v = v.strip()
+        if v.startswith("["):  # a vector: --set vehicle.Pos0=[0,0,5]
+            import yaml
+
+            try:
+                v = yaml.safe_load(v)
+            except yaml.YAMLError:
+                raise ScenarioError("--set", item, f"cannot read {v!r} as a list") from None
+            if isinstance(v, list):
+                v = [str(x) for x in v]
+        out[k] = v
+    return out
+
+
+def _fmt(x, unit="", nd=4):
+    if x is None:
+        return "n/a"
+    return f"{x:.{nd}g}{unit}"
+
+
+def _print_summary(res) -> None:
+    s = res.summary
+    print(f"{s['scenario']}: {s['status']} ({s['reason']})")
+    rtf = s.get("real_time_factor")
+    print(f"  simulated {s['simulated_time_s']:.1f} s in {s['wall_time_s']:.2f} s wall "
+          f"(stepping {s['stepping_time_s']:.2f} s = {_fmt(rtf, 'x', 4)} real time; start-up {s['startup_time_s']:.2f} s)")
+    parts = []
+    if s.get("distance_run_m") is not None:
+        parts.append(f"distance {s['distance_run_m']:.0f} m")
+    if s.get("energy_used_J") is not None:
+        parts.append(f"energy {s['energy_used_J'] / 1000:.1f} kJ")
+    if s.get("mission_completed") is not None:
+        parts.append("mission completed" if s["mission_completed"] else "mission NOT completed")
+    if parts:
+        print("  " + ", ".join(parts))
+    parts = []
+    for key, label in (("depth_error_m", "depth error"), ("cross_track_error_m", "cross-track error")):
+        st = s.get(key)
+        if st:
+            parts.append(f"{label} rms {_fmt(st['rms'], ' m', 3)} (max {_fmt(st['max'], ' m', 3)})")
+    if parts:
+        print("  " + ", ".join(parts))
+    for name, a in (s.get("analysis") or {}).items():
+        if "error" in a:
+            print(f"  {name}: {a['error']}")
+            continue
+        if name == "turning_circle":
+            print(f"  turning circle: diameter {_fmt(a.get('diameter_m'), ' m')} "
+                  f"({_fmt(a.get('diameter_hull_lengths'), ' hull lengths', 3)}), yaw rate {_fmt(a.get('yaw_rate_deg_s'), ' deg/s', 3)}")
+        elif name == "depth_step":
+            print(f"  depth step {a['from_m']} -> {a['to_m']} m: overshoot {_fmt(a['overshoot_percent'], ' %', 3)}, "
+                  f"settling {_fmt(a['settling_time_s'], ' s', 3)}, steady error {_fmt(a['steady_state_error_m'], ' m', 3)}")
+        elif name == "zigzag":
+            print(f"  zig-zag: overshoots {_fmt(a.get('first_overshoot_deg'), ' deg', 3)} / "
+                  f"{_fmt(a.get('second_overshoot_deg'), ' deg', 3)}, period {_fmt(a.get('period_s'), ' s', 3)}")
+        elif name == "surfacing":
+            print(f"  surfacing: {'surfaced' if a['surfaced'] else 'did NOT surface'} after "
+                  f"{_fmt(a.get('time_to_surface_s'), ' s', 4)} from {_fmt(a['initial_depth_m'], ' m', 3)}")
+        elif name == "battery":
+            print(f"  battery: {'flat' if a['battery_flat'] else 'not flat'} at {_fmt(a.get('flat_at_s'), ' s', 5)}, "
+                  f"final thrust {_fmt(a.get('final_thrust_N'), ' N', 3)}")
+    print(f"results: {s['files']['results']}")
+    print(f"summary: {s['files']['summary']}")
+    if res.plots:
+        print(f"plots:   {display_path(res.out_dir)}/ (" + ", ".join(p.name for p in res.plots) + ")")
+
+
+def cmd_run(args) -> int:
+    from .runner import run
+
+    try:
+        overrides = _parse_set(args.set)
+        res = run(args.scenario, out_dir=args.out, stop_time=args.stop_time, step=args.step, overrides=overrides,
+                  progress=False if args.no_progress else None, plots=False if args.no_plots else None)
+    except ScenarioError as e:
+        print(f"error: scenario refused, nothing was run:\n{e}", file=sys.stderr)
+        return 2
+    if args.quiet:
+        if not res.ok:
+            print(f"{res.summary['scenario']}: {res.status}: {res.reason}", file=sys.stderr)
+    else:
+        _print_summary(res)
+        if not res.ok:
+            print(f"error: {res.status}: {res.reason}", file=sys.stderr)
+    return res.exit_code
+
+
+def cmd_validate(args) -> int:
+    from fmpy.validation import validate_fmu
+
+    fmus = [Path(p) for p in args.fmus] if args.fmus else DEFAULT_FMUS
+    bad = 0
+    for p in fmus:
+        shown = display_path(p)
+        if not p.is_file():
+            print(f"{shown}: MISSING (build it with ./build.sh)")
+            bad += 1
+            continue
+        try:
+            problems = validate_fmu(str(p))
+        except Exception as e:
+            problems = [f"validation failed: {e}"]
+        if problems:
+            bad += 1
+            print(f"{shown}: {len(problems)} problem(s)")
+            for pr in problems:
+                print(f"  - {pr}")
+        else:
+            print(f"{shown}: OK")
+    if bad:
+        print(f"{bad} of {len(fmus)} FMU(s) have problems", file=sys.stderr)
+    return 1 if bad else 0
+
+
+def cmd_list(args) -> int:
+    directory = Path(args.dir) if args.dir else SCENARIO_DIR
+    items = list_scenarios(directory)
+    if not items:
+        print(f"no scenarios in {display_path(directory)}", file=sys.stderr)
+        return 1
+    width = max(len(n) for n, _, _ in items)
+    for name, desc, path in items:
+        print(f"{name:<{width}}  {desc}")
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="python -m master",
+        description="Co-simulation master for the AUV FMUs: run scenarios, validate FMUs, list scenarios.",
+    )
+    sub = p.add_subparsers(dest="command", metavar="COMMAND", required=True)
+
+    r = sub.add_parser("run", help="run a scenario and write results.csv, summary.json and plots",
+                       description="Run a scenario file (or the name of one in scenarios/). Writes results.csv "
+                                   "(every communication step), summary.json and PNG plots into the output folder. "
+                                   "Exit status: 0 completed, 1 failed (FMU error, NaN), 2 scenario refused, 130 interrupted.")
+    r.add_argument("scenario", metavar="SCENARIO", help="scenario YAML file, or a name such as 'survey'")
+    r.add_argument("--out", metavar="DIR", help="output folder (default: results/<scenario name>/)")
+    r.add_argument("--stop-time", metavar="S", type=float, help="stop time in seconds (overrides the scenario)")
+    r.add_argument("--step", metavar="H", type=float, help="communication step in seconds (overrides the scenario)")
+    r.add_argument("--set", metavar="INSTANCE.VARIABLE=VALUE", action="append", default=[],
+                   help="set a parameter or input start value, e.g. --set vehicle.Battery0=5000 "
+                        "(vectors: --set vehicle.Pos0=[0,0,5]); repeatable")
+    r.add_argument("--no-plots", action="store_true", help="do not draw the PNG plots")
+    r.add_argument("--no-progress", action="store_true", help="no progress bar even on a terminal")
+    r.add_argument("-q", "--quiet", action="store_true", help="print nothing unless the run fails")
+    r.set_defaults(func=cmd_run)
+
+    v = sub.add_parser("validate", help="check FMUs with fmpy's validator",
+                       description="Validate FMUs with fmpy.validation.validate_fmu (modelDescription schema, "
+                                   "variables, model structure, start values, units). Default: the project's FMUs "
+                                   "in fmus/. Exit status 1 when any FMU is missing or has a problem.")
+    v.add_argument("fmus", metavar="FMU", nargs="*", help="FMU files (default: fmus/Auv.fmu fmus/AuvSensors.fmu fmus/AuvControl.fmu)")
+    v.set_defaults(func=cmd_validate)
+
+    ls = sub.add_parser("list", help="list the scenarios, one line each",
+                        description="List the scenario files in scenarios/ with their description.")
+    ls.add_argument("--dir", metavar="DIR", help="scenario folder (default: scenarios/ of the project)")
+    ls.set_defaults(func=cmd_list)
+
+    from .campaign import add_sweep_parser  # python -m master sweep: campaigns on Dask (docs/campaigns.md)
+
+    add_sweep_parser(sub)
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    return args.func(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,524 @@
+"""Resolution of a loaded scenario against the FMUs' modelDescription.xml: every instance,
+parameter, connection, signal, stop condition and recorded variable is checked *before*
+anything is instantiated, and every error names the scenario file and the field.
+
+Also computes the calling order (see docs/master.md):
+
+- step order: the ``order`` of the scenario, else a topological order of the connection graph
+  (Kahn; ties and cycles broken by the declaration order of ``instances``);
+- connection kind: *forward* when its source is stepped before its destination in the same
+  communication step (the destination sees the value at the end of the step), *backward*
+  otherwise (the destination sees the value at the start of the step, produced by the previous
+  step); with ``algorithm: jacobi`` every connection is backward;
+- initialisation order: instances leave initialisation mode so that each one is initialised
+  after the instances it reads from; the edges out of *sampling* instances (those that read a
+  backward connection, e.g. the controller) are ignored for that purpose, which is what breaks
+  the control loop at the controller's outputs.
+"""
+
+from __future__ import annotations
+
+import difflib
+import math
+import operator
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from fmpy import read_model_description
+
+from .scenario import (
+    LoadedScenario,
+    ScenarioError,
+    StopCondition,
+    display_path,
+    parse_connection,
+    resolve_fmu_path,
+)
+
+_TYPES = ("Real", "Integer", "Boolean", "String", "Enumeration")
+
+
+@dataclass
+class Var:
+    name: str
+    vr: int
+    type: str
+    causality: str
+    variability: str
+    start: Any = None
+    unit: str | None = None
+
+
+@dataclass
+class InstancePlan:
+    name: str
+    fmu_path: Path
+    md: Any
+    vars: dict[str, Var]
+    params: list[tuple[Var, Any]] = field(default_factory=list)
+
+    @property
+    def outputs(self) -> list[Var]:
+        return [v for v in self.vars.values() if v.causality == "output"]
+
+    @property
+    def inputs(self) -> list[Var]:
+        return [v for v in self.vars.values() if v.causality == "input"]
+
+
+@dataclass
+class Connection:
+    src: str
+    src_var: Var
+    dst: str
+    dst_var: Var
+    file: str
+    field: str
+    kind: str = "forward"  # or "backward", filled in once the order is known
+
+    @property
+    def text(self) -> str:
+        return f"{self.src}.{self.src_var.name} -> {self.dst}.{self.dst_var.name}"
+
+
+@dataclass
+class SignalPlan:
+    inst: str
+    var: Var
+    spec: Any
+    file: str
+    field: str
+
+    @property
+    def target(self) -> str:
+        return f"{self.inst}.{self.var.name}"
+
+
+_OPS = {"==": operator.eq, "!=": operator.ne, "<=": operator.le, ">=": operator.ge, "<": operator.lt, ">": operator.gt}
+
+
+@dataclass
+class StopPlan:
+    text: str
+    inst: str
+    var: Var
+    op: str
+    value: float
+    after: float
+
+    @property
+    def func(self):
+        return _OPS[self.op]
+
+
+@dataclass
+class Plan:
+    loaded: LoadedScenario
+    name: str
+    instances: dict[str, InstancePlan]
+    connections: list[Connection]
+    signals: list[SignalPlan]
+    stops: list[StopPlan]
+    record: list[str]
+    order: list[str]
+    init_order: list[str]
+    algorithm: str
+    start_time: float
+    stop_time: float
+    step: float
+    n_steps: int
+    tolerance: float | None
+    unconnected_inputs: list[str]
+
+    @property
+    def model(self):
+        return self.loaded.model
+
+    def step_times(self):
+        return [round(self.start_time + k * self.step, 10) for k in range(self.n_steps + 1)]
+
+
+def _md_vars(md) -> dict[str, Var]:
+    out = {}
+    for v in md.modelVariables:
+        out[v.name] = Var(v.name, v.valueReference, v.type, v.causality, v.variability, v.start,
+                          getattr(v, "unit", None) or (v.declaredType.unit if getattr(v, "declaredType", None) is not None else None))
+    return out
+
+
+def expand(vars: dict[str, Var], name: str) -> list[Var] | None:
+    """`name` itself, or `name[1] .. name[n]` when `name` is the base of a vector."""
+    if name in vars:
+        return [vars[name]]
+    out = []
+    i = 1
+    while f"{name}[{i}]" in vars:
+        out.append(vars[f"{name}[{i}]"])
+        i += 1
+    return out or None
+
+
+def _suggest(name: str, candidates) -> str:
+    cands = set(candidates)
+    cands |= {re.sub(r"\[\d+\]$", "", c) for c in cands}
+    close = difflib.get_close_matches(name, sorted(cands), n=3, cutoff=0.6)
+    return f" (did you mean {' or '.join(repr(c) for c in close)}?)" if close else ""
+
+
+def _convert(var: Var, value: Any, what: str) -> Any:
+    """Check a scenario value against the variable's declared type; return the value to set."""
+    t = var.type
+    if t == "Real":
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise ValueError(f"{what} is a Real; expected a number, got {value!r}")
+        return float(value)
+    if t in ("Integer", "Enumeration"):
+        if isinstance(value, bool) or not isinstance(value, int):
+            if isinstance(value, float) and value.is_integer():
+                return int(value)
+            raise ValueError(f"{what} is an Integer; expected a whole number, got {value!r}")
+        return int(value)
+    if t == "Boolean":
+        if not isinstance(value, bool):
+            raise ValueError(f"{what} is a Boolean; expected true or false, got {value!r}")
+        return value
+    if t == "String":
+        if not isinstance(value, str):
+            raise ValueError(f"{what} is a String; expected text, got {value!r} (quote it)")
+        return value
+    raise ValueError(f"{what} has an unsupported type {t}")
+
+
+def _from_text(var: Var, text: str, what: str) -> Any:
+    """A command-line value (always text) read as the variable's type."""
+    t = text.strip()
+    if var.type == "String":
+        return text
+    if var.type == "Boolean":
+        v = _parse_literal(t)
+        if t.lower() not in ("true", "false", "yes", "no", "on", "off", "1", "0"):
+            raise ValueError(f"{what} is a Boolean; expected true or false, got {text!r}")
+        return bool(v)
+    try:
+        if var.type in ("Integer", "Enumeration"):
+            return int(t)
+        return float(t)
+    except ValueError:
+        raise ValueError(f"{what} is {'an Integer' if var.type != 'Real' else 'a Real'}; cannot read {text!r} as a number") from None
+
+
+_STOP_RE = re.compile(r"^\s*([A-Za-z_]\w*)\.(\S+?)\s*(==|!=|<=|>=|<|>)\s*(\S+)\s*$")
+
+
+def _parse_literal(text: str) -> float | None:
+    t = text.strip().lower()
+    if t in ("true", "yes", "on"):
+        return 1.0
+    if t in ("false", "no", "off"):
+        return 0.0
+    try:
+        return float(t)
+    except ValueError:
+        return None
+
+
+def compute_order(names: list[str], edges: set[tuple[str, str]]) -> list[str]:
+    """Kahn's topological order; among ready instances, and to break a cycle, the one declared
+    first wins."""
+    remaining = list(names)
+    order = []
+    while remaining:
+        ready = [n for n in remaining if not any(s in remaining and s != n and d == n for s, d in edges)]
+        pick = ready[0] if ready else remaining[0]
+        order.append(pick)
+        remaining.remove(pick)
+    return order
+
+
+def compute_init_order(order: list[str], edges: set[tuple[str, str]], kinds: dict[tuple[str, str], str]) -> list[str]:
+    samplers = {d for (s, d), k in kinds.items() if k == "backward"}
+    init_edges = {(s, d) for (s, d) in edges if s not in samplers and s != d}
+    return compute_order(order, init_edges)
+
+
+def build_plan(loaded: LoadedScenario, stop_time: float | None = None, step: float | None = None) -> Plan:
+    model = loaded.model
+    problems: list[tuple[str, str, str]] = []
+    err = lambda key, msg: problems.append(loaded.error(key, msg))  # noqa: E731
+
+    # ---- instances and their FMUs
+    instances: dict[str, InstancePlan] = {}
+    md_cache: dict[Path, Any] = {}
+    for name, spec in model.instances.items():
+        path, looked = resolve_fmu_path(spec.fmu, loaded.fmu_dirs.get(name))
+        if path is None:
+            where = ", ".join(display_path(p) for p in looked)
+            err(("instances", name, "fmu"), f"FMU file not found: {spec.fmu} (looked for {where}); "
+                                            f"build the FMUs with ./build.sh")
+            continue
+        if path not in md_cache:
+            try:
+                md_cache[path] = read_model_description(str(path), validate=False)
+            except Exception as e:  # a corrupt zip, a missing modelDescription.xml ...
+                err(("instances", name, "fmu"), f"cannot read {display_path(path)} as an FMU: {e}")
+                continue
+        md = md_cache[path]
+        if md.fmiVersion != "2.0":
+            err(("instances", name, "fmu"), f"{display_path(path)} is FMI {md.fmiVersion}; the master runs FMI 2.0 FMUs")
+            continue
+        if md.coSimulation is None:
+            err(("instances", name, "fmu"), f"{display_path(path)} has no co-simulation interface")
+            continue
+        instances[name] = InstancePlan(name, path, md, _md_vars(md))
+
+    # ---- parameters
+    for name, spec in model.instances.items():
+        ip = instances.get(name)
+        if ip is None:
+            continue
+        for pname, value in spec.parameters.items():
+            key = ("instances", name, "parameters", pname)
+            vs = expand(ip.vars, pname)
+            if vs is None:
+                err(key, f"{name} ({display_path(ip.fmu_path)}) has no variable '{pname}'"
+                         + _suggest(pname, [v.name for v in ip.vars.values() if v.causality in ("parameter", "input")]))
+                continue
+            if isinstance(value, list):
+                if len(vs) == 1 and vs[0].name == pname:
+                    err(key, f"'{pname}' is a scalar; got a list of {len(value)} values")
+                    continue
+                if len(value) != len(vs):
+                    err(key, f"'{pname}' has {len(vs)} elements ({vs[0].name} .. {vs[-1].name}); got {len(value)} values")
+                    continue
+                pairs = list(zip(vs, value))
+            else:
+                if len(vs) > 1 or vs[0].name != pname:
+                    err(key, f"'{pname}' is a vector of {len(vs)} elements; give a list of {len(vs)} values "
+                             f"or set one element, e.g. {vs[0].name}")
+                    continue
+                pairs = [(vs[0], value)]
+            for var, val in pairs:
+                if var.causality not in ("parameter", "input"):
+                    err(key, f"{name}.{var.name} is {'an' if var.causality[0] in 'aeiou' else 'a'} {var.causality}; "
+                             f"only parameters and inputs can be given start values")
+                    continue
+                if var.variability == "constant":
+                    err(key, f"{name}.{var.name} is a constant and cannot be set")
+                    continue
+                try:
+                    if isinstance(val, str) and loaded.origin.get(key, ("",))[0] == "--set":
+                        val = _from_text(var, val, f"{name}.{var.name}")
+                    conv = _convert(var, val, f"{name}.{var.name}")
+                except ValueError as e:
+                    err(key, str(e))
+                    continue
+                if var.type == "Real" and not math.isfinite(conv):
+                    err(key, f"{name}.{var.name}: a parameter must be finite, got {conv}")
+                    continue
+                ip.params.append((var, conv))
+
+    # ---- connections
+    connections: list[Connection] = []
+    driven: dict[tuple[str, str], str] = {}
+    for text, file, fld in loaded.connections:
+        parsed = parse_connection(text)
+        if parsed is None:
+            problems.append((file, fld, f"malformed connection '{text}'; expected 'instance.Output -> instance.Input'"))
+            continue
+        a, x, b, y = parsed
+        ok = True
+        for inst in (a, b):
+            if inst not in model.instances:
+                problems.append((file, fld, f"'{text}': unknown instance '{inst}' (instances: {', '.join(model.instances)})"
+                                 + _suggest(inst, model.instances)))
+                ok = False
+        if not ok or a not in instances or b not in instances:
+            continue
+        sv = expand(instances[a].vars, x)
+        dv = expand(instances[b].vars, y)
+        if sv is None:
+            problems.append((file, fld, f"'{text}': {a} ({display_path(instances[a].fmu_path)}) has no variable '{x}'"
+                             + _suggest(x, [v.name for v in instances[a].outputs])))
+        if dv is None:
+            problems.append((file, fld, f"'{text}': {b} ({display_path(instances[b].fmu_path)}) has no variable '{y}'"
+                             + _suggest(y, [v.name for v in instances[b].inputs])))
+        if sv is None or dv is None:
+            continue
+        if len(sv) != len(dv):
+            problems.append((file, fld, f"'{text}': {a}.{x} has {len(sv)} elements but {b}.{y} has {len(dv)}"))
+            continue
+        for s, d in zip(sv, dv):
+            if s.causality != "output":
+                problems.append((file, fld, f"'{text}': {a}.{s.name} is {s.causality}, not an output"))
+                continue
+            if d.causality != "input":
+                problems.append((file, fld, f"'{text}': {b}.{d.name} is {d.causality}, not an input"))
+                continue
+            if s.type == "String" or d.type == "String":
+                problems.append((file, fld, f"'{text}': String variables cannot be connected"))
+                continue
+            if s.type != d.type and not (d.type == "Real" and s.type in ("Integer", "Boolean", "Enumeration")):
+                problems.append((file, fld, f"'{text}': type mismatch, {a}.{s.name} is {s.type} but {b}.{d.name} is {d.type}"))
+                continue
+            key = (b, d.name)
+            if key in driven:
+                problems.append((file, fld, f"'{text}': {b}.{d.name} is already driven by {driven[key]}"))
+                continue
+            driven[key] = f"connection '{a}.{s.name} -> {b}.{d.name}' ({file}, {fld})"
+            connections.append(Connection(a, s, b, d, file, fld))
+
+    # ---- signals
+    signals: list[SignalPlan] = []
+    for target, spec in model.signals.items():
+        key = ("signals", target)
+        file, fld = loaded.where(*key)
+        if "." not in target:
+            err(key, f"signal target '{target}' must be INSTANCE.INPUT")
+            continue
+        inst, vname = target.split(".", 1)
+        if inst not in model.instances:
+            err(key, f"unknown instance '{inst}' (instances: {', '.join(model.instances)})" + _suggest(inst, model.instances))
+            continue
+        if inst not in instances:
+            continue
+        var = instances[inst].vars.get(vname)
+        if var is None:
+            vs = expand(instances[inst].vars, vname)
+            hint = f" ('{vname}' is a vector: drive its elements, e.g. {vs[0].name})" if vs else \
+                _suggest(vname, [v.name for v in instances[inst].inputs])
+            err(key, f"{inst} ({display_path(instances[inst].fmu_path)}) has no scalar variable '{vname}'{hint}")
+            continue
+        if var.causality != "input":
+            err(key, f"{target} is {var.causality}; signals drive inputs only (set parameters under instances.{inst}.parameters)")
+            continue
+        if var.type not in ("Real", "Integer", "Boolean", "Enumeration"):
+            err(key, f"{target} is a {var.type}; signals drive Real, Integer and Boolean inputs")
+            continue
+        if (inst, vname) in driven:
+            err(key, f"{target} is also driven by {driven[(inst, vname)]}; add '{target}' to `disconnect:` "
+                     f"to drive it with this signal")
+            continue
+        driven[(inst, vname)] = f"signal ({file}, {fld})"
+        signals.append(SignalPlan(inst, var, spec, file, fld))
+
+    # inputs given a start value by a parameter entry are fine; others keep the FMU's start value
+    unconnected = [f"{n}.{v.name}" for n, ip in instances.items() for v in ip.inputs if (n, v.name) not in driven]
+
+    # ---- order
+    names = list(instances)
+    edges = {(c.src, c.dst) for c in connections}
+    if model.order is not None:
+        key = ("order",)
+        missing = [n for n in names if n not in model.order]
+        unknown = [n for n in model.order if n not in model.instances]
+        dup = sorted({n for n in model.order if model.order.count(n) > 1})
+        if unknown:
+            err(key, f"unknown instance(s) {', '.join(unknown)} (instances: {', '.join(model.instances)})")
+        if missing and not unknown:
+            err(key, f"must list every instance; missing {', '.join(missing)}")
+        if dup:
+            err(key, f"lists {', '.join(dup)} more than once")
+        order = [n for n in model.order if n in instances]
+    else:
+        order = compute_order(names, edges)
+    pos = {n: i for i, n in enumerate(order)}
+    kinds = {}
+    for c in connections:
+        if model.algorithm == "jacobi" or c.src not in pos or c.dst not in pos or pos[c.src] >= pos[c.dst]:
+            c.kind = "backward"
+        else:
+            c.kind = "forward"
+        kinds[(c.src, c.dst)] = "backward" if kinds.get((c.src, c.dst)) == "backward" else c.kind
+    if model.algorithm == "jacobi":
+        # initialisation still follows the data flow of the Gauss-Seidel order
+        gs_kinds = {(s, d): ("forward" if pos[s] < pos[d] else "backward") for (s, d) in edges if s in pos and d in pos}
+        init_order = compute_init_order(order, edges, gs_kinds)
+    else:
+        init_order = compute_init_order(order, edges, kinds)
+
+    # ---- stop conditions
+    stops: list[StopPlan] = []
+    sw = model.stop_when
+    items = [] if sw is None else (sw if isinstance(sw, list) else [sw])
+    for i, item in enumerate(items):
+        cond = item if isinstance(item, StopCondition) else StopCondition(condition=item)
+        key = ("stop_when",) if not isinstance(sw, list) else ("stop_when", i)
+        file, _ = loaded.where("stop_when")
+        fld = format_key(key)
+        m = _STOP_RE.match(cond.condition)
+        if not m:
+            problems.append((file, fld, f"cannot read condition '{cond.condition}'; expected "
+                                        f"'instance.Variable OP value' with OP one of == != < <= > >="))
+            continue
+        inst, vname, op, lit = m.groups()
+        value = _parse_literal(lit)
+        if value is None:
+            problems.append((file, fld, f"'{cond.condition}': '{lit}' is not a number or true/false"))
+            continue
+        if inst not in model.instances:
+            problems.append((file, fld, f"'{cond.condition}': unknown instance '{inst}'" + _suggest(inst, model.instances)))
+            continue
+        if inst not in instances:
+            continue
+        var = instances[inst].vars.get(vname)
+        if var is None or var.causality not in ("output", "input"):
+            problems.append((file, fld, f"'{cond.condition}': {inst} has no output '{vname}'"
+                             + _suggest(vname, [v.name for v in instances[inst].outputs])))
+            continue
+        if var.type == "String":
+            problems.append((file, fld, f"'{cond.condition}': String variables cannot be compared"))
+            continue
+        stops.append(StopPlan(cond.condition.strip(), inst, var, op, value, cond.after))
+
+    # ---- recorded variables
+    all_outputs = [f"{n}.{v.name}" for n, ip in instances.items() for v in ip.outputs]
+    signal_inputs = [s.target for s in signals]
+    if model.record == "all":
+        record = all_outputs + [t for t in signal_inputs if t not in all_outputs]
+    else:
+        recordable = [f"{n}.{v.name}" for n, ip in instances.items() for v in ip.vars.values()
+                      if v.causality in ("output", "input") and v.type != "String"]
+        record = []
+        for i, pat in enumerate(model.record):
+            rx = re.compile("^" + re.escape(pat).replace(r"\*", ".*") + "$")
+            hits = [r for r in recordable if rx.match(r)]
+            if not hits:
+                base = [r for r in recordable if r.startswith(pat + "[")]
+                hits = base
+            if not hits:
+                err(("record", i), f"'{pat}' matches no output or input of any instance"
+                                   + _suggest(pat, recordable))
+            for h in hits:
+                if h not in record:
+                    record.append(h)
+
+    # ---- timing
+    t0 = float(model.start_time)
+    t1 = float(stop_time if stop_time is not None else model.stop_time)
+    h = float(step if step is not None else model.step)
+    if h <= 0 or not math.isfinite(h):
+        problems.append(("--step", "step", f"must be a positive number, got {h}"))
+    if t1 <= t0:
+        problems.append(("--stop-time", "stop_time", f"must be after start_time ({t0}), got {t1}"))
+    n_steps = 0
+    if h > 0 and t1 > t0:
+        ratio = (t1 - t0) / h
+        n_steps = int(round(ratio)) if abs(ratio - round(ratio)) < 1e-6 else int(math.ceil(ratio))
+        n_steps = max(n_steps, 1)
+
+    if problems:
+        raise ScenarioError(problems)
+
+    return Plan(
+        loaded=loaded, name=loaded.name, instances=instances, connections=connections, signals=signals,
+        stops=stops, record=record, order=order, init_order=init_order, algorithm=model.algorithm,
+        start_time=t0, stop_time=t1, step=h, n_steps=n_steps, tolerance=model.tolerance,
+        unconnected_inputs=unconnected,
+    )
+
+
+def format_key(key: tuple) -> str:
+    from .scenario import format_loc
+    return format_loc(key)

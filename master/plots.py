@@ -1,0 +1,236 @@
+"""PNG plots of a run (matplotlib, Agg backend): track, depth, attitude, actuators, battery."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+
+from .plan import Plan
+from .summary import Data, controls_of, driven_vehicle, param, parse_waypoints, vehicles_of
+
+_MAX_POINTS = 20000
+
+
+def _mpl():
+    import matplotlib
+
+    matplotlib.use("Agg", force=True)
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def _heading_display(series: list[np.ndarray]) -> tuple[float, callable]:
+    """Headings in degrees are shown in a 360-degree window [cut, cut + 360) whose cut lies
+    where the data are sparsest (a lawn-mower survey flies north and south: cut at east), and
+    lines are broken where a heading still wraps."""
+    allv = np.concatenate([np.degrees(s[np.isfinite(s)]) for s in series]) if series else np.zeros(1)
+    allv = np.mod(allv, 360.0)
+    cuts = np.arange(-180.0, 180.0, 5.0)
+    counts = [np.count_nonzero(np.abs(((allv - c + 180.0) % 360.0) - 180.0) < 10.0) for c in cuts]
+    cut = float(cuts[int(np.argmin(counts))])
+    if counts[cuts.tolist().index(-180.0)] == min(counts):
+        cut = -180.0  # the usual +-180 window whenever it is as good as any
+
+    def show(x: np.ndarray) -> np.ndarray:
+        y = np.mod(np.degrees(x) - cut, 360.0) + cut
+        jumps = np.nonzero(np.abs(np.diff(y)) > 180.0)[0]
+        return np.insert(y, jumps + 1, np.nan) if len(jumps) else y
+
+    return cut, show
+
+
+def make_plots(plan: Plan, data: np.ndarray, colmap: dict[str, int], out_dir: Path) -> list[Path]:
+    plt = _mpl()
+    stride = max(1, int(math.ceil(len(data) / _MAX_POINTS)))
+    if stride > 1:
+        data = np.vstack([data[::stride], data[-1:]])
+    d = Data(data, colmap)
+    vehicles = vehicles_of(plan)
+    controls = controls_of(plan)
+    ctl_of = {}
+    for c in controls:
+        v = driven_vehicle(plan, c, vehicles)
+        if v is not None:
+            ctl_of.setdefault(v, c)
+    span = d.t[-1] - d.t[0] if len(d.t) else 0.0
+    minutes = span > 1200
+    tx = (d.t / 60.0) if minutes else d.t
+    tlabel = "time [min]" if minutes else "time [s]"
+    title = plan.name
+    files = []
+    multi = len(vehicles) > 1
+
+    def lab(v, what):
+        return f"{v} {what}" if multi else what
+
+    def save(fig, name):
+        p = out_dir / name
+        fig.savefig(p, dpi=110)
+        plt.close(fig)
+        files.append(p)
+
+    deg = math.degrees
+
+    # ---- track
+    if vehicles:
+        fig, ax = plt.subplots(figsize=(8, 7))
+        for v in vehicles:
+            n, e = d.get(f"{v}.Pos[1]"), d.get(f"{v}.Pos[2]")
+            if n is None:
+                continue
+            line, = ax.plot(e, n, lw=1.2, label=lab(v, "track"))
+            ax.plot(e[0], n[0], "o", color=line.get_color(), ms=7, mfc="white", label=lab(v, "start"))
+            ax.plot(e[-1], n[-1], "s", color=line.get_color(), ms=6, label=lab(v, "end"))
+            c = ctl_of.get(v)
+            wps = parse_waypoints(param(plan, c, "Waypoints")) if c else []
+            mode = param(plan, c, "GuidanceMode", "mission") if c else None
+            if wps and mode == "mission":
+                wn = [w[0] for w in wps]
+                we = [w[1] for w in wps]
+                ax.plot(we, wn, "--", color="0.5", lw=0.8)
+                ax.plot(we, wn, "x", color="crimson", ms=8, mew=2, label=lab(v, "waypoints"))
+                for i, (a, b) in enumerate(zip(we, wn)):
+                    ax.annotate(str(i), (a, b), textcoords="offset points", xytext=(5, 5), fontsize=8, color="crimson")
+        ax.set_xlabel("east [m]")
+        ax.set_ylabel("north [m]")
+        ax.set_aspect("equal", adjustable="datalim")
+        ax.grid(True, alpha=0.3)
+        ax.legend(loc="best", fontsize=8)
+        ax.set_title(f"{title}: track (north-east)")
+        fig.tight_layout()
+        save(fig, "track.png")
+
+    # ---- depth
+    if vehicles:
+        fig, ax = plt.subplots(figsize=(10, 5))
+        max_depth = 0.0
+        for v in vehicles:
+            z = d.get(f"{v}.Depth")
+            if z is None:
+                continue
+            max_depth = max(max_depth, float(np.nanmax(z)))
+            ax.plot(tx, z, lw=1.2, label=lab(v, "depth"))
+            c = ctl_of.get(v)
+            if c:
+                ref = d.get(f"{c}.DepthRef")
+                if ref is not None:
+                    ax.plot(tx, ref, "--", lw=1.0, label=lab(v, f"{c}.DepthRef"))
+                    max_depth = max(max_depth, float(np.nanmax(ref)))
+                if param(plan, c, "DiveMode") == "yoyo":
+                    for k in ("YoyoMinDepth", "YoyoMaxDepth"):
+                        val = param(plan, c, k)
+                        if isinstance(val, (int, float)):
+                            ax.axhline(val, color="0.6", lw=0.7, ls=":")
+            sea = d.get(f"{v}.SeaDepth")
+            if sea is not None and np.nanmax(sea) < 2.5 * max(max_depth, 1.0):
+                ax.plot(tx, sea, color="saddlebrown", lw=1.0, label=lab(v, "sea floor"))
+        for s in plan.signals:
+            if s.var.name == "DepthCommand":
+                ax.plot(tx, d.get(s.target), ":", color="k", lw=1.0, label=f"{s.target} (signal)")
+        lo, hi = ax.get_ylim()
+        if min(lo, hi) < 0.15 * max(abs(lo), abs(hi), 1.0):
+            ax.axhline(0.0, color="steelblue", lw=0.8)  # the surface, when it is in the picture
+        ax.invert_yaxis()
+        ax.set_xlabel(tlabel)
+        ax.set_ylabel("depth [m] (down)")
+        ax.grid(True, alpha=0.3)
+        ax.legend(loc="best", fontsize=8)
+        ax.set_title(f"{title}: depth")
+        fig.tight_layout()
+        save(fig, "depth.png")
+
+    # ---- attitude
+    if vehicles:
+        fig, axs = plt.subplots(3, 1, figsize=(10, 8), sharex=True)
+        headings = []
+        for v in vehicles:
+            for name in (f"{v}.Heading", f"{v}.Euler[3]", f"{ctl_of.get(v)}.HeadingRef"):
+                if d.get(name) is not None:
+                    headings.append(d.get(name))
+        cut, show_heading = _heading_display(headings)
+
+        def curve(x, is_heading):
+            if not is_heading:
+                return tx, np.degrees(x)
+            y = show_heading(x)
+            if len(y) == len(tx):
+                return tx, y
+            jumps = np.nonzero(np.abs(np.diff(np.mod(np.degrees(x) - cut, 360.0) + cut)) > 180.0)[0]
+            return np.insert(tx, jumps + 1, np.nan), y
+
+        for v in vehicles:
+            c = ctl_of.get(v)
+            for ax, var, ref in ((axs[0], "Euler[1]", None), (axs[1], "Pitch", "PitchRef"), (axs[2], "Heading", "HeadingRef")):
+                y = d.get(f"{v}.{var}")
+                if y is None and var == "Pitch":
+                    y = d.get(f"{v}.Euler[2]")
+                if y is None and var == "Heading":
+                    y = d.get(f"{v}.Euler[3]")
+                if y is not None:
+                    ax.plot(*curve(y, var == "Heading"), lw=1.1, label=lab(v, var if var != "Euler[1]" else "roll"))
+                if c and ref:
+                    r = d.get(f"{c}.{ref}")
+                    if r is not None:
+                        ax.plot(*curve(r, var == "Heading"), "--", lw=0.9, label=lab(v, f"{c}.{ref}"))
+        from matplotlib.ticker import MultipleLocator
+
+        lo, hi = axs[2].get_ylim()
+        axs[2].yaxis.set_major_locator(MultipleLocator(90.0 if hi - lo > 120 else 15.0 if hi - lo > 30 else 5.0))
+        for ax, name in zip(axs, ("roll [deg]", "pitch [deg]", "heading [deg]")):
+            ax.set_ylabel(name)
+            ax.grid(True, alpha=0.3)
+            ax.legend(loc="best", fontsize=8)
+        axs[-1].set_xlabel(tlabel)
+        axs[0].set_title(f"{title}: attitude")
+        fig.tight_layout()
+        save(fig, "attitude.png")
+
+    # ---- actuators (what the vehicle actually received, whatever drives it)
+    if vehicles:
+        fig, axs = plt.subplots(4, 1, figsize=(10, 9), sharex=True)
+        for v in vehicles:
+            for ax, var, scale in ((axs[0], "ThrustPower", 1.0), (axs[1], "Thrust", 1.0),
+                                   (axs[2], "RudderYaw", deg(1)), (axs[3], "RudderDive", deg(1))):
+                y = d.get(f"{v}.{var}")
+                if y is not None:
+                    ax.plot(tx, y * scale, lw=1.0, label=lab(v, var))
+            mra = param(plan, v, "MaxRudderAngle")
+            if isinstance(mra, (int, float)):
+                for ax in axs[2:]:
+                    for s in (1, -1):
+                        ax.axhline(s * deg(mra), color="0.6", ls=":", lw=0.7)
+        for ax, name in zip(axs, ("ThrustPower [W]", "Thrust [N]", "RudderYaw [deg]", "RudderDive [deg]")):
+            ax.set_ylabel(name)
+            ax.grid(True, alpha=0.3)
+            if multi:
+                ax.legend(loc="best", fontsize=8)
+        axs[-1].set_xlabel(tlabel)
+        axs[0].set_title(f"{title}: actuators")
+        fig.tight_layout()
+        save(fig, "actuators.png")
+
+    # ---- battery
+    if any(f"{v}.Battery" in d for v in vehicles):
+        fig, axs = plt.subplots(2, 1, figsize=(10, 6), sharex=True)
+        for v in vehicles:
+            b = d.get(f"{v}.Battery")
+            f = d.get(f"{v}.BatteryFraction")
+            if b is not None:
+                axs[0].plot(tx, b / 3600.0, lw=1.2, label=lab(v, "Battery"))
+            if f is not None:
+                axs[1].plot(tx, 100.0 * f, lw=1.2, label=lab(v, "BatteryFraction"))
+        axs[0].set_ylabel("battery [Wh]")
+        axs[1].set_ylabel("battery [%]")
+        for ax in axs:
+            ax.grid(True, alpha=0.3)
+            if multi:
+                ax.legend(loc="best", fontsize=8)
+        axs[-1].set_xlabel(tlabel)
+        axs[0].set_title(f"{title}: battery")
+        fig.tight_layout()
+        save(fig, "battery.png")
+
+    return files

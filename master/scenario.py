@@ -1,0 +1,566 @@
+"""Scenario files: YAML loading, includes, merging and schema validation (pydantic v2).
+
+A scenario file is a YAML mapping validated by :class:`ScenarioModel` (``extra='forbid'``
+everywhere, so a misspelt field is an error, not a silent default). ``include:`` pulls in other
+files (a shared wiring such as ``stacks/survey.yaml``) that are merged *before* the including
+file, so the including file overrides them. The merge rules are deliberately simple:
+
+- scalar fields (``name``, ``stop_time``, ``step``, ``order``, ``stop_when``, ``record`` ...):
+  the later file wins;
+- ``instances``: merged per instance; ``fmu`` is replaced, ``parameters`` are merged per name;
+  ``instance: null`` removes the instance *and every connection that touches it*;
+- ``connections``: concatenated, included files first;
+- ``disconnect``: concatenated; applied after the merge, removes the connections into the
+  listed inputs (so a signal can drive them instead);
+- ``signals``: merged per target variable;
+- ``analysis``: merged per analysis name.
+
+Every error is reported as ``<file>: <field path>: <message>``; the file is the one that set the
+offending value, also when it sits in an included file.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from pathlib import Path
+from typing import Annotated, Any, Literal, Optional, Union
+
+import yaml
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StrictBool,
+    StrictFloat,
+    StrictInt,
+    StrictStr,
+    StringConstraints,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+SCENARIO_DIR = REPO_ROOT / "scenarios"
+
+
+# --------------------------------------------------------------------------------------------
+# errors
+# --------------------------------------------------------------------------------------------
+
+
+class ScenarioError(Exception):
+    """A scenario that cannot be run. Carries one or more (file, field, message) triples."""
+
+    def __init__(self, problems: list[tuple[str, str, str]] | str, field: str = "", message: str = ""):
+        if isinstance(problems, str):
+            problems = [(problems, field, message)]
+        self.problems = problems
+        super().__init__(self.format())
+
+    def format(self) -> str:
+        lines = []
+        for file, field, message in self.problems:
+            where = f"{file}: {field}" if field else f"{file}"
+            lines.append(f"{where}: {message}")
+        return "\n".join(lines)
+
+
+def display_path(path: str | os.PathLike) -> str:
+    """A path as people want to read it: relative to the cwd when it is below it."""
+    p = Path(path)
+    try:
+        return str(p.resolve().relative_to(Path.cwd().resolve()))
+    except ValueError:
+        return str(p)
+
+
+def format_loc(loc: tuple) -> str:
+    out = ""
+    for part in loc:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        elif isinstance(part, str) and any(c in part for c in ".[] "):
+            out += f'["{part}"]'
+        else:
+            out += ("." if out else "") + str(part)
+    return out
+
+
+def _pydantic_problems(err: ValidationError, file: str, prefix: tuple = ()) -> list[tuple[str, str, str]]:
+    problems = []
+    seen = set()
+    for e in err.errors(include_url=False):
+        # pydantic reports every member of a Union; drop the union-member tags from the path
+        loc = tuple(
+            p for p in e["loc"]
+            if not (isinstance(p, str) and _is_union_tag(p))
+        )
+        key = (loc, e["msg"])
+        if key in seen:
+            continue
+        seen.add(key)
+        msg = e["msg"]
+        if e["type"] == "extra_forbidden":
+            msg = "unknown field"
+        inp = e.get("input")
+        if e["type"] not in ("extra_forbidden", "missing") and not isinstance(inp, (dict, list)):
+            msg += f" (got {inp!r})"
+        problems.append((file, format_loc(prefix + loc), msg))
+    return problems
+
+
+def _is_union_tag(p: str) -> bool:
+    if p in _UNION_TAGS or p.startswith("function-") or p.startswith("constrained-"):
+        return True
+    return "[" in p and p.split("[")[0] in ("list", "dict", "tuple", "literal", "union")
+
+
+_UNION_TAGS = {
+    "str", "int", "float", "bool", "list", "dict", "none",
+    "Term", "StopCondition", "InstanceSpec", "TurningCircle", "DepthStep", "ZigZag", "Surfacing", "BatteryRun",
+    "literal['all']", "literal['outputs']",
+}
+
+
+# --------------------------------------------------------------------------------------------
+# schema
+# --------------------------------------------------------------------------------------------
+
+
+class Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+
+Ident = Annotated[str, StringConstraints(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")]
+Number = Union[StrictInt, StrictFloat]
+Scalar = Union[StrictBool, StrictInt, StrictFloat, StrictStr]
+ParamValue = Union[Scalar, list[Scalar]]
+
+
+class InstanceSpec(Strict):
+    """One FMU instance: the FMU file and the start values of its parameters (or inputs)."""
+
+    fmu: Optional[StrictStr] = None
+    parameters: dict[str, ParamValue] = Field(default_factory=dict)
+    description: StrictStr = ""
+
+
+class StepArgs(Strict):
+    """``before`` until ``time``, ``after`` from ``time`` on."""
+
+    time: Number
+    after: Number
+    before: Number = 0.0
+
+
+class RampArgs(Strict):
+    """``before`` until ``time``, then linear: either ``slope`` (per second, optionally for
+    ``duration`` seconds) or from ``before`` to ``after`` over ``duration`` seconds."""
+
+    time: Number = 0.0
+    before: Number = 0.0
+    slope: Optional[Number] = None
+    after: Optional[Number] = None
+    duration: Optional[Annotated[float, Field(gt=0)]] = None
+
+    @model_validator(mode="after")
+    def _one_law(self):
+        if self.slope is None and (self.after is None or self.duration is None):
+            raise ValueError("a ramp needs either 'slope' or both 'after' and 'duration'")
+        if self.slope is not None and self.after is not None:
+            raise ValueError("give either 'slope' or 'after' (with 'duration'), not both")
+        return self
+
+
+class SineArgs(Strict):
+    """``amplitude * sin(2 pi (t - start) / period + phase)`` for ``start <= t < stop``, else 0."""
+
+    amplitude: Number
+    period: Annotated[float, Field(gt=0)]
+    phase: Number = 0.0
+    start: Number = 0.0
+    stop: Optional[Number] = None
+
+
+class Term(Strict):
+    """One term of a signal; exactly one of the four kinds."""
+
+    constant: Optional[Union[StrictBool, StrictInt, StrictFloat]] = None
+    step: Optional[StepArgs] = None
+    ramp: Optional[RampArgs] = None
+    sine: Optional[SineArgs] = None
+
+    @model_validator(mode="after")
+    def _exactly_one(self):
+        kinds = [k for k in ("constant", "step", "ramp", "sine") if getattr(self, k) is not None]
+        if len(kinds) != 1:
+            raise ValueError("a signal term needs exactly one of constant, step, ramp, sine"
+                             + (f" (got {', '.join(kinds)})" if kinds else ""))
+        return self
+
+
+SignalSpec = Union[StrictBool, StrictInt, StrictFloat, Term, list[Union[StrictInt, StrictFloat, Term]]]
+
+
+class StopCondition(Strict):
+    """``condition`` like ``control.MissionFinished == true``; the run ends successfully
+    ``after`` seconds after the condition first holds."""
+
+    condition: StrictStr
+    after: Annotated[float, Field(ge=0)] = 0.0
+
+
+class TurningCircle(Strict):
+    vehicle: Ident = "vehicle"
+    skip_turns: Annotated[float, Field(ge=0)] = 1.0  # transient: the first turns are ignored
+
+
+class DepthStep(Strict):
+    vehicle: Ident = "vehicle"
+    command: StrictStr = "control.DepthCommand"  # the signal that carries the step
+    band: Annotated[float, Field(gt=0)] = 0.05  # settling band, fraction of the step
+
+
+class ZigZag(Strict):
+    vehicle: Ident = "vehicle"
+    control: Ident = "control"
+
+
+class Surfacing(Strict):
+    vehicle: Ident = "vehicle"
+    surface_depth: Number = 0.1  # axis depth at which the hull breaks the surface
+
+
+class BatteryRun(Strict):
+    vehicle: Ident = "vehicle"
+
+
+class Analysis(Strict):
+    """Extra figures computed after the run, each only when asked for."""
+
+    turning_circle: Optional[TurningCircle] = None
+    depth_step: Optional[DepthStep] = None
+    zigzag: Optional[ZigZag] = None
+    surfacing: Optional[Surfacing] = None
+    battery: Optional[BatteryRun] = None
+
+
+class ScenarioModel(Strict):
+    """The scenario file schema (one file; after the merge the same model is re-applied)."""
+
+    include: Union[StrictStr, list[StrictStr]] = Field(default_factory=list)
+    name: Optional[Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9_.-]+$")]] = None
+    description: StrictStr = ""
+    start_time: Number = 0.0
+    stop_time: Optional[Annotated[float, Field(gt=0)]] = None
+    step: Annotated[float, Field(gt=0)] = 0.1
+    tolerance: Optional[Annotated[float, Field(gt=0)]] = None
+    algorithm: Literal["gauss-seidel", "jacobi"] = "gauss-seidel"
+    order: Optional[list[Ident]] = None
+    instances: dict[Ident, Optional[InstanceSpec]] = Field(default_factory=dict)
+    connections: list[StrictStr] = Field(default_factory=list)
+    disconnect: list[StrictStr] = Field(default_factory=list)
+    signals: dict[StrictStr, SignalSpec] = Field(default_factory=dict)
+    stop_when: Optional[Union[StrictStr, StopCondition, list[Union[StrictStr, StopCondition]]]] = None
+    record: Union[Literal["all"], list[StrictStr]] = "all"
+    plots: StrictBool = True
+    analysis: Analysis = Field(default_factory=Analysis)
+
+    @field_validator("analysis", mode="before")
+    @classmethod
+    def _analysis_forms(cls, v):
+        # accept `analysis: [turning_circle]` and `analysis: {turning_circle: }` (null = defaults)
+        if v is None:
+            return {}
+        if isinstance(v, str):
+            v = [v]
+        if isinstance(v, list):
+            out = {}
+            for item in v:
+                if isinstance(item, str):
+                    out[item] = {}
+                elif isinstance(item, dict):
+                    out.update({k: ({} if a is None else a) for k, a in item.items()})
+                else:
+                    raise ValueError("analysis entries are names or {name: options}")
+            return out
+        if isinstance(v, dict):
+            return {k: ({} if a is None else a) for k, a in v.items()}
+        return v
+
+
+# --------------------------------------------------------------------------------------------
+# loading and merging
+# --------------------------------------------------------------------------------------------
+
+
+class LoadedScenario:
+    """A merged, schema-valid scenario plus the provenance of its values.
+
+    ``origin`` maps a field key (a tuple like ``("connections", 3)`` or
+    ``("instances", "vehicle", "fmu")``) to ``(file, field path in that file)``.
+    """
+
+    def __init__(self, model: ScenarioModel, file: Path, origin: dict, connections: list[tuple[str, str, str]],
+                 fmu_dirs: dict[str, Path]):
+        self.model = model
+        self.file = file
+        self.origin = origin
+        # (connection text, file, field path in that file), after `disconnect` and instance removal
+        self.connections = connections
+        self.fmu_dirs = fmu_dirs  # instance -> directory of the file that named its FMU
+        self.name = model.name or file.stem
+
+    def where(self, *key) -> tuple[str, str]:
+        """(file, field) for a merged key, falling back to the top file."""
+        if key in self.origin:
+            return self.origin[key]
+        return display_path(self.file), format_loc(key)
+
+    def error(self, key: tuple, message: str) -> tuple[str, str, str]:
+        file, field = self.where(*key)
+        return (file, field, message)
+
+
+def _read_yaml(path: Path, via: str | None) -> dict:
+    shown = display_path(path)
+    if not path.is_file():
+        raise ScenarioError(via or shown, "", f"scenario file not found: {shown}")
+    try:
+        with open(path, encoding="utf-8") as f:
+            data = yaml.safe_load(f)
+    except yaml.YAMLError as e:
+        mark = getattr(e, "problem_mark", None)
+        pos = f" (line {mark.line + 1}, column {mark.column + 1})" if mark else ""
+        problem = getattr(e, "problem", None) or str(e)
+        raise ScenarioError(shown, "", f"not valid YAML{pos}: {problem}") from None
+    if data is None:
+        data = {}
+    if not isinstance(data, dict):
+        raise ScenarioError(shown, "", "a scenario file must be a YAML mapping (field: value ...)")
+    return data
+
+
+def _load_tree(path: Path, stack: tuple[Path, ...], via: str | None) -> list[tuple[Path, dict]]:
+    """The files in merge order (includes first, depth first), each schema-checked on its own."""
+    path = path.resolve()
+    if path in stack:
+        chain = " -> ".join(display_path(p) for p in stack + (path,))
+        raise ScenarioError(display_path(stack[-1]), "include", f"include cycle: {chain}")
+    raw = _read_yaml(path, via)
+    shown = display_path(path)
+    try:
+        ScenarioModel.model_validate(raw)
+    except ValidationError as e:
+        raise ScenarioError(_pydantic_problems(e, shown)) from None
+    inc = raw.get("include") or []
+    if isinstance(inc, str):
+        inc = [inc]
+    files: list[tuple[Path, dict]] = []
+    for i, rel in enumerate(inc):
+        target = Path(rel) if os.path.isabs(rel) else path.parent / rel
+        if not target.is_file():
+            raise ScenarioError(shown, f"include[{i}]", f"included file not found: {rel} (looked for {display_path(target)})")
+        files += _load_tree(target, stack + (path,), shown)
+    files.append((path, raw))
+    return files
+
+
+def _match_disconnect(dst: str, pattern: str) -> bool:
+    """`vehicle.RudderYaw` matches itself; `vehicle.ExternalForce` matches its elements."""
+    return dst == pattern or (dst.startswith(pattern + "[") and dst.endswith("]"))
+
+
+def parse_connection(text: str) -> tuple[str, str, str, str] | None:
+    """'a.X -> b.Y' -> (a, X, b, Y), or None when malformed."""
+    if text.count("->") != 1:
+        return None
+    left, right = (s.strip() for s in text.split("->"))
+    if "." not in left or "." not in right:
+        return None
+    a, x = left.split(".", 1)
+    b, y = right.split(".", 1)
+    if not (a.isidentifier() and b.isidentifier() and x and y):
+        return None
+    return a, x.strip(), b, y.strip()
+
+
+def load_scenario(source: str | os.PathLike | dict, overrides: dict[str, Any] | None = None) -> LoadedScenario:
+    """Load, merge and schema-check a scenario (file path or an already loaded mapping)."""
+    if isinstance(source, dict):
+        # an in-memory scenario: includes and relative paths resolve against the cwd
+        file = Path.cwd() / "<scenario>.yaml"
+        raw = source
+        shown = "<scenario>"
+        try:
+            ScenarioModel.model_validate(raw)
+        except ValidationError as e:
+            raise ScenarioError(_pydantic_problems(e, shown)) from None
+        files = []
+        inc = raw.get("include") or []
+        for i, rel in enumerate([inc] if isinstance(inc, str) else inc):
+            target = Path(rel)
+            if not target.is_file():
+                target = SCENARIO_DIR / rel
+            if not target.is_file():
+                raise ScenarioError(shown, f"include[{i}]", f"included file not found: {rel}")
+            files += _load_tree(target, (), shown)
+        files.append((file, raw))
+    else:
+        file = Path(source).resolve()
+        files = _load_tree(file, (), None)
+
+    merged: dict[str, Any] = {}
+    origin: dict[tuple, tuple[str, str]] = {}
+    instances: dict[str, dict] = {}
+    connections: list[tuple[str, str, str]] = []
+    disconnects: list[tuple[str, str, str]] = []
+    signals: dict[str, Any] = {}
+    analysis: dict[str, Any] = {}
+    fmu_dirs: dict[str, Path] = {}
+
+    for path, raw in files:
+        shown = "<scenario>" if (isinstance(source, dict) and path == file) else display_path(path)
+        for key, value in raw.items():
+            if key == "include":
+                continue
+            if key == "instances":
+                for inst, spec in (value or {}).items():
+                    if spec is None:
+                        instances.pop(inst, None)
+                        instances[inst] = None  # tombstone: removed, drop its connections
+                        origin[("instances", inst)] = (shown, f"instances.{inst}")
+                        continue
+                    cur = instances.get(inst) or {"parameters": {}}
+                    cur = {"parameters": dict(cur.get("parameters", {})), **{k: v for k, v in cur.items() if k != "parameters"}}
+                    for k, v in spec.items():
+                        if k == "parameters":
+                            for pname, pval in (v or {}).items():
+                                cur["parameters"][pname] = pval
+                                origin[("instances", inst, "parameters", pname)] = (shown, format_loc(("instances", inst, "parameters", pname)))
+                        else:
+                            cur[k] = v
+                            origin[("instances", inst, k)] = (shown, f"instances.{inst}.{k}")
+                            if k == "fmu":
+                                fmu_dirs[inst] = path.parent
+                    instances[inst] = cur
+                    origin.setdefault(("instances", inst), (shown, f"instances.{inst}"))
+            elif key == "connections":
+                for i, c in enumerate(value or []):
+                    connections.append((c, shown, f"connections[{i}]"))
+            elif key == "disconnect":
+                for i, c in enumerate(value or []):
+                    disconnects.append((c, shown, f"disconnect[{i}]"))
+            elif key == "signals":
+                for target, spec in (value or {}).items():
+                    signals[target] = spec
+                    origin[("signals", target)] = (shown, format_loc(("signals", target)))
+            elif key == "analysis":
+                # normalise through the validator, then merge per analysis
+                norm = ScenarioModel._analysis_forms(value)
+                for k, v in norm.items():
+                    analysis[k] = v
+                    origin[("analysis", k)] = (shown, f"analysis.{k}")
+            else:
+                merged[key] = value
+                origin[(key,)] = (shown, key)
+
+    removed = {k for k, v in instances.items() if v is None}
+    instances = {k: v for k, v in instances.items() if v is not None}
+
+    # overrides (--set INSTANCE.VARIABLE=VALUE): parameters of an instance
+    for target, value in (overrides or {}).items():
+        if "." not in target:
+            raise ScenarioError("--set", target, "expected INSTANCE.VARIABLE=VALUE")
+        inst, var = target.split(".", 1)
+        if inst not in instances:
+            known = ", ".join(instances) or "none"
+            raise ScenarioError("--set", target, f"unknown instance '{inst}' (instances: {known})")
+        instances[inst]["parameters"][var] = value
+        origin[("instances", inst, "parameters", var)] = ("--set", target)
+
+    # drop connections touching removed instances, then apply `disconnect`
+    kept = []
+    for c, f, fld in connections:
+        parsed = parse_connection(c)
+        if parsed and (parsed[0] in removed or parsed[2] in removed):
+            continue
+        kept.append((c, f, fld))
+    used = [False] * len(disconnects)
+    final = []
+    for c, f, fld in kept:
+        parsed = parse_connection(c)
+        drop = False
+        if parsed:
+            dst = f"{parsed[2]}.{parsed[3]}"
+            for j, (pat, _, _) in enumerate(disconnects):
+                if _match_disconnect(dst, pat.strip()) or _match_disconnect(pat.strip(), dst):
+                    drop = used[j] = True
+        if not drop:
+            final.append((c, f, fld))
+    problems = [(f, fld, f"'{pat}' matches no connection (nothing is connected to it)")
+                for (pat, f, fld), u in zip(disconnects, used) if not u]
+    if problems:
+        raise ScenarioError(problems)
+
+    if removed and isinstance(merged.get("order"), list):
+        merged["order"] = [n for n in merged["order"] if n not in removed]
+    merged["instances"] = instances
+    merged["connections"] = [c for c, _, _ in final]
+    merged["disconnect"] = [d for d, _, _ in disconnects]
+    merged["signals"] = signals
+    merged["analysis"] = analysis
+    top = "<scenario>" if isinstance(source, dict) else display_path(file)
+    try:
+        model = ScenarioModel.model_validate(merged)
+    except ValidationError as e:
+        raise ScenarioError(_pydantic_problems(e, top)) from None
+
+    problems = []
+    if model.stop_time is None:
+        problems.append((top, "stop_time", "missing: the scenario (or a file it includes) must set stop_time"))
+    if not model.instances:
+        problems.append((top, "instances", "no instances: the scenario needs at least one FMU instance"))
+    for inst, spec in model.instances.items():
+        if spec.fmu is None:
+            f, fld = origin.get(("instances", inst), (top, f"instances.{inst}"))
+            problems.append((f, fld + ".fmu", "missing: every instance needs an fmu"))
+    if model.stop_time is not None and model.stop_time <= model.start_time:
+        problems.append((top, "stop_time", f"must be after start_time ({model.start_time})"))
+    if problems:
+        raise ScenarioError(problems)
+    return LoadedScenario(model, file, origin, final, fmu_dirs)
+
+
+def resolve_fmu_path(text: str, declared_in: Path | None) -> tuple[Path | None, list[Path]]:
+    """Find an FMU named relative to the declaring file, the repo root or the cwd."""
+    p = Path(os.path.expanduser(text))
+    if p.is_absolute():
+        return (p if p.is_file() else None), [p]
+    candidates = []
+    for base in ([declared_in] if declared_in else []) + [REPO_ROOT, Path.cwd()]:
+        c = (base / p).resolve()
+        if c not in candidates:
+            candidates.append(c)
+    for c in candidates:
+        if c.is_file():
+            return c, candidates
+    return None, candidates
+
+
+def list_scenarios(directory: Path | None = None) -> list[tuple[str, str, Path]]:
+    """(name, description, path) of every scenario file directly under ``directory``."""
+    directory = directory or SCENARIO_DIR
+    out = []
+    for path in sorted(directory.glob("*.yaml")) + sorted(directory.glob("*.yml")):
+        try:
+            raw = _read_yaml(path, None)
+            name = raw.get("name") or path.stem
+            desc = raw.get("description") or ""
+        except ScenarioError as e:
+            name, desc = path.stem, f"(unreadable: {e})"
+        out.append((str(name), " ".join(str(desc).split()), path))
+    return out
+
