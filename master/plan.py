@@ -411,16 +411,16 @@ def build_plan(loaded: LoadedScenario, stop_time: float | None = None, step: flo
     edges = {(c.src, c.dst) for c in connections}
     if model.order is not None:
         key = ("order",)
-        missing = [n for n in names if n not in model.order]
         unknown = [n for n in model.order if n not in model.instances]
         dup = sorted({n for n in model.order if model.order.count(n) > 1})
         if unknown:
             err(key, f"unknown instance(s) {', '.join(unknown)} (instances: {', '.join(model.instances)})")
-        if missing and not unknown:
-            err(key, f"must list every instance; missing {', '.join(missing)}")
         if dup:
             err(key, f"lists {', '.join(dup)} more than once")
+        # instances the order does not list (say, one added to an included stack) come after
+        # the listed ones, in the default order among themselves
         order = [n for n in model.order if n in instances]
+        order += [n for n in compute_order(names, edges) if n not in order]
     else:
         order = compute_order(names, edges)
     pos = {n: i for i, n in enumerate(order)}

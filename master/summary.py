@@ -141,7 +141,12 @@ def control_figures(plan: Plan, d: Data, c: str, v: str | None) -> dict:
         wpi = d.get(f"{c}.WaypointIndex")
         wps = parse_waypoints(param(plan, c, "Waypoints"))
         if wpi is not None:
-            out["waypoints_reached"] = int(wpi[-1])
+            # WaypointIndex is the active waypoint (0-based): the number reached so far, and
+            # it stays on the last one when the mission finishes
+            reached = int(wpi[-1])
+            if out.get("mission_completed") and wps:
+                reached = len(wps)
+            out["waypoints_reached"] = reached
         if wps:
             out["waypoint_count"] = len(wps)
     depth = d.get(f"{v}.Depth") if v else None
