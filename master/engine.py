@@ -391,7 +391,7 @@ def simulate(plan: Plan, csv_path: Path | None, progress: bool | None = None, ec
             steppers = {n: _make_stepper(runtimes[n], row, plan.step) for n in names}
             for name in plan.init_order:
                 rt = runtimes[name]
-                set_inputs, _advance, read_outputs = steppers[name]
+                set_inputs, _advance, read_outputs, _step = steppers[name]
                 _guard(rt, plan.start_time, "fmi2Set*", set_inputs, log, init=True)
                 _call(rt, plan.start_time, "fmi2ExitInitializationMode", rt.fmu.exitInitializationMode, log)
                 rt.state = "initialised"
@@ -408,6 +408,7 @@ def simulate(plan: Plan, csv_path: Path | None, progress: bool | None = None, ec
             order = [steppers[n] for n in plan.order]
             order_rt = [runtimes[n] for n in plan.order]
             pairs = list(zip(order_rt, order))
+            gs_pairs = [(rt, st[3]) for rt, st in pairs]
             jacobi = plan.algorithm == "jacobi"
             h = plan.step
             n_steps = plan.n_steps
@@ -428,27 +429,26 @@ def simulate(plan: Plan, csv_path: Path | None, progress: bool | None = None, ec
                 except Exception:
                     pbar = None
             pb_every = max(1, int(round(1.0 / h)) * 10)
+            tlist = times.tolist()
             t_loop = time.perf_counter()
             k = 0
             cur = None
             try:
                 for k in range(n_steps):
-                    t = times[k]
+                    t = tlist[k]
                     if has_sig:
                         row[sig_a:sig_b] = sig_table[k]
                     if jacobi:
-                        for cur, (set_inputs, _a, _r) in pairs:
+                        for cur, (set_inputs, _a, _r, _s) in pairs:
                             set_inputs()
-                        for cur, (_s, advance, read_outputs) in pairs:
+                        for cur, (_i, advance, _r, _s) in pairs:
                             advance(t)
-                        for cur, (_s, _a, read_outputs) in pairs:
+                        for cur, (_i, _a, read_outputs, _s) in pairs:
                             read_outputs()
                     else:
-                        for cur, (set_inputs, advance, read_outputs) in pairs:
-                            set_inputs()
-                            advance(t)
-                            read_outputs()
-                    t_next = times[k + 1]
+                        for cur, step in gs_pairs:
+                            step(t)
+                    t_next = tlist[k + 1]
                     row[0] = t_next
                     block[bi] = row
                     bi += 1
@@ -595,99 +595,125 @@ def _prepare(rt: Runtime, ip, plan: Plan, colmap: dict, groups: dict, row: np.nd
         setattr(rt, attr, port)
 
 
-def _checked(cfun, name):
-    def call(*args):
-        status = cfun(*args)
-        if status > 1:
-            raise FMICallException(name, status)
-    return call
-
-
 def _make_stepper(rt: Runtime, row: np.ndarray, h: float):
-    """Three closures per instance: set the inputs from ``row``, do the step, read the outputs
-    into ``row``. Everything they touch is bound once, here."""
-    fmu = rt.fmu
-    comp = fmu.component
-    take = np.take
+    """Closures for one instance, with everything they touch bound once, here:
+    ``set_inputs()`` (gather from ``row``, check the connected values, hand them over),
+    ``advance(t)`` (fmi2DoStep), ``read_outputs()`` (into ``row``), and ``step(t)``, the three
+    in one call, which is what the Gauss-Seidel loop uses.
+
+    fmpy's ctypes entry points of this FMU2Slave (argtypes set by fmpy) are called without
+    fmpy's per-call logging wrapper; the status is checked exactly as fmpy does: anything above
+    fmi2Warning raises fmpy's ``FMICallException``."""
+    comp = rt.fmu.component
+    fns = rt.fmu._functions
+    setReal, setInteger, setBoolean = fns["fmi2SetReal"], fns["fmi2SetInteger"], fns["fmi2SetBoolean"]
+    getReal, getInteger, getBoolean = fns["fmi2GetReal"], fns["fmi2GetInteger"], fns["fmi2GetBoolean"]
+    doStep = fns["fmi2DoStep"]
+    take = row.take
     isfinite = math.isfinite
     reduce_add = np.add.reduce
-    # fmpy's ctypes entry points of this FMU2Slave (argtypes set by fmpy), called without
-    # fmpy's per-call logging wrapper; the status is checked here exactly as fmpy does
-    # (anything above fmi2Warning raises fmpy's FMICallException)
-    fns = fmu._functions
-    setReal, setInteger, setBoolean = (_checked(fns[f], f) for f in ("fmi2SetReal", "fmi2SetInteger", "fmi2SetBoolean"))
-    getReal, getInteger, getBoolean = (_checked(fns[f], f) for f in ("fmi2GetReal", "fmi2GetInteger", "fmi2GetBoolean"))
-    raw_doStep = fns["fmi2DoStep"]
+    E = FMICallException
 
-    ops_in = []
     rp = rt.real_in
-    if rp is not None:
+    has_r = rp is not None
+    if has_r:
         r_src, r_view, r_vr, r_n, r_buf, r_nc = rp.src, rp.view, rp.vr, rp.n, rp.buf, rp.n_conn
         r_conn_view = r_view[:r_nc]
-        names = rt.conn_names
+    else:
+        r_src = r_view = r_vr = r_n = r_buf = r_conn_view = None
+        r_nc = 0
+    names = rt.conn_names
 
-        def set_real():
-            take(row, r_src, out=r_view)
-            if r_nc and not isfinite(reduce_add(r_conn_view)):
-                bad = [i for i in range(r_nc) if not isfinite(r_view[i])]
-                i = bad[0]
-                raise RunFailure(
-                    f"non-finite value {r_view[i]} exchanged on connection {names[i]} at t={_fmt_time(row[0])} s",
-                    instance=rt.name, variable=rp.names[i], connection=names[i], value=str(r_view[i]), time=float(row[0]),
-                    source=names[i].split(" -> ")[0])
-            setReal(comp, r_vr, r_n, r_buf)
-        ops_in.append(set_real)
-    for port, setter in ((rt.int_in, setInteger), (rt.bool_in, setBoolean)):
-        if port is None:
-            continue
-        p_src, p_tmp, p_view, p_vr, p_n, p_buf = port.src, port.tmp, port.view, port.vr, port.n, port.buf
+    def bad_value():
+        i = next(i for i in range(r_nc) if not isfinite(r_view[i]))
+        return RunFailure(
+            f"non-finite value {r_view[i]} exchanged on connection {names[i]} at t={_fmt_time(row[0])} s",
+            instance=rt.name, variable=rp.names[i], connection=names[i], value=str(r_view[i]), time=float(row[0]),
+            source=names[i].split(" -> ")[0])
 
-        def set_int(p_src=p_src, p_tmp=p_tmp, p_view=p_view, p_vr=p_vr, p_n=p_n, p_buf=p_buf, setter=setter):
-            take(row, p_src, out=p_tmp)
-            p_view[:] = p_tmp
-            setter(comp, p_vr, p_n, p_buf)
-        ops_in.append(set_int)
+    ip, bp = rt.int_in, rt.bool_in
+    has_i, has_b = ip is not None, bp is not None
+    i_args = (ip.src, ip.tmp, ip.view, ip.vr, ip.n, ip.buf) if has_i else None
+    b_args = (bp.src, bp.tmp, bp.view, bp.vr, bp.n, bp.buf) if has_b else None
 
-    ops_out = []
-    if rt.real_out is not None:
-        o_vr, o_n, o_view = rt.real_out
-
-        def get_real():
-            getReal(comp, o_vr, o_n, o_view)
-        ops_out.append(get_real)
-    for spec, getter in ((rt.int_out, getInteger), (rt.bool_out, getBoolean)):
-        if spec is None:
-            continue
-        g_vr, g_n, g_buf, g_view, a, b = spec
-
-        def get_int(g_vr=g_vr, g_n=g_n, g_buf=g_buf, g_view=g_view, a=a, b=b, getter=getter):
-            getter(comp, g_vr, g_n, g_buf)
-            row[a:b] = g_view
-        ops_out.append(get_int)
+    has_ro = rt.real_out is not None
+    o_vr, o_n, o_view = rt.real_out if has_ro else (None, 0, None)
+    io, bo = rt.int_out, rt.bool_out
+    has_io, has_bo = io is not None, bo is not None
 
     def set_inputs():
-        for op in ops_in:
-            op()
-
-    if len(ops_in) == 1:
-        set_inputs = ops_in[0]  # noqa: F811
-    elif not ops_in:
-        def set_inputs():  # noqa: F811
-            pass
+        if has_r:
+            take(r_src, out=r_view, mode="clip")
+            if r_nc and not isfinite(reduce_add(r_conn_view)):
+                raise bad_value()
+            status = setReal(comp, r_vr, r_n, r_buf)
+            if status > 1:
+                raise E("fmi2SetReal", status)
+        if has_i:
+            src, tmp, view, vr, n, buf = i_args
+            take(src, out=tmp, mode="clip")
+            view[:] = tmp
+            status = setInteger(comp, vr, n, buf)
+            if status > 1:
+                raise E("fmi2SetInteger", status)
+        if has_b:
+            src, tmp, view, vr, n, buf = b_args
+            take(src, out=tmp, mode="clip")
+            view[:] = tmp
+            status = setBoolean(comp, vr, n, buf)
+            if status > 1:
+                raise E("fmi2SetBoolean", status)
 
     def advance(t):
-        status = raw_doStep(comp, t, h, 1)
+        status = doStep(comp, t, h, 1)
         if status > 1:
-            raise FMICallException("fmi2DoStep", status)
+            raise E("fmi2DoStep", status)
 
     def read_outputs():
-        for op in ops_out:
-            op()
+        if has_ro:
+            status = getReal(comp, o_vr, o_n, o_view)
+            if status > 1:
+                raise E("fmi2GetReal", status)
+        if has_io:
+            vr, n, buf, view, a, b = io
+            status = getInteger(comp, vr, n, buf)
+            if status > 1:
+                raise E("fmi2GetInteger", status)
+            row[a:b] = view
+        if has_bo:
+            vr, n, buf, view, a, b = bo
+            status = getBoolean(comp, vr, n, buf)
+            if status > 1:
+                raise E("fmi2GetBoolean", status)
+            row[a:b] = view
 
-    if len(ops_out) == 1:
-        read_outputs = ops_out[0]  # noqa: F811
+    if has_r and not (has_i or has_b):
+        # the common case, written out: one Real input block, Real outputs
+        def step(t):
+            take(r_src, out=r_view, mode="clip")
+            if r_nc and not isfinite(reduce_add(r_conn_view)):
+                raise bad_value()
+            status = setReal(comp, r_vr, r_n, r_buf)
+            if status > 1:
+                raise E("fmi2SetReal", status)
+            status = doStep(comp, t, h, 1)
+            if status > 1:
+                raise E("fmi2DoStep", status)
+            if has_ro:
+                status = getReal(comp, o_vr, o_n, o_view)
+                if status > 1:
+                    raise E("fmi2GetReal", status)
+            if has_io or has_bo:
+                read_outputs()
+    else:
+        def step(t):
+            set_inputs()
+            status = doStep(comp, t, h, 1)
+            if status > 1:
+                raise E("fmi2DoStep", status)
+            read_outputs()
 
-    return set_inputs, advance, read_outputs
+    return set_inputs, advance, read_outputs, step
 
 
 def _teardown(runtimes: dict[str, Runtime]):
