@@ -296,7 +296,7 @@ def _make_client(workers: int | None, scheduler: str | None, n_todo: int):
     k = max(1, min(k, n_todo))
     # a run that kills its worker (a crash inside an FMU) is not retried on the others
     with dask.config.set({"distributed.scheduler.allowed-failures": 0}):
-        cluster = LocalCluster(n_workers=k, threads_per_worker=1, processes=True, dashboard_address=None,
+        cluster = LocalCluster(n_workers=k, threads_per_worker=1, processes=True, dashboard_address=":0",
                                silence_logs=logging.ERROR)
         client = Client(cluster)
     return client, cluster

@@ -50,8 +50,15 @@ def _write_json(path: Path, obj: Any):
     atomic_write_text(path, json.dumps(obj, indent=2, allow_nan=False, default=str) + "\n")
 
 
+# FMU file name -> sha256 of the build this process has run. pythonfmu FMUs import their slave
+# module into the worker's interpreter once; a rebuilt FMU loaded later in the same process
+# would run the module already imported, i.e. the old build.
+_loaded_builds: dict[str, str] = {}
+
+
 def check_fmus(work: Path, fmu_texts: dict[str, str], fmu_hashes: dict[str, str]) -> str | None:
-    """None when every FMU the scenario names resolves here to the file the client hashed."""
+    """None when every FMU the scenario names resolves here to the file the client hashed, and
+    this process has not run another build of it before."""
     from .campaign_spec import file_sha256
     from .scenario import resolve_fmu_path
 
@@ -60,10 +67,20 @@ def check_fmus(work: Path, fmu_texts: dict[str, str], fmu_hashes: dict[str, str]
         if path is None:
             return (f"{inst}: FMU {text} not found on worker {_worker_name()} (looked for "
                     f"{', '.join(str(p) for p in looked)}); build the FMUs there (./build.sh)")
+        have = file_sha256(path)
         want = fmu_hashes.get(inst)
-        if want and file_sha256(path) != want:
+        if want and have != want:
             return (f"{inst}: FMU {path} on worker {_worker_name()} differs from the client's "
-                    f"(sha256 {file_sha256(path)[:12]} != {want[:12]}); rebuild the FMUs from the same sources")
+                    f"(sha256 {have[:12]} != {want[:12]}); rebuild the FMUs from the same sources "
+                    f"(or they were rebuilt while the campaign ran)")
+        before = _loaded_builds.get(path.name)
+        if before is not None and before != have:
+            return (f"{inst}: worker {_worker_name()} has already run another build of {path.name} "
+                    f"(sha256 {before[:12]}), whose Python modules stay loaded in the process; restart the "
+                    f"workers after rebuilding the FMUs (client.restart(), or restart `dask worker`)")
+    for inst, text in fmu_texts.items():
+        path, _ = resolve_fmu_path(text, work)
+        _loaded_builds.setdefault(path.name, file_sha256(path))
     return None
 
 

@@ -24,6 +24,12 @@ from pathlib import Path
 
 import pytest
 
+# Everything from `master` is imported here, at collection: tests/master/ is a package named
+# `master` too, and once pytest has collected it, `import master` inside a test would find it.
+import master.campaign_plots  # noqa: F401  (imported lazily by master.campaign)
+from master import sweep
+from master.campaign import CampaignPlan, build_campaign, execute
+from master.campaign_worker import runs_executed
 from master.scenario import REPO_ROOT
 
 FMUS_BUILT = all((REPO_ROOT / "fmus" / f"{n}.fmu").is_file() for n in ("Auv", "AuvSensors", "AuvControl"))
@@ -49,7 +55,7 @@ def client():
     if "AUV_NO_JIT" in _env():
         os.environ["AUV_NO_JIT"] = _env()["AUV_NO_JIT"]  # the worker processes inherit it
     try:
-        cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
+        cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0",
                                silence_logs=40)
         c = Client(cluster)
         yield c
@@ -63,15 +69,11 @@ def client():
 
 
 def _runs_executed(client) -> int:
-    from master.campaign_worker import runs_executed
-
     return sum(client.run(runs_executed).values())
 
 
 @pytest.fixture(scope="module")
 def campaign(client, tmp_path_factory):
-    from master import sweep
-
     out = tmp_path_factory.mktemp("campaign")
     before = _runs_executed(client)
     table = sweep("survey", VARY, SEEDS, client=client, out_dir=out, stop_time=STOP, progress=False)
@@ -134,8 +136,6 @@ def test_every_run_is_identical_to_running_its_scenario_alone(campaign, tmp_path
 
 
 def test_resumed_campaign_reruns_nothing_finished(campaign, client):
-    from master import sweep
-
     table, out, _ = campaign
     files = sorted(p for p in (out / "runs").rglob("*") if p.is_file())
     mtimes = {p: p.stat().st_mtime_ns for p in files}
@@ -149,8 +149,6 @@ def test_resumed_campaign_reruns_nothing_finished(campaign, client):
 
 
 def test_interrupted_run_is_the_only_one_rerun(campaign, client):
-    from master import sweep
-
     table, out, _ = campaign
     victim = out / table[3]["run_dir"]
     (victim / "summary.json").unlink()  # as if the campaign had stopped during this run
@@ -166,8 +164,6 @@ def test_interrupted_run_is_the_only_one_rerun(campaign, client):
 
 
 def test_changed_inputs_rerun_and_failed_runs_retry_on_request(campaign, client):
-    from master import sweep
-
     table, out, _ = campaign
     before = _runs_executed(client)
     t = sweep("survey", VARY, SEEDS, client=client, out_dir=out, stop_time=STOP, progress=False, retry_failed=True)
@@ -184,8 +180,6 @@ def test_changed_inputs_rerun_and_failed_runs_retry_on_request(campaign, client)
 def test_workers_without_the_campaign_folder_send_the_files_back(client, campaign, tmp_path):
     """On a cluster without a shared file system the workers run in a temporary folder and
     return the files; the client writes them (forced here, the workers could see the folder)."""
-    from master.campaign import CampaignPlan, build_campaign, execute
-
     table, out, _ = campaign
     c = build_campaign("survey", {"vehicle.Length": [1.8]}, SEEDS, out_dir=tmp_path / "t", stop_time=STOP)
     t = execute(CampaignPlan(c), client=client, progress=False, plots=False, force_transfer=True)

@@ -43,6 +43,13 @@ from master.campaign_store import (
 )
 from master.scenario import REPO_ROOT
 
+# imported at collection, not in the tests: tests/master/ is a package named `master` as well
+import master.campaign_plots as campaign_plots
+import master.campaign_worker as campaign_worker
+from master.campaign_spec import file_sha256
+from master.plan import build_plan
+from master.scenario import load_scenario
+
 FMUS_BUILT = all((REPO_ROOT / "fmus" / f"{n}.fmu").is_file() for n in ("Auv", "AuvSensors", "AuvControl"))
 needs_fmus = pytest.mark.skipif(not FMUS_BUILT, reason="FMUs not built (./build.sh)")
 
@@ -276,9 +283,6 @@ def test_plan_of_real_scenario_types_values_and_writes_runnable_scenarios(tmp_pa
     assert scen["instances"]["vehicle"]["fmu"] == "fmus/Auv.fmu"  # relative to the project root
     assert scen["instances"]["sensors"]["parameters"]["Seed"] == 1
     # the resolved scenario of a run loads and resolves on its own, from another folder
-    from master.plan import build_plan
-    from master.scenario import load_scenario
-
     p = tmp_path / "alone" / "scenario.yaml"
     p.parent.mkdir()
     p.write_text(plan.runs[3].scenario_text)
@@ -408,8 +412,7 @@ def test_table_reason_without_fmu_message():
 
 
 def test_plots_of_a_table(tmp_path):
-    from master.campaign_plots import make_plots
-
+    make_plots = campaign_plots.make_plots
     fmus = {"vehicle": "a" * 64}
     runs = plan_runs(BASE, {"vehicle.Length": [1.8, 2.0], "vehicle.Pos0[3]": [1.0, 2.0]}, 2, "sensors.Seed", fmus)
     states = {}
@@ -433,3 +436,19 @@ def test_lock_refuses_a_second_sweep_and_recovers_a_stale_one(tmp_path):
     (tmp_path / ".campaign.lock").write_text(f"{socket.gethostname()} 999999999\n")  # a dead pid
     with CampaignLock(tmp_path):
         pass
+
+
+def test_worker_refuses_fmus_that_differ_or_were_rebuilt_under_it(tmp_path, monkeypatch):
+    monkeypatch.setattr(campaign_worker, "_loaded_builds", {})
+    fmu = tmp_path / "Thing.fmu"
+    fmu.write_bytes(b"build 1")
+    h1 = file_sha256(fmu)
+    texts = {"thing": str(fmu)}
+    assert campaign_worker.check_fmus(tmp_path, texts, {"thing": h1}) is None
+    assert campaign_worker.check_fmus(tmp_path, texts, {"thing": "0" * 64}).startswith("thing: FMU")
+    os.utime(fmu, ns=(1, 1))
+    fmu.write_bytes(b"build 2!")
+    h2 = file_sha256(fmu)
+    msg = campaign_worker.check_fmus(tmp_path, texts, {"thing": h2})
+    assert "already run another build of Thing.fmu" in msg and "restart the workers" in msg
+    assert "not found" in campaign_worker.check_fmus(tmp_path, {"thing": str(tmp_path / "none.fmu")}, {})
