@@ -52,9 +52,8 @@ PARAMETERS = [
     Var("SpeedKd", "Real", "parameter", _D.SpeedKd, "W.s2/m", "Speed loop derivative gain"),
     Var("SpeedIntegralBand", "Real", "parameter", _D.SpeedIntegralBand, "m/s", "Speed integrator runs only while |speed error| is within this band"),
     Var("SpeedFilterTime", "Real", "parameter", _D.SpeedFilterTime, "s", "Time constant of the first-order filter on the speed loop's derivative term"),
-    Var("ThrustFeedForward", "Real", "parameter", _D.ThrustFeedForward, "N.s/m",
-        "Thrust feed-forward [W/(m/s)^2, dimensionally N.s/m]: ThrustFeedForward * SpeedRef^2 W "
-        "(drag coefficient / ThrustPerPower)"),
+    Var("ThrustFeedForward", "Real", "parameter", _D.ThrustFeedForward, "W.s2/m2",
+        "Thrust feed-forward: ThrustFeedForward * SpeedRef^2 W (drag coefficient / ThrustPerPower)"),
     Var("MaxPropulsionPower", "Real", "parameter", _D.MaxPropulsionPower, "W", "Upper limit of ThrustPower (lower limit 0)"),
     Var("HeadingKp", "Real", "parameter", _D.HeadingKp, "1", "Heading loop proportional gain [rad rudder / rad]"),
     Var("HeadingKi", "Real", "parameter", _D.HeadingKi, "1/s", "Heading loop integral gain"),

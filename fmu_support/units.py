@@ -47,6 +47,7 @@ SI_UNITS: Dict[str, Mapping[str, int]] = {
     "W.s/m": {"kg": 1, "m": 1, "s": -2},          # speed error [m/s] -> power [W]
     "W/m": {"kg": 1, "m": 1, "s": -3},            # W per m (integral of a speed error)
     "W.s2/m": {"kg": 1, "m": 1, "s": -1},         # W per m/s2
+    "W.s2/m2": {"kg": 1, "s": -1},                # W per (m/s)^2, a speed-squared feed-forward
     "rad/(m.s)": {"rad": 1, "m": -1, "s": -1},        # integral gain of a depth loop
     "rad.s/m": {"rad": 1, "m": -1, "s": 1},
     "rad.s": {"rad": 1, "s": 1},
