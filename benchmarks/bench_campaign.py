@@ -32,7 +32,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 
-def _warm_up(stop_time: float = 2.0) -> str:
+def _warm_up(scenario: str, stop_time: float = 2.0) -> str:
     """Runs on one worker: a short survey, to pay the process's one-time costs."""
     import os
     import tempfile
@@ -40,7 +40,7 @@ def _warm_up(stop_time: float = 2.0) -> str:
     from master import run
 
     d = tempfile.mkdtemp(prefix="bench-warm-")
-    res = run("survey", out_dir=d, stop_time=stop_time, progress=False, plots=False, echo_messages=False)
+    res = run(scenario, out_dir=d, stop_time=stop_time, progress=False, plots=False, echo_messages=False)
     import shutil
 
     shutil.rmtree(d, ignore_errors=True)
@@ -67,6 +67,18 @@ def main() -> int:
     counts = [int(k) for k in args.workers.split(",")]
     root = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="bench-campaign-"))
     root.mkdir(parents=True, exist_ok=True)
+    # a snapshot of the FMUs: ./build.sh may rebuild fmus/ meanwhile (a campaign refuses FMUs
+    # that change under it)
+    from master.scenario import REPO_ROOT
+
+    snap = root / "fmus"
+    snap.mkdir(exist_ok=True)
+    for n in ("Auv", "AuvSensors", "AuvControl"):
+        shutil.copy2(REPO_ROOT / "fmus" / f"{n}.fmu", snap / f"{n}.fmu")
+    scenario = str(snap / "survey.yaml")
+    Path(scenario).write_text(f"include: {REPO_ROOT / 'scenarios' / 'survey.yaml'}\nname: survey\ninstances:\n"
+                              + "".join(f"  {i}: {{fmu: {snap / (n + '.fmu')}}}\n"
+                                        for i, n in (("vehicle", "Auv"), ("sensors", "AuvSensors"), ("control", "AuvControl"))))
     vary = {"control.CruiseSpeed": [1.2, 1.3, 1.4, 1.5]}
     print(f"campaign: survey, control.CruiseSpeed x 4 values x 2 seeds = 8 runs of {args.stop_time:g} s simulated")
     print(f"machine: {os.cpu_count()} CPUs; load average before: {os.getloadavg()[0]:.2f} "
@@ -86,7 +98,7 @@ def main() -> int:
         t_cluster = time.perf_counter() - t0
         t0 = time.perf_counter()
         addrs = list(client.scheduler_info()["workers"])
-        warm = [client.submit(_warm_up, workers=[a], allow_other_workers=False, pure=False) for a in addrs]
+        warm = [client.submit(_warm_up, scenario, workers=[a], allow_other_workers=False, pure=False) for a in addrs]
         client.gather(warm)
         clusters[k] = (cluster, client)
         results[k] = {"cluster": t_cluster, "warm": time.perf_counter() - t0, "walls": []}
@@ -96,7 +108,7 @@ def main() -> int:
                 client = clusters[k][1]
                 out = root / f"workers{k}" / f"rep{rep}"
                 shutil.rmtree(out, ignore_errors=True)
-                c = build_campaign("survey", vary, 2, out_dir=out, stop_time=args.stop_time)
+                c = build_campaign(scenario, vary, 2, out_dir=out, stop_time=args.stop_time)
                 plan = CampaignPlan(c)  # planning (reading the FMUs' modelDescription) is not timed
                 load = os.getloadavg()[0]
                 t0 = time.perf_counter()

@@ -40,6 +40,25 @@ VARY = {"vehicle.Length": [-1.0, 1.8, 2.2]}
 SEEDS = 2
 
 
+@pytest.fixture(scope="module")
+def survey(tmp_path_factory) -> str:
+    """The survey scenario on a snapshot of the FMUs: fmus/ may be rebuilt by ./build.sh while
+    the tests run, and a campaign refuses FMUs that change under it."""
+    import shutil
+
+    d = tmp_path_factory.mktemp("fmus")
+    for n in ("Auv", "AuvSensors", "AuvControl"):
+        shutil.copy2(REPO_ROOT / "fmus" / f"{n}.fmu", d / f"{n}.fmu")
+    f = d / "survey.yaml"
+    f.write_text(f"include: {REPO_ROOT / 'scenarios' / 'survey.yaml'}\n"
+                 f"name: survey\n"
+                 f"instances:\n"
+                 f"  vehicle: {{fmu: {d / 'Auv.fmu'}}}\n"
+                 f"  sensors: {{fmu: {d / 'AuvSensors.fmu'}}}\n"
+                 f"  control: {{fmu: {d / 'AuvControl.fmu'}}}\n")
+    return str(f)
+
+
 def _env():
     env = dict(os.environ)
     if os.environ.get("CAMPAIGN_TEST_JIT", "") in ("", "0"):
@@ -73,10 +92,10 @@ def _runs_executed(client) -> int:
 
 
 @pytest.fixture(scope="module")
-def campaign(client, tmp_path_factory):
+def campaign(client, tmp_path_factory, survey):
     out = tmp_path_factory.mktemp("campaign")
     before = _runs_executed(client)
-    table = sweep("survey", VARY, SEEDS, client=client, out_dir=out, stop_time=STOP, progress=False)
+    table = sweep(survey, VARY, SEEDS, client=client, out_dir=out, stop_time=STOP, progress=False)
     return table, out, _runs_executed(client) - before
 
 
@@ -135,12 +154,12 @@ def test_every_run_is_identical_to_running_its_scenario_alone(campaign, tmp_path
     assert json.loads((tmp_path / "bad" / "summary.json").read_text())["status"] == "failed"
 
 
-def test_resumed_campaign_reruns_nothing_finished(campaign, client):
+def test_resumed_campaign_reruns_nothing_finished(campaign, client, survey):
     table, out, _ = campaign
     files = sorted(p for p in (out / "runs").rglob("*") if p.is_file())
     mtimes = {p: p.stat().st_mtime_ns for p in files}
     before = _runs_executed(client)
-    again = sweep("survey", VARY, SEEDS, client=client, out_dir=out, stop_time=STOP, progress=False)
+    again = sweep(survey, VARY, SEEDS, client=client, out_dir=out, stop_time=STOP, progress=False)
     assert _runs_executed(client) == before  # nothing was submitted
     assert {p: p.stat().st_mtime_ns for p in files} == mtimes
     assert all(r["reused"] for r in again)
@@ -148,14 +167,14 @@ def test_resumed_campaign_reruns_nothing_finished(campaign, client):
     assert again["distance_run_m"] == table["distance_run_m"]
 
 
-def test_interrupted_run_is_the_only_one_rerun(campaign, client):
+def test_interrupted_run_is_the_only_one_rerun(campaign, client, survey):
     table, out, _ = campaign
     victim = out / table[3]["run_dir"]
     (victim / "summary.json").unlink()  # as if the campaign had stopped during this run
     others = {p: p.stat().st_mtime_ns for p in (out / "runs").rglob("results.csv") if victim not in p.parents}
     old = (victim / "results.csv").read_bytes()
     before = _runs_executed(client)
-    again = sweep("survey", VARY, SEEDS, client=client, out_dir=out, stop_time=STOP, progress=False)
+    again = sweep(survey, VARY, SEEDS, client=client, out_dir=out, stop_time=STOP, progress=False)
     assert _runs_executed(client) - before == 1
     assert [r["reused"] for r in again] == [True, True, True, False, True, True]
     assert again[3]["status"] == "completed"
@@ -163,25 +182,25 @@ def test_interrupted_run_is_the_only_one_rerun(campaign, client):
     assert {p: p.stat().st_mtime_ns for p in others} == others
 
 
-def test_changed_inputs_rerun_and_failed_runs_retry_on_request(campaign, client):
+def test_changed_inputs_rerun_and_failed_runs_retry_on_request(campaign, client, survey):
     table, out, _ = campaign
     before = _runs_executed(client)
-    t = sweep("survey", VARY, SEEDS, client=client, out_dir=out, stop_time=STOP, progress=False, retry_failed=True)
+    t = sweep(survey, VARY, SEEDS, client=client, out_dir=out, stop_time=STOP, progress=False, retry_failed=True)
     assert _runs_executed(client) - before == 2  # the two failed runs, nothing else
     assert t["status"] == table["status"]
     before = _runs_executed(client)
     # an extra value: only its runs are new
-    t = sweep("survey", {"vehicle.Length": [-1.0, 1.8, 2.2, 2.0]}, SEEDS, client=client, out_dir=out,
+    t = sweep(survey, {"vehicle.Length": [-1.0, 1.8, 2.2, 2.0]}, SEEDS, client=client, out_dir=out,
               stop_time=STOP, progress=False)
     assert _runs_executed(client) - before == 2
     assert len(t) == 8 and sum(not r["reused"] for r in t) == 2
 
 
-def test_workers_without_the_campaign_folder_send_the_files_back(client, campaign, tmp_path):
+def test_workers_without_the_campaign_folder_send_the_files_back(client, campaign, tmp_path, survey):
     """On a cluster without a shared file system the workers run in a temporary folder and
     return the files; the client writes them (forced here, the workers could see the folder)."""
     table, out, _ = campaign
-    c = build_campaign("survey", {"vehicle.Length": [1.8]}, SEEDS, out_dir=tmp_path / "t", stop_time=STOP)
+    c = build_campaign(survey, {"vehicle.Length": [1.8]}, SEEDS, out_dir=tmp_path / "t", stop_time=STOP)
     t = execute(CampaignPlan(c), client=client, progress=False, plots=False, force_transfer=True)
     assert t["status"] == ["completed", "completed"]
     for r in t:
@@ -192,11 +211,11 @@ def test_workers_without_the_campaign_folder_send_the_files_back(client, campaig
         assert s["campaign"]["finished"]
 
 
-def test_cli_sweep_with_a_campaign_file(tmp_path):
+def test_cli_sweep_with_a_campaign_file(tmp_path, survey):
     """`python -m master sweep` with its own local cluster (--workers 2), a campaign file, and
     command-line options taking precedence over the file."""
     f = tmp_path / "c.yaml"
-    f.write_text(f"scenario: {REPO_ROOT / 'scenarios' / 'survey.yaml'}\n"
+    f.write_text(f"scenario: {survey}\n"
                  "vary:\n  vehicle.Length: [-1, 2.0]\nstop_time: 500\nout: camp\n")
     p = subprocess.run([sys.executable, "-m", "master", "sweep", str(f), "--stop-time", "5", "--workers", "2"],
                        cwd=tmp_path, env=_env(), capture_output=True, text=True, timeout=300)
@@ -222,7 +241,7 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-def test_sweep_on_an_existing_cluster_started_with_the_dask_commands(tmp_path, campaign):
+def test_sweep_on_an_existing_cluster_started_with_the_dask_commands(tmp_path, campaign, survey):
     """`dask scheduler` + `dask worker --nworkers 2 --nthreads 1` started from another folder
     (as on other machines), then `python -m master sweep --scheduler ADDRESS`."""
     import time
@@ -251,7 +270,7 @@ def test_sweep_on_an_existing_cluster_started_with_the_dask_commands(tmp_path, c
                 if time.time() > deadline:
                     raise
                 time.sleep(0.5)
-        p = subprocess.run([sys.executable, "-m", "master", "sweep", "survey", "--vary", "vehicle.Length=1.8",
+        p = subprocess.run([sys.executable, "-m", "master", "sweep", survey, "--vary", "vehicle.Length=1.8",
                             "--seeds", "2", "--stop-time", str(STOP), "--scheduler", f"tcp://127.0.0.1:{port}",
                             "--out", str(tmp_path / "c")], cwd=tmp_path, env=_env(), capture_output=True, text=True,
                            timeout=300)
