@@ -56,7 +56,9 @@ def _print_summary(res) -> None:
     if parts:
         print("  " + ", ".join(parts))
     parts = []
-    for key, label in (("depth_error_m", "depth error"), ("cross_track_error_m", "cross-track error")):
+    first = next(iter((s.get("controls") or {}).values()), {})
+    depth_label = "depth excursion outside the yo-yo band" if first.get("dive_mode") == "yoyo" else "depth error"
+    for key, label in (("depth_error_m", depth_label), ("cross_track_error_m", "cross-track error")):
         st = s.get(key)
         if st:
             parts.append(f"{label} rms {_fmt(st['rms'], ' m', 3)} (max {_fmt(st['max'], ' m', 3)})")

@@ -117,13 +117,18 @@ def extract_fmu(path: Path) -> str:
     return str(target)
 
 
-def _prune(root: Path, keep: int):
-    """Drop the least recently extracted FMUs beyond ``keep`` (each rebuild makes a new one)."""
+def _prune(root: Path, keep: int, min_age_s: float = 3600.0):
+    """Drop the least recently extracted FMUs beyond ``keep`` (each rebuild makes a new one),
+    never one extracted in the last hour (another process may be running it), nor leftovers
+    of an interrupted extraction younger than that."""
+    now = time.time()
     try:
-        entries = sorted((p for p in root.iterdir() if p.is_dir() and not p.name.startswith(".")),
-                         key=lambda p: p.stat().st_mtime, reverse=True)
-        for p in entries[keep:]:
-            shutil.rmtree(p, ignore_errors=True)
+        entries = sorted((p for p in root.iterdir() if p.is_dir()), key=lambda p: p.stat().st_mtime, reverse=True)
+        done = [p for p in entries if not p.name.startswith(".")]
+        stale = done[keep:] + [p for p in entries if p.name.startswith(".")]
+        for p in stale:
+            if now - p.stat().st_mtime > min_age_s:
+                shutil.rmtree(p, ignore_errors=True)
     except OSError:
         pass
 
@@ -423,7 +428,9 @@ def simulate(plan: Plan, csv_path: Path | None, progress: bool | None = None, ec
                 try:
                     from tqdm import tqdm
 
+                    cols, rows = shutil.get_terminal_size((80, 24))
                     pbar = tqdm(total=round(plan.stop_time - plan.start_time, 6), unit="s", unit_scale=False, delay=2.0,
+                                ncols=cols if cols >= 20 else 80, nrows=rows if rows >= 2 else 24,
                                 desc=plan.name, file=sys.stderr, leave=False,
                                 bar_format="{desc}: {percentage:3.0f}%|{bar}| {n:.0f}/{total:.0f} s sim [{elapsed}<{remaining}]")
                 except Exception:
@@ -516,7 +523,7 @@ def simulate(plan: Plan, csv_path: Path | None, progress: bool | None = None, ec
 
     if not startup_time:
         startup_time = time.perf_counter() - t_call
-    data = np.vstack(data_blocks) if data_blocks else row[None, :].copy()
+    data = np.vstack(data_blocks) if data_blocks else np.zeros((0, ncol))
     return Outcome(status, reason, steps_done, float(t_now), startup_time, stepping_time, data, columns, colmap,
                    failure, log.messages, log.counts, stop_hit[0] if stop_hit else None)
 
@@ -531,16 +538,33 @@ def _failure_from(rt: Runtime, t: float, function: str, status: int, log: Messag
     label = _STATUS[status] if 0 <= status < len(_STATUS) else f"status {status}"
     rt.state = "fatal" if status >= 4 else "error"
     msgs = log.last.get(rt.name, [])
+    # the FMU's own explanation, rather than pythonfmu's generic "Fatal py exception" line
+    own = [m for m in msgs if not m.startswith("Fatal py exception encountered")]
+    best = own[-1] if own else (msgs[-1] if msgs else None)
     var = variable
     if var is None and suspects:
         var = ", ".join(suspects)
+    if var is None and best:
+        var = _variable_in(best, rt.md)
     where = f"{rt.name}" + (f".{var}" if var and "," not in var else "")
     reason = f"{where}: {function} returned {label} at t={_fmt_time(t)} s"
     if suspects:
         reason += f" (non-finite input: {', '.join(suspects)})"
-    if msgs:
-        reason += f": {msgs[-1]}"
+    if best:
+        reason += f": {best}"
     return RunFailure(reason, instance=rt.name, variable=var, time=t, function=function, status=label, messages=list(msgs))
+
+
+def _variable_in(message: str, md) -> str | None:
+    """The first of the instance's variable names that the message mentions, if any."""
+    import re
+
+    best = None
+    for v in md.modelVariables:
+        m = re.search(r"(?<![\w\[])" + re.escape(v.name) + r"(?![\w\[])", message)
+        if m and (best is None or m.start() < best[0] or (m.start() == best[0] and len(v.name) > len(best[1]))):
+            best = (m.start(), v.name)
+    return best[1] if best else None
 
 
 def _call(rt: Runtime, t: float, function: str, fn, log: MessageLog, variable: str | None = None):

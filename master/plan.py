@@ -403,6 +403,14 @@ def build_plan(loaded: LoadedScenario, stop_time: float | None = None, step: flo
         driven[(inst, vname)] = f"signal ({file}, {fld})"
         signals.append(SignalPlan(inst, var, spec, file, fld))
 
+    # a command-line start value for an input that a connection drives would be overwritten at
+    # the first step: refuse it rather than ignore it
+    for name, ip in instances.items():
+        for var, _val in ip.params:
+            key = ("instances", name, "parameters", var.name)
+            if var.causality == "input" and (name, var.name) in driven and loaded.where(*key)[0] == "--set":
+                problems.append(("--set", f"{name}.{var.name}", f"{name}.{var.name} is driven by "
+                                 f"{driven[(name, var.name)]}; disconnect it in a scenario to set it"))
     # inputs given a start value by a parameter entry are fine; others keep the FMU's start value
     unconnected = [f"{n}.{v.name}" for n, ip in instances.items() for v in ip.inputs if (n, v.name) not in driven]
 

@@ -14,7 +14,7 @@ import yaml
 
 from .engine import simulate
 from .plan import Plan, build_plan
-from .scenario import SCENARIO_DIR, ScenarioError, display_path, load_scenario
+from .scenario import SCENARIO_DIR, LoadedScenario, ScenarioError, display_path, load_scenario
 from .summary import build_summary
 
 EXIT_OK = 0
@@ -85,8 +85,13 @@ def run(scenario: str | os.PathLike | dict, out_dir: str | os.PathLike | None = 
     """
     t_call = time.perf_counter()
     wall0 = time.time()
-    source = scenario if isinstance(scenario, dict) else find_scenario(scenario)
-    loaded = load_scenario(source, overrides)
+    if isinstance(scenario, LoadedScenario):
+        if overrides:
+            raise ValueError("overrides apply while loading; pass the scenario file or mapping instead")
+        source, loaded = scenario.file, scenario
+    else:
+        source = scenario if isinstance(scenario, dict) else find_scenario(scenario)
+        loaded = load_scenario(source, overrides)
     plan = build_plan(loaded, stop_time=stop_time, step=step)
 
     out = Path(out_dir) if out_dir is not None else Path("results") / plan.name
@@ -131,7 +136,8 @@ def run(scenario: str | os.PathLike | dict, out_dir: str | os.PathLike | None = 
         "real_time_factor": round(simulated / outcome.stepping_time, 2) if outcome.stepping_time > 0 else None,
     })
     try:
-        figures = build_summary(plan, outcome.data, outcome.colmap)
+        # no figures from a run that never got past its initial state
+        figures = build_summary(plan, outcome.data, outcome.colmap) if len(outcome.data) >= 2 else {}
     except Exception as e:
         figures = {"summary_error": f"{type(e).__name__}: {e}"}
     summary.update(figures)

@@ -88,25 +88,58 @@ def format_loc(loc: tuple) -> str:
     return out
 
 
+_UNION_HINTS = {
+    "signals": "expected a number, true/false, a signal term ({constant: ...}, {step: ...}, {ramp: ...}, "
+               "{sine: ...}) or a list of them",
+    "stop_when": "expected a condition ('instance.Variable OP value'), {condition: ..., after: seconds} or a list of them",
+    "record": "expected 'all' or a list of 'instance.variable' patterns",
+    "include": "expected a file name or a list of file names",
+    "instances": "expected {fmu: ..., parameters: {...}} or null (to remove an included instance)",
+}
+
+
 def _pydantic_problems(err: ValidationError, file: str, prefix: tuple = ()) -> list[tuple[str, str, str]]:
-    problems = []
-    seen = set()
+    """pydantic's errors as (file, field path, message). A value that fits no member of a
+    union (a signal, a stop condition ...) gives one error per member in pydantic; they are
+    folded into the most specific one (an unknown field inside a signal term, say) or into one
+    message that says what is expected."""
+    plain: list[tuple[tuple, str]] = []
+    unions: dict[tuple, list[tuple[tuple, str]]] = {}
     for e in err.errors(include_url=False):
-        # pydantic reports every member of a Union; drop the union-member tags from the path
-        loc = tuple(
-            p for p in e["loc"]
-            if not (isinstance(p, str) and _is_union_tag(p))
-        )
-        key = (loc, e["msg"])
-        if key in seen:
-            continue
-        seen.add(key)
+        raw = e["loc"]
+        loc = tuple(p for p in raw if not (isinstance(p, str) and _is_union_tag(p)))
         msg = e["msg"]
         if e["type"] == "extra_forbidden":
             msg = "unknown field"
         inp = e.get("input")
         if e["type"] not in ("extra_forbidden", "missing") and not isinstance(inp, (dict, list)):
             msg += f" (got {inp!r})"
+        cut = next((k for k, p in enumerate(raw) if isinstance(p, str) and _is_union_tag(p)), None)
+        if cut is None:
+            plain.append((loc, msg))
+        else:
+            root = tuple(p for p in raw[:cut] if not (isinstance(p, str) and _is_union_tag(p)))
+            unions.setdefault(root, []).append((loc, msg))
+    out: list[tuple[tuple, str]] = list(plain)
+    for root, items in unions.items():
+        deeper = [(loc, msg) for loc, msg in items if len(loc) > len(root)
+                  and not msg.startswith("Input should be a valid")]
+        if deeper:
+            out += deeper
+        else:
+            if len(root) >= 4 and root[0] == "instances" and root[2] == "parameters":
+                hint = "expected a number, true/false, text or a list of them"
+            elif root and (root[0] != "instances" or len(root) == 2):
+                hint = _UNION_HINTS.get(root[0])
+            else:
+                hint = None
+            got = next((m[m.index(" (got "):] for _, m in items if " (got " in m), "")
+            out.append((root, (hint + got) if hint else " or ".join(dict.fromkeys(m for _, m in items))))
+    problems, seen = [], set()
+    for loc, msg in out:
+        if (loc, msg) in seen:
+            continue
+        seen.add((loc, msg))
         problems.append((file, format_loc(prefix + loc), msg))
     return problems
 
@@ -478,6 +511,11 @@ def load_scenario(source: str | os.PathLike | dict, overrides: dict[str, Any] | 
         if inst not in instances:
             known = ", ".join(instances) or "none"
             raise ScenarioError("--set", target, f"unknown instance '{inst}' (instances: {known})")
+        if target in signals:
+            # an input the scenario drives with a signal: the override replaces the signal
+            signals[target] = {"constant": value} if not isinstance(value, str) else {"constant": _number(value, target)}
+            origin[("signals", target)] = ("--set", target)
+            continue
         instances[inst]["parameters"][var] = value
         origin[("instances", inst, "parameters", var)] = ("--set", target)
 
@@ -532,6 +570,16 @@ def load_scenario(source: str | os.PathLike | dict, overrides: dict[str, Any] | 
     if problems:
         raise ScenarioError(problems)
     return LoadedScenario(model, file, origin, final, fmu_dirs)
+
+
+def _number(text: str, target: str) -> float | bool:
+    t = text.strip().lower()
+    if t in ("true", "false"):
+        return t == "true"
+    try:
+        return float(t)
+    except ValueError:
+        raise ScenarioError("--set", target, f"{target} is driven by a signal; expected a number, got {text!r}") from None
 
 
 def resolve_fmu_path(text: str, declared_in: Path | None) -> tuple[Path | None, list[Path]]:

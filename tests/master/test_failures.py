@@ -193,3 +193,16 @@ def test_ctrl_c_stops_cleanly_with_every_row_on_disk(tmp_path):
     assert len(rows) - 1 == s["rows"] == s["steps"] + 1
     assert float(rows[-1][0]) == pytest.approx(s["simulated_time_s"])
     assert 0 < s["simulated_time_s"] < 2700
+
+
+def test_a_parameter_the_fmu_refuses_at_initialisation(tmp_path):
+    out = tmp_path / "out"
+    r = master("run", "depth_step", "--set", "vehicle.Length=-1", "--no-plots", out=out)
+    assert r.rc == 1, r
+    s = r.summary
+    assert s["status"] == "failed" and s["steps"] == 0
+    f = s["failure"]
+    assert (f["instance"], f["variable"], f["function"], f["time"]) == ("vehicle", "Length", "fmi2ExitInitializationMode", 0.0)
+    assert "Length" in s["reason"] and "must be positive" in s["reason"]
+    rows = _rows_are_complete(out / "results.csv")
+    assert len(rows) == 1 and rows[0][0] == "time"  # the header, nothing was computed

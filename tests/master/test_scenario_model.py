@@ -164,3 +164,15 @@ def test_signals():
         sig({"constant": 1, "step": {"time": 1, "after": 2}})
     with pytest.raises(Exception):
         sig({"ramp": {"time": 1}})
+
+
+def test_set_replaces_a_signal_and_refuses_a_connected_input():
+    from master.signals import evaluate as ev
+
+    loaded = load_scenario(REPO / "scenarios" / "depth_step.yaml", _parse_set(["control.DepthCommand=12"]))
+    plan = build_plan(loaded)
+    sig = next(s for s in plan.signals if s.target == "control.DepthCommand")
+    assert np.all(ev(sig.spec, np.array([0.0, 100.0]), 0.1) == 12.0)
+    with pytest.raises(ScenarioError) as e:
+        build_plan(load_scenario(REPO / "scenarios" / "depth_step.yaml", _parse_set(["vehicle.ThrustPower=50"])))
+    assert "--set: vehicle.ThrustPower: vehicle.ThrustPower is driven by connection" in str(e.value)
