@@ -6,7 +6,7 @@ import pytest
 
 from master.cli import main
 
-from .conftest import REPO, master
+from master_helpers import REPO, master
 
 STACK = (REPO / "scenarios" / "stacks" / "survey.yaml").as_posix()
 SCENARIOS = ["battery", "current", "depth_step", "disturbance", "free_drift", "survey", "turning_circle", "zigzag"]

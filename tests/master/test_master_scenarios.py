@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from .conftest import REPO
+from master_helpers import REPO
 
 pytestmark = pytest.mark.usefixtures("fmus_built")
 

@@ -12,7 +12,7 @@ from master.plan import build_plan, compute_order
 from master.scenario import ScenarioError, load_scenario
 from master.signals import evaluate, find_step
 
-from .conftest import REPO
+from master_helpers import REPO
 
 STACK = (REPO / "scenarios" / "stacks" / "survey.yaml").as_posix()
 pytestmark = pytest.mark.usefixtures("fmus_built")

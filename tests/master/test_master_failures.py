@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import REPO, master, popen_master
+from master_helpers import REPO, master, popen_master
 
 pytestmark = pytest.mark.usefixtures("fmus_built")
 
