@@ -294,11 +294,27 @@ def _make_client(workers: int | None, scheduler: str | None, n_todo: int):
             raise CampaignError("--scheduler", scheduler, f"cannot connect to the Dask scheduler: {e}") from None
     k = workers or os.cpu_count() or 1
     k = max(1, min(k, n_todo))
-    # a run that kills its worker (a crash inside an FMU) is not retried on the others
-    with dask.config.set({"distributed.scheduler.allowed-failures": 0}):
-        cluster = LocalCluster(n_workers=k, threads_per_worker=1, processes=True, dashboard_address=":0",
-                               silence_logs=logging.ERROR)
-        client = Client(cluster)
+    # The worker processes are started with SIGINT ignored (inherited through exec): Ctrl-C on a
+    # terminal goes to the whole process group, and only this process should handle it (cancel,
+    # write the table, shut the cluster down) instead of every worker printing a traceback.
+    import signal
+    import threading
+
+    old = None
+    if threading.current_thread() is threading.main_thread():
+        try:
+            old = signal.signal(signal.SIGINT, signal.SIG_IGN)
+        except (ValueError, OSError):
+            old = None
+    try:
+        # a run that kills its worker (a crash inside an FMU) is not retried on the others
+        with dask.config.set({"distributed.scheduler.allowed-failures": 0}):
+            cluster = LocalCluster(n_workers=k, threads_per_worker=1, processes=True, dashboard_address=":0",
+                                   silence_logs=logging.ERROR)
+            client = Client(cluster)
+    finally:
+        if old is not None:
+            signal.signal(signal.SIGINT, old)
     return client, cluster
 
 
@@ -307,9 +323,15 @@ def _progress_bar(total: int, initial: int, name: str, show: bool | None):
     if not show:
         return None
     try:
+        import shutil
+
         from tqdm import tqdm
 
-        return tqdm(total=total, initial=initial, unit="run", desc=name, file=sys.stderr, dynamic_ncols=True)
+        # a pseudo-terminal without a size reports 0 x 0, and tqdm then draws nothing at all
+        size = shutil.get_terminal_size((100, 24))
+        return tqdm(total=total, initial=initial, unit="run", desc=name, file=sys.stderr,
+                    ncols=min(size.columns, 120) if size.columns >= 40 else 100,
+                    nrows=size.lines if size.lines >= 2 else 24)
     except Exception:
         return None
 

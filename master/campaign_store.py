@@ -282,6 +282,7 @@ def build_table(runs: Iterable, states: dict[str, dict], out_dir: Path | None) -
         rows.append(row)
     figure_names.sort(key=figure_priority)  # stable: keeps the summary's own order per group
     columns = FIRST_COLUMNS + varied + STATUS_COLUMNS + figure_names + LAST_COLUMNS
+    rows = [{c: row.get(c) for c in columns} for row in rows]  # every row has every column
     return CampaignTable(rows, columns, varied, figure_names, out_dir)
 
 

@@ -221,7 +221,7 @@ def test_cli_sweep_with_a_campaign_file(tmp_path, survey):
                        cwd=tmp_path, env=_env(), capture_output=True, text=True, timeout=300)
     assert p.returncode == 1, p.stderr  # one run failed
     assert "2 runs (1 completed, 1 failed" in p.stdout
-    assert "vehicle.Length=-1: failed: vehicle: initialisation of vehicle failed: parameter Length" in p.stdout
+    assert "vehicle.Length=-1: failed: vehicle" in p.stdout and "Length = -1.0 must be positive" in p.stdout
     assert "free(): corrupted" not in p.stderr
     rows = (tmp_path / "camp" / "campaign.csv").read_text().splitlines()
     assert len(rows) == 3 and rows[0].startswith("run_id,vehicle.Length,status,reason,")

@@ -452,3 +452,34 @@ def test_worker_refuses_fmus_that_differ_or_were_rebuilt_under_it(tmp_path, monk
     msg = campaign_worker.check_fmus(tmp_path, texts, {"thing": h2})
     assert "already run another build of Thing.fmu" in msg and "restart the workers" in msg
     assert "not found" in campaign_worker.check_fmus(tmp_path, {"thing": str(tmp_path / "none.fmu")}, {})
+
+
+def _in_a_pty(code: str) -> str:
+    import pty
+    import sys as _sys
+
+    pid, fd = pty.fork()
+    if pid == 0:  # pragma: no cover - the child
+        os.execv(_sys.executable, [_sys.executable, "-c", code])
+    out = b""
+    try:
+        while True:
+            out += os.read(fd, 4096)
+    except OSError:
+        pass
+    os.waitpid(pid, 0)
+    return out.decode(errors="replace")
+
+
+def test_progress_bar_on_a_terminal_only():
+    code = ("from master.campaign import _progress_bar as p\n"
+            "b = p(5, 1, 'demo', None)\n"
+            "b.update(2); b.close()\n"
+            "import io, sys\n"
+            "print('piped:', p(5, 0, 'demo', None) is None if not sys.stderr.isatty() else 'tty')\n")
+    out = _in_a_pty(code)
+    assert "demo:" in out and "3/5" in out and "run" in out, out
+    from master.campaign import _progress_bar
+
+    assert _progress_bar(5, 0, "demo", None) is None or os.isatty(2)  # pytest captures stderr: no bar
+    assert _progress_bar(5, 0, "demo", False) is None
