@@ -493,6 +493,8 @@ def plan_runs(base: dict, vary: dict[str, list[Any]], seeds: int | None, seed_va
     out = []
     for i, (values, rid) in enumerate(zip(runs, ids)):
         scen = apply_overrides(base, values)
-        text = scenario_yaml(scen, header.replace("{run_id}", rid))
-        out.append(RunSpec(i, rid, values, scen, text, inputs_hash(text, fmu_hashes)))
+        body = scenario_yaml(scen)
+        # the hash covers the scenario itself, not the comment header (which names files as
+        # seen from the client's folder)
+        out.append(RunSpec(i, rid, values, scen, header.replace("{run_id}", rid) + body, inputs_hash(body, fmu_hashes)))
     return out

@@ -202,6 +202,7 @@ class CampaignTable:
         self.varied = varied
         self.figures = figures
         self.out_dir = out_dir
+        self.plots: list = []  # the PNG files drawn for the campaign
 
     def __len__(self):
         return len(self.rows)

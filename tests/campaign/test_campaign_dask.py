@@ -227,9 +227,9 @@ def test_cli_sweep_with_a_campaign_file(tmp_path, survey):
     assert len(rows) == 3 and rows[0].startswith("run_id,vehicle.Length,status,reason,")
     scen = (tmp_path / "camp" / "runs" / "vehicle.Length=2" / "scenario.yaml").read_text()
     assert "stop_time: 5.0" in scen
-    # resuming from the campaign folder's own campaign.yaml runs nothing
-    p = subprocess.run([sys.executable, "-m", "master", "sweep", str(tmp_path / "camp" / "campaign.yaml"),
-                        "--workers", "2"], cwd=tmp_path, env=_env(), capture_output=True, text=True, timeout=300)
+    # resuming from the campaign folder's own campaign.yaml, from another folder, runs nothing
+    p = subprocess.run([sys.executable, "-m", "master", "sweep", "campaign.yaml", "--workers", "2"],
+                       cwd=tmp_path / "camp", env=_env(), capture_output=True, text=True, timeout=300)
     assert "2 from an earlier sweep" in p.stdout, p.stdout + p.stderr
 
 

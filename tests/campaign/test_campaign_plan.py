@@ -196,6 +196,9 @@ def test_plan_runs_hash_depends_on_scenario_and_fmus():
     rebuilt = plan_runs(BASE, {"vehicle.Length": [1.8, 2.0]}, 2, "sensors.Seed", {**fmus, "vehicle": "c" * 64}, "# {run_id}\n")
     assert all(a.inputs_hash != b.inputs_hash for a, b in zip(runs, rebuilt))  # a rebuilt FMU reruns
     assert inputs_hash("x", {}) != inputs_hash("y", {})
+    # the comment header (paths as seen from the client's folder) is not an input
+    other = plan_runs(BASE, {"vehicle.Length": [1.8, 2.0]}, 2, "sensors.Seed", fmus, "# elsewhere {run_id}\n")
+    assert [r.inputs_hash for r in other] == [r.inputs_hash for r in runs]
 
 
 # --------------------------------------------------------------------------------------------
