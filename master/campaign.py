@@ -63,8 +63,8 @@ from .campaign_store import (
     build_table,
     finished_summary,
 )
-from .campaign_worker import RUN_SCENARIO, TOKEN_FILE
-from .scenario import REPO_ROOT, ScenarioError, display_path, load_scenario, resolve_fmu_path
+from .campaign_worker import TOKEN_FILE
+from .scenario import ScenarioError, display_path, load_scenario, resolve_fmu_path
 
 EXIT_OK, EXIT_FAILED, EXIT_ERROR, EXIT_INTERRUPTED = 0, 1, 2, 130
 

@@ -18,10 +18,8 @@ from master.campaign import (
     add_sweep_parser,
     build_campaign,
     cmd_sweep,
-    type_values,
 )
 from master.campaign_spec import (
-    Campaign,
     CampaignError,
     apply_overrides,
     coerce,
