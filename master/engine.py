@@ -14,7 +14,6 @@ no dictionary lookups and allocates nothing but the CSV text.
 from __future__ import annotations
 
 import atexit
-import ctypes
 import hashlib
 import math
 import os

@@ -26,6 +26,11 @@ PLOT_FILES = ("track.png", "depth.png", "attitude.png", "actuators.png", "batter
 OWN_FILES = ("results.csv", "summary.json", "scenario.resolved.yaml") + PLOT_FILES
 
 
+# the run's figures are always in summary.json, null when the run has none
+NO_FIGURES = {"distance_run_m": None, "energy_used_J": None, "mission_completed": None,
+              "depth_error_m": None, "cross_track_error_m": None}
+
+
 @dataclass
 class RunResult:
     status: str  # completed | failed | interrupted
@@ -137,7 +142,7 @@ def run(scenario: str | os.PathLike | dict, out_dir: str | os.PathLike | None = 
     })
     try:
         # no figures from a run that never got past its initial state
-        figures = build_summary(plan, outcome.data, outcome.colmap) if len(outcome.data) >= 2 else {}
+        figures = build_summary(plan, outcome.data, outcome.colmap) if len(outcome.data) >= 2 else dict(NO_FIGURES)
     except Exception as e:
         figures = {"summary_error": f"{type(e).__name__}: {e}"}
     summary.update(figures)

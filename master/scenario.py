@@ -21,8 +21,8 @@ offending value, also when it sits in an included file.
 
 from __future__ import annotations
 
-import math
 import os
+import re
 from pathlib import Path
 from typing import Annotated, Any, Literal, Optional, Union
 
@@ -344,7 +344,7 @@ class LoadedScenario:
         # (connection text, file, field path in that file), after `disconnect` and instance removal
         self.connections = connections
         self.fmu_dirs = fmu_dirs  # instance -> directory of the file that named its FMU
-        self.name = model.name or file.stem
+        self.name = model.name or (file.stem if not file.name.startswith("<") else "scenario")
 
     def where(self, *key) -> tuple[str, str]:
         """(file, field) for a merged key, falling back to the top file."""
@@ -357,13 +357,24 @@ class LoadedScenario:
         return (file, field, message)
 
 
+class _Loader(yaml.SafeLoader):
+    """YAML 1.1 reads 1e-6 (no dot) as text; scenarios mean a number."""
+
+
+_Loader.add_implicit_resolver(
+    "tag:yaml.org,2002:float",
+    re.compile(r"^[-+]?(?:[0-9][0-9_]*)(?:\.[0-9_]*)?[eE][-+]?[0-9]+$"),
+    list("-+0123456789"),
+)
+
+
 def _read_yaml(path: Path, via: str | None) -> dict:
     shown = display_path(path)
     if not path.is_file():
         raise ScenarioError(via or shown, "", f"scenario file not found: {shown}")
     try:
         with open(path, encoding="utf-8") as f:
-            data = yaml.safe_load(f)
+            data = yaml.load(f, Loader=_Loader)  # noqa: S506 (a SafeLoader)
     except yaml.YAMLError as e:
         mark = getattr(e, "problem_mark", None)
         pos = f" (line {mark.line + 1}, column {mark.column + 1})" if mark else ""

@@ -365,7 +365,8 @@ def build_summary(plan: Plan, data: np.ndarray, colmap: dict[str, int]) -> dict:
     d = Data(data, colmap)
     vehicles = vehicles_of(plan)
     controls = controls_of(plan)
-    out: dict[str, Any] = {}
+    out: dict[str, Any] = {"distance_run_m": None, "energy_used_J": None, "mission_completed": None,
+                           "depth_error_m": None, "cross_track_error_m": None}
     vfig = {v: vehicle_figures(plan, d, v) for v in vehicles}
     cfig = {c: control_figures(plan, d, c, driven_vehicle(plan, c, vehicles)) for c in controls}
     if vehicles:

@@ -13,7 +13,6 @@ import sys
 import time
 from pathlib import Path
 
-import pytest
 
 REPO = Path(__file__).resolve().parents[2]
 FMUS = [REPO / "fmus" / f"{n}.fmu" for n in ("Auv", "AuvSensors", "AuvControl")]

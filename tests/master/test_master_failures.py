@@ -206,3 +206,5 @@ def test_a_parameter_the_fmu_refuses_at_initialisation(tmp_path):
     assert "Length" in s["reason"] and "must be positive" in s["reason"]
     rows = _rows_are_complete(out / "results.csv")
     assert len(rows) == 1 and rows[0][0] == "time"  # the header, nothing was computed
+    for key in ("distance_run_m", "energy_used_J", "mission_completed", "depth_error_m", "cross_track_error_m"):
+        assert s[key] is None  # the figures are there, empty

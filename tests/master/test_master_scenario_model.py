@@ -176,3 +176,10 @@ def test_set_replaces_a_signal_and_refuses_a_connected_input():
     with pytest.raises(ScenarioError) as e:
         build_plan(load_scenario(REPO / "scenarios" / "depth_step.yaml", _parse_set(["vehicle.ThrustPower=50"])))
     assert "--set: vehicle.ThrustPower: vehicle.ThrustPower is driven by connection" in str(e.value)
+
+
+def test_exponent_numbers_without_a_dot_are_numbers(tmp_path):
+    plan = plan_of(tmp_path, f"include: {STACK}\nstop_time: 1\ntolerance: 1e-6\n"
+                             "instances:\n  vehicle: {parameters: {RelativeTolerance: 1e-7}}\n")
+    assert plan.tolerance == 1e-6
+    assert {v.name: val for v, val in plan.instances["vehicle"].params}["RelativeTolerance"] == 1e-7
