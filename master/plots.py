@@ -94,6 +94,17 @@ def make_plots(plan: Plan, data: np.ndarray, colmap: dict[str, int], out_dir: Pa
                 ax.plot(we, wn, "x", color="crimson", ms=8, mew=2, label=lab(v, "waypoints"))
                 for i, (a, b) in enumerate(zip(we, wn)):
                     ax.annotate(str(i), (a, b), textcoords="offset points", xytext=(5, 5), fontsize=8, color="crimson")
+        tc_opts = plan.model.analysis.turning_circle
+        if tc_opts is not None:
+            from .summary import turning_circle
+
+            tc = turning_circle(plan, d, tc_opts)
+            if "diameter_m" in tc:
+                cn, ce = tc["center_north_east_m"]
+                r = tc["diameter_m"] / 2.0
+                a = np.linspace(0.0, 2.0 * math.pi, 361)
+                ax.plot(ce + r * np.sin(a), cn + r * np.cos(a), "--", color="crimson", lw=1.0,
+                        label=f"fitted circle, diameter {tc['diameter_m']:.1f} m")
         ax.set_xlabel("east [m]")
         ax.set_ylabel("north [m]")
         ax.set_aspect("equal", adjustable="datalim")
