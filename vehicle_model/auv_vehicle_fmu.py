@@ -39,6 +39,7 @@ if running_from_fmu(__file__):  # make numba's cache shipped in the FMU valid (b
 
 from vehicle_model import (OUTPUT_LAYOUT, AuvParameters, Environment, VehicleModel,
                            VehicleSimulator, dive_authority_warning, initial_state)
+from vehicle_model.dynamics import OUTPUT_SIZE
 
 #: Where `vehicle_model` was imported from: the FMU's resources folder, unless the host
 #: process had imported another copy first (then Python reuses that one).
@@ -53,6 +54,9 @@ INPUTS = (
                              "clamped to +-MaxRudderAngle"),
     ("ExternalForce", 3, "N", "External force at the body origin, NED"),
 )
+
+INPUT_NAMES = ("ThrustPower", "RudderYaw", "RudderDive", "ExternalForce[1]", "ExternalForce[2]",
+               "ExternalForce[3]")
 
 OUTPUTS = (
     ("Pos", "m", ["North position of the body origin", "East position of the body origin",
@@ -152,17 +156,18 @@ class Auv(FmuSlave):
                 self.add_real_vector(name, size, causality="input", unit=unit,
                                      description=[f"{description}: {NED[i]}" for i in range(size)])
 
-        # ---- outputs (no direct feedthrough: they change only in do_step)
+        # ---- outputs (no direct feedthrough: they change only in do_step). They live in one
+        # flat vector, filled by one compiled call per step (vehicle_model's output_vector);
+        # each variable reads its element.
+        self._outputs = np.zeros(OUTPUT_SIZE)
         for name, unit, description in OUTPUTS:
-            size = OUTPUT_LAYOUT[name][1]
-            if size == 1:
-                setattr(self, name, 0.0)
-                self.add_real(name, causality="output", unit=unit, description=description,
-                              depends_on=[])
-            else:
-                setattr(self, name, np.zeros(size))
-                self.add_real_vector(name, size, causality="output", unit=unit,
-                                     description=description, depends_on=[])
+            start, size = OUTPUT_LAYOUT[name]
+            for i in range(size):
+                self.add_real(name if size == 1 else f"{name}[{i + 1}]", causality="output",
+                              unit=unit, depends_on=[],
+                              description=description if size == 1 else description[i],
+                              getter=lambda k=start + i: float(self._outputs[k]),
+                              setter=lambda value, k=start + i: self._outputs.__setitem__(k, value))
 
         # ---- parameters: the vehicle, then the environment
         defaults = AuvParameters()
@@ -189,8 +194,8 @@ class Auv(FmuSlave):
                 self._parameter_names += [f"{name}[{i + 1}]" for i in range(size)]
 
         # ---- integrator
-        self.RelativeTolerance = 1e-6
-        self.AbsoluteTolerance = 1e-8
+        self.RelativeTolerance = 1e-5
+        self.AbsoluteTolerance = 1e-7
         self.add_real("RelativeTolerance", causality="parameter", variability="tunable",
                       unit="1", description="Relative tolerance of the dopri5 integrator")
         self.add_real("AbsoluteTolerance", causality="parameter", variability="tunable",
@@ -278,17 +283,13 @@ class Auv(FmuSlave):
     def _inputs(self):
         u = np.array([self.ThrustPower, self.RudderYaw, self.RudderDive, *self.ExternalForce],
                      dtype=float)
-        bad = first_non_finite(zip(("ThrustPower", "RudderYaw", "RudderDive", "ExternalForce[1]",
-                                    "ExternalForce[2]", "ExternalForce[3]"), u))
+        bad = first_non_finite(zip(INPUT_NAMES, u))
         if bad is not None:
             raise FmuError(f"input {bad} is not finite")
         return u
 
     def _refresh_outputs(self, u):
-        outputs = self._model.outputs(self._sim.state, u)
-        for name, value in outputs.items():
-            if name in self.fmu_meta or f"{name}[1]" in self.fmu_meta:
-                setattr(self, name, float(value) if np.ndim(value) == 0 else np.array(value, dtype=float))
+        self._outputs[:] = self._model.output_vector(self._sim.state, u)
 
     # ------------------------------------------------------------------ FMI hooks
     def fmu_enter_initialization(self, start_time):

@@ -27,11 +27,14 @@ from .forces import (
 from .hull import hull_properties_of, submerged_fraction
 from .rotation import (
     cross, euler_angles, quaternion_derivative, quaternion_derivative_jacobian,
-    quaternion_rate_matrix, rotation_matrix, rotation_matrix_derivatives, skew,
+    quaternion_rate_matrix, rotate, rotate_back, rotation_matrix, rotation_matrix_derivatives,
+    skew,
 )
 
 STATE_SIZE = 14
 INPUT_SIZE = 6
+# Index ranges of the state (written out as literal slices inside the compiled functions:
+# numba re-unpickles a global slice object on every call).
 POS, QUAT, VEL, OMEGA, BATTERY = slice(0, 3), slice(3, 7), slice(7, 10), slice(10, 13), 13
 
 # Layout of the constant vector.
@@ -176,12 +179,12 @@ def hydrodynamic_jacobian(rel_vel, omega, rudder_yaw, rudder_dive, c):
 @jit
 def state_derivative(x, u, c):
     """x' for the state x, the inputs u held, and the constants c (see the module docstring)."""
-    q = x[QUAT]
-    vel = x[VEL]
-    omega = x[OMEGA]
+    q = x[3:7]
+    vel = x[7:10]
+    omega = x[10:13]
     battery = x[BATTERY]
     rotation = rotation_matrix(q)
-    water = rotation.T @ water_velocity_ned(x[2], c)
+    water = rotate_back(rotation, water_velocity_ned(x[2], c))
     rel_vel = vel - water
 
     power = propulsion_power(u[0], battery, c)
@@ -194,13 +197,19 @@ def state_derivative(x, u, c):
     acceleration = c[C_MASS_INV:C_MASS_INV + 6] * tau
 
     xdot = np.empty(STATE_SIZE)
-    xdot[POS] = rotation @ vel
-    xdot[QUAT] = quaternion_derivative(q, omega, c[C_QUAT_TAU])
+    xdot[0:3] = rotate(rotation, vel)
+    xdot[3:7] = quaternion_derivative(q, omega, c[C_QUAT_TAU])
     shear = c[C_CURRENT_GRADIENT:C_CURRENT_GRADIENT + 3] * xdot[2]
-    xdot[VEL] = acceleration[0:3] - cross(omega, water) + rotation.T @ shear
-    xdot[OMEGA] = acceleration[3:6]
+    xdot[7:10] = acceleration[0:3] - cross(omega, water) + rotate_back(rotation, shear)
+    xdot[10:13] = acceleration[3:6]
     xdot[BATTERY] = -(power + c[C_HOTEL]) if battery > 0.0 else 0.0
     return xdot
+
+
+@jit
+def state_derivative_at(t, x, u, c):
+    """`state_derivative` with the time first, the signature SciPy's integrators call."""
+    return state_derivative(x, u, c)
 
 
 @jit
@@ -214,9 +223,9 @@ def state_jacobian(x, u, c):
     fraction, the current's dependence on depth and attitude). The battery row and column are
     zero: the discharge and the flat-battery switch do not depend smoothly on a state.
     """
-    q = x[QUAT]
-    vel = x[VEL]
-    omega = x[OMEGA]
+    q = x[3:7]
+    vel = x[7:10]
+    omega = x[10:13]
     rotation = rotation_matrix(q)
     water = rotation.T @ water_velocity_ned(x[2], c)
     rel_vel = vel - water
@@ -256,11 +265,11 @@ def input_jacobian(x, u, c):
     clamp and while the battery holds energy; zero elsewhere. RudderYaw, RudderDive: the fin
     wrench's deflection derivative, zero outside the stop. ExternalForce: M^-1 R^T.
     """
-    q = x[QUAT]
-    omega = x[OMEGA]
+    q = x[3:7]
+    omega = x[10:13]
     rotation = rotation_matrix(q)
     water = rotation.T @ water_velocity_ned(x[2], c)
-    rel_vel = x[VEL] - water
+    rel_vel = x[7:10] - water
     minv = c[C_MASS_INV:C_MASS_INV + 6]
     b = np.zeros((STATE_SIZE, INPUT_SIZE))
     if x[BATTERY] > 0.0 and 0.0 < u[0] < c[C_MAX_POWER]:
@@ -277,15 +286,15 @@ def input_jacobian(x, u, c):
 @jit
 def output_vector(x, u, c):
     """The outputs of seed 001 as one flat vector, in the order of `OUTPUT_LAYOUT`."""
-    q = x[QUAT]
+    q = x[3:7]
     rotation = rotation_matrix(q)
-    water = rotation.T @ water_velocity_ned(x[2], c)
+    water = rotate_back(rotation, water_velocity_ned(x[2], c))
     euler = euler_angles(rotation)
     battery = max(x[BATTERY], 0.0)
     sea_depth = (c[C_SEA_FLOOR] + c[C_SEA_FLOOR_SLOPE] * x[0] + c[C_SEA_FLOOR_SLOPE + 1] * x[1])
     out = np.empty(OUTPUT_SIZE)
-    out[0:3] = x[POS]
-    out[3:6] = rotation @ x[VEL]
+    out[0:3] = x[0:3]
+    out[3:6] = rotate(rotation, x[7:10])
     out[6:10] = q
     out[10:13] = euler
     out[13] = euler[2]                      # Heading

@@ -12,7 +12,7 @@ import numpy as np
 
 from ._jit import jit
 from .foil import drag_coefficient, lift_coefficient, lift_slope
-from .rotation import cross, skew
+from .rotation import cross, rotate_back, skew
 
 #: Regularisation under the cross-flow speed: w_k = sqrt(v_ky^2 + v_kz^2 + eps) (seed 000).
 CROSS_FLOW_SPEED_EPSILON = 1e-12
@@ -63,7 +63,7 @@ def thrust_wrench(thrust, thruster_pos):
 def external_force_wrench(rotation, force_ned):
     """A NED force applied at the body origin: F = R^T F_ned, no moment."""
     w = np.zeros(6)
-    w[0:3] = rotation.T @ force_ned
+    w[0:3] = rotate_back(rotation, force_ned)
     return w
 
 

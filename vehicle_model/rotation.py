@@ -30,6 +30,24 @@ def skew(a):
 
 
 @jit
+def rotate(r, v):
+    """R v, written out: numba's generic 3 x 3 product costs more than the arithmetic."""
+    out = np.empty(3)
+    for i in range(3):
+        out[i] = r[i, 0] * v[0] + r[i, 1] * v[1] + r[i, 2] * v[2]
+    return out
+
+
+@jit
+def rotate_back(r, v):
+    """R^T v, written out (see `rotate`)."""
+    out = np.empty(3)
+    for i in range(3):
+        out[i] = r[0, i] * v[0] + r[1, i] * v[1] + r[2, i] * v[2]
+    return out
+
+
+@jit
 def rotation_matrix(q):
     """R(q), body to NED, for the quaternion q = (q0, q1, q2, q3), scalar first.
 
@@ -113,9 +131,18 @@ def quaternion_rate_matrix(q):
 
 @jit
 def quaternion_derivative(q, omega, convergence_time):
-    """q' = 1/2 q (x) (0, omega) + (1 - |q|^2) q / (2 tau)   (seed 003, OmegaToQDot)."""
-    norm_error = 1.0 - (q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3])
-    return quaternion_rate_matrix(q) @ omega + norm_error / (2.0 * convergence_time) * q
+    """q' = 1/2 q (x) (0, omega) + (1 - |q|^2) q / (2 tau)   (seed 003, OmegaToQDot).
+
+    The product T(q) omega of `quaternion_rate_matrix` is written out.
+    """
+    norm_gain = (1.0 - (q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3])) / (2.0 * convergence_time)
+    p, qq, r = omega[0], omega[1], omega[2]
+    out = np.empty(4)
+    out[0] = 0.5 * (-q[1] * p - q[2] * qq - q[3] * r) + norm_gain * q[0]
+    out[1] = 0.5 * (q[0] * p - q[3] * qq + q[2] * r) + norm_gain * q[1]
+    out[2] = 0.5 * (q[3] * p + q[0] * qq - q[1] * r) + norm_gain * q[2]
+    out[3] = 0.5 * (-q[2] * p + q[1] * qq + q[0] * r) + norm_gain * q[3]
+    return out
 
 
 @jit
