@@ -141,6 +141,12 @@ class ControlInputs:
     depth_cmd: float = 0.0
 
     def check(self) -> None:
+        # Runs every step, so the usual case (all finite) is decided by one sum, finite only
+        # when every term is; a sum that is not (possibly an overflow) goes term by term.
+        if (math.isfinite(self.depth + self.pitch + self.heading + self.speed + self.north + self.east
+                          + self.speed_cmd + self.heading_cmd + self.depth_cmd)
+                and not (self.altitude_valid and not math.isfinite(self.altitude))):
+            return
         for name, v in (("MeasuredDepth", self.depth), ("MeasuredPitch", self.pitch),
                         ("MeasuredHeading", self.heading), ("MeasuredSpeed", self.speed),
                         ("NavNorth", self.north), ("NavEast", self.east),

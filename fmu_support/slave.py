@@ -41,7 +41,7 @@ import ctypes
 import json
 import math
 import traceback
-from typing import Any, Callable, ClassVar, Dict, List, Optional, Sequence, Union
+from typing import Any, Callable, ClassVar, Dict, List, Optional, Sequence, Tuple, Union
 
 from pythonfmu import Fmi2Slave
 from pythonfmu.enums import Fmi2Causality, Fmi2Initial, Fmi2Status, Fmi2Variability
@@ -90,21 +90,43 @@ class FmuSlave(Fmi2Slave):
         self.parameters_changed = True
         self.values_changed = True
         self._in_initial_refresh = False
+        self._tables = None  # the getter / setter tables, built on first use (see _access_tables)
+        #: value reference -> (attribute, index) of the Reals registered as array elements
+        self._elements: Dict[int, Tuple[str, int]] = {}
+        self._slices: Dict[tuple, Optional[Callable[[], list]]] = {}
 
     # ------------------------------------------------------------------ registration helpers
     def add_real(self, name: str, *, causality: str, description: str, unit: Optional[str],
                  variability: Optional[str] = None, initial: Optional[str] = None,
                  attr: Optional[str] = None, getter: Optional[Callable[[], float]] = None,
                  setter: Optional[Callable[[float], None]] = None,
-                 depends_on: Optional[Sequence[str]] = None) -> Real:
+                 depends_on: Optional[Sequence[str]] = None,
+                 element: Optional[Tuple[str, int]] = None) -> Real:
         """Register a Real. Its value lives in `self.<attr>` (default: the name) unless a getter
-        and a setter are given. `unit` must be a name from fmu_support.units (None: no unit).
-        `depends_on` (outputs only): the inputs the output depends on directly; None = all (the
-        conservative FMI default), [] = none."""
+        and a setter are given, or `element=(attr, index)`: element `index` of the list or
+        numpy array `self.<attr>` (see "Array elements" in `_get`: a host reading several
+        consecutive elements of one array in one call gets them as one slice). `unit` must be a
+        name from fmu_support.units (None: no unit). `depends_on` (outputs only): the inputs
+        the output depends on directly; None = all (the conservative FMI default), [] = none."""
         if variability is None:
             variability = "fixed" if causality in _PARAMETER_CAUSALITIES else "continuous"
-        return self._add(Real, name, causality, description, unit, variability, initial, attr,
-                         getter, setter, depends_on, float)
+        if element is not None:
+            if getter is not None or setter is not None or attr is not None:
+                raise ValueError(f"variable {name}: give element= or attr= / getter= / setter=, not both")
+            array, index = element
+            if not hasattr(self, array):
+                raise ValueError(f"variable {name}: attribute self.{array} does not exist")
+
+            def getter():
+                return float(getattr(self, array)[index])
+
+            def setter(value):
+                getattr(self, array)[index] = float(value)
+        var = self._add(Real, name, causality, description, unit, variability, initial, attr,
+                        getter, setter, depends_on, float)
+        if element is not None:
+            self._elements[var.value_reference] = (element[0], int(element[1]))
+        return var
 
     def add_real_vector(self, name: str, size: int, *, causality: str,
                         description: Union[str, Sequence[str]],
@@ -122,19 +144,10 @@ class FmuSlave(Fmi2Slave):
         if len(units) != size or len(descriptions) != size:
             raise ValueError(f"{name}: {size} elements but {len(units)} units and "
                              f"{len(descriptions)} descriptions")
-        variables = []
-        for i in range(size):
-            def getter(i=i):
-                return float(getattr(self, attr)[i])
-
-            def setter(value, i=i):
-                getattr(self, attr)[i] = float(value)
-
-            variables.append(self.add_real(
-                f"{name}[{i + 1}]", causality=causality, description=descriptions[i],
-                unit=units[i], variability=variability, initial=initial, getter=getter,
-                setter=setter, depends_on=depends_on))
-        return variables
+        return [self.add_real(f"{name}[{i + 1}]", causality=causality, description=descriptions[i],
+                              unit=units[i], variability=variability, initial=initial,
+                              element=(attr, i), depends_on=depends_on)
+                for i in range(size)]
 
     def add_integer(self, name: str, *, causality: str, description: str,
                     variability: Optional[str] = None, initial: Optional[str] = None,
@@ -283,8 +296,30 @@ class FmuSlave(Fmi2Slave):
             self.log_error(f"fmi2Terminate: {self._describe(error)}")
 
     # ---- getters and setters: pythonfmu's, guarded
-    def _settable(self, var: ScalarVariable) -> Optional[str]:
-        """None if `var` may be set now, else why not."""
+    #
+    # The master calls these several times per communication step (set the inputs, step, read
+    # the outputs, for every instance), so the FMI rules of `_settable` are not re-derived
+    # value by value. `_access_tables` applies them once to every variable, for the two
+    # phases that differ (before the end of initialisation, and after it), and keeps the
+    # outcome as dicts keyed by value reference:
+    #
+    #   _getters[kind]            vr -> getter, for every variable of that type;
+    #   _setters[kind][setup]     vr -> (setter, is_parameter), only the variables that may be
+    #                             set now; `setup` is True while instantiated or initialising.
+    #
+    # A value reference missing from a dict is the rare case (a wrong type, an unknown
+    # reference, a refused set): it goes the slow way (`_set_one_slowly`, `_get_error`), which
+    # is the rule-by-rule code with its messages. Registering a variable drops the tables.
+    _SETUP_PHASES = ("instantiated", "initialization")
+
+    def register_variable(self, var: ScalarVariable, nested: bool = True):
+        super().register_variable(var, nested)
+        self._tables = None
+        self._slices = {}
+
+    def _settable(self, var: ScalarVariable, phase: Optional[str] = None) -> Optional[str]:
+        """None if `var` may be set in `phase` (default: now), else why not."""
+        phase = self._phase if phase is None else phase
         causality = var.causality.name if var.causality is not None else "local"
         variability = var.variability.name if var.variability is not None else "continuous"
         if variability == "constant":
@@ -292,27 +327,64 @@ class FmuSlave(Fmi2Slave):
         if causality == "input":
             return None
         if causality == "parameter":
-            if self._phase in ("instantiated", "initialization") or variability == "tunable":
+            if phase in self._SETUP_PHASES or variability == "tunable":
                 return None
             return "it is a fixed parameter and cannot change after initialisation"
         initial = var.initial.name if var.initial is not None else None
-        if initial in ("exact", "approx") and self._phase in ("instantiated", "initialization"):
+        if initial in ("exact", "approx") and phase in self._SETUP_PHASES:
             return None
         return f"its causality is {causality}"
 
+    def _access_tables(self):
+        """Build the getter and setter tables (see above) from the registered variables."""
+        kinds = (Real, Integer, Boolean, String)
+        getters = {kind: {} for kind in kinds}
+        setters = {kind: ({}, {}) for kind in kinds}   # [False]: after initialisation, [True]: before
+        for vr, var in self.vars.items():
+            for kind in kinds:
+                if not isinstance(var, kind):
+                    continue
+                getters[kind][vr] = var.getter
+                is_parameter = var.causality is not None and var.causality.name in _PARAMETER_CAUSALITIES
+                for setup, phase in ((False, "stepping"), (True, "instantiated")):
+                    if var.setter is not None and self._settable(var, phase) is None:
+                        setters[kind][setup][vr] = (var.setter, is_parameter)
+        self._getters, self._setters = getters, setters
+        self._tables = True
+
     def _set(self, kind, vrs, values):
-        for vr, value in zip(vrs, values):
-            var = self.vars[vr]
-            if not isinstance(var, kind):
-                raise FmuError(f"value reference {vr} ({var.name}) is not a {kind.__name__}")
-            reason = self._settable(var)
-            if reason is not None:
-                self.log_error(f"cannot set {var.name} now: {reason}; the value {value!r} is ignored")
-                continue
-            var.setter(value)
-            self.values_changed = True
-            if var.causality is not None and var.causality.name in _PARAMETER_CAUSALITIES:
+        if not self._tables:
+            self._access_tables()
+        table = self._setters[kind][self._phase in self._SETUP_PHASES]
+        changed = parameter = False
+        try:
+            for vr, value in zip(vrs, values):
+                entry = table.get(vr)
+                if entry is None:
+                    done, is_parameter = self._set_one_slowly(kind, vr, value)
+                else:
+                    (setter, is_parameter), done = entry, True
+                    setter(value)
+                changed = changed or done
+                parameter = parameter or is_parameter
+        finally:  # the flags tell what was set, also when a later value fails
+            if changed:
+                self.values_changed = True
+            if parameter:
                 self.parameters_changed = True
+
+    def _set_one_slowly(self, kind, vr, value):
+        """One value that is not in the setter table, rule by rule: raise for a wrong type or
+        an unknown reference, log why a set is refused. Returns (set, is_parameter)."""
+        var = self.vars[vr]
+        if not isinstance(var, kind):
+            raise FmuError(f"value reference {vr} ({var.name}) is not a {kind.__name__}")
+        reason = self._settable(var)
+        if reason is not None:
+            self.log_error(f"cannot set {var.name} now: {reason}; the value {value!r} is ignored")
+            return False, False
+        var.setter(value)
+        return True, var.causality is not None and var.causality.name in _PARAMETER_CAUSALITIES
 
     def _get(self, kind, vrs, convert):
         if (self._phase == "initialization" and self.values_changed
@@ -325,13 +397,64 @@ class FmuSlave(Fmi2Slave):
             finally:
                 self._in_initial_refresh = False
             self.values_changed = False
-        values = []
+        if kind is Real and self._elements:
+            read = self._slice_reader(vrs)
+            if read is not None:
+                return read()
+        if not self._tables:
+            self._access_tables()
+        table = self._getters[kind]
+        try:
+            return [convert(table[vr]()) for vr in vrs]
+        except KeyError:
+            error = self._get_error(kind, vrs)
+            if error is None:  # every reference is fine: the KeyError came from a getter
+                raise
+            raise error from None
+
+    # Array elements. A host reads the outputs of an instance in one fmi2GetReal call per
+    # step; when the references asked for are consecutive elements (in order) of one array
+    # registered with `element=` (the 22 outputs of the vehicle are), the answer is one slice
+    # of it, `array[a:b].tolist()`, instead of one getter call per value. `tolist()` of a
+    # float64 array gives exactly the `float(array[i])` of the getters; any other sequence
+    # (a list) goes through float() value by value. The reader is remembered per tuple of references
+    # (a host asks for the same ones every step), for a bounded number of tuples.
+    _MAX_SLICES = 64
+
+    def _slice_reader(self, vrs) -> Optional[Callable[[], list]]:
+        key = tuple(vrs)
+        try:
+            return self._slices[key]
+        except KeyError:
+            pass
+        read = None
+        places = [self._elements.get(vr) for vr in key]
+        if len(key) > 1 and None not in places:
+            array, start = places[0]
+            if places == [(array, start + i) for i in range(len(key))]:
+                read = self._make_slice_reader(array, slice(start, start + len(key)))
+        if len(self._slices) < self._MAX_SLICES:
+            self._slices[key] = read
+        return read
+
+    def _make_slice_reader(self, array: str, part: slice) -> Callable[[], list]:
+        def read():
+            values = getattr(self, array)[part]
+            if getattr(values, "dtype", None) == "float64":
+                return values.tolist()
+            return list(map(float, values))
+        return read
+
+    def _get_error(self, kind, vrs) -> Optional[Exception]:
+        """Why `vrs` cannot be read as `kind` (the first unknown or wrongly typed reference),
+        or None when they all can."""
         for vr in vrs:
-            var = self.vars[vr]
+            var = self.vars.get(vr)
+            if var is None:
+                return KeyError(vr)
             if not isinstance(var, kind):
-                raise FmuError(f"value reference {vr} ({var.name}) is not a {kind.__name__}")
-            values.append(convert(var.getter()))
-        return values
+                return FmuError(f"value reference {vr} ({var.name}) is not a {kind.__name__}")
+        return None
 
     def set_real(self, vrs, values):
         try:

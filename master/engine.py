@@ -23,7 +23,7 @@ import sys
 import tempfile
 import threading
 import time
-from ctypes import byref, c_double, c_int, c_uint
+from ctypes import byref, c_double, c_int, c_size_t, c_uint, c_void_p
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -348,7 +348,7 @@ def simulate(plan: Plan, csv_path: Path | None, progress: bool | None = None, ec
     if csv_path is not None:
         int_cols = {f"{n}.{v.name}" for n, ip in plan.instances.items() for v in ip.outputs
                     if v.type in ("Integer", "Boolean", "Enumeration")}
-        recorder = CsvRecorder(csv_path, columns, colmap, plan.record, int_cols)
+        recorder = CsvRecorder(csv_path, columns, colmap, plan.record, int_cols, expected_rows=plan.n_steps + 1)
 
     times = np.array(plan.step_times())
     sig_table = np.zeros((len(times), sig_b - sig_a))
@@ -618,37 +618,63 @@ def _prepare(rt: Runtime, ip, plan: Plan, colmap: dict, groups: dict, row: np.nd
         setattr(rt, attr, port)
 
 
+def _raw_function(fmu: FMU2Slave, name: str):
+    """The FMU library's function ``name`` as a ctypes function object *without* argtypes.
+
+    fmpy declares argtypes on its own function objects, and ctypes then converts every
+    argument on every call (about 0.3 us per call, and the loop makes a dozen calls per
+    step). Called without argtypes, ctypes passes ctypes instances as they are, so every
+    argument handed to these objects must already be a ctypes instance of the C type of the
+    parameter (c_void_p for the component, arrays for the value references and values,
+    c_size_t for a count, c_double for a time, c_int for a boolean): a bare Python int would
+    go as a C int, which is wrong for a pointer or a size_t. ``dll[name]`` makes a new
+    function object each time; fmpy's, cached as an attribute of the library, is untouched.
+    The return value is the fmi2Status (an int), checked as fmpy does."""
+    function = fmu.dll[name]
+    function.restype = c_int
+    return function
+
+
 def _make_stepper(rt: Runtime, row: np.ndarray, h: float):
     """Closures for one instance, with everything they touch bound once, here:
     ``set_inputs()`` (gather from ``row``, check the connected values, hand them over),
     ``advance(t)`` (fmi2DoStep), ``read_outputs()`` (into ``row``), and ``step(t)``, the three
     in one call, which is what the Gauss-Seidel loop uses.
 
-    fmpy's ctypes entry points of this FMU2Slave (argtypes set by fmpy) are called without
-    fmpy's per-call logging wrapper; the status is checked exactly as fmpy does: anything above
+    The FMU library's functions are called directly through ctypes (see ``_raw_function``),
+    without fmpy's per-call wrapper; the status is checked exactly as fmpy does: anything above
     fmi2Warning raises fmpy's ``FMICallException``."""
-    comp = rt.fmu.component
-    fns = rt.fmu._functions
-    setReal, setInteger, setBoolean = fns["fmi2SetReal"], fns["fmi2SetInteger"], fns["fmi2SetBoolean"]
-    getReal, getInteger, getBoolean = fns["fmi2GetReal"], fns["fmi2GetInteger"], fns["fmi2GetBoolean"]
-    doStep = fns["fmi2DoStep"]
+    comp = c_void_p(rt.fmu.component)
+    setReal, setInteger, setBoolean, getReal, getInteger, getBoolean, doStep = (
+        _raw_function(rt.fmu, f"fmi2{name}") for name in
+        ("SetReal", "SetInteger", "SetBoolean", "GetReal", "GetInteger", "GetBoolean", "DoStep"))
+    step_size = c_double(h)
+    no_set_fmu_state_prior = c_int(1)  # fmi2True: the master never rolls back
     take = row.take
     isfinite = math.isfinite
-    reduce_add = np.add.reduce
     E = FMICallException
 
     rp = rt.real_in
     has_r = rp is not None
     if has_r:
-        r_src, r_view, r_vr, r_n, r_buf, r_nc = rp.src, rp.view, rp.vr, rp.n, rp.buf, rp.n_conn
-        r_conn_view = r_view[:r_nc]
+        r_src, r_view, r_vr, r_buf, r_nc = rp.src, rp.view, rp.vr, rp.buf, rp.n_conn
+        r_n = c_size_t(rp.n)
+        # The connected values (the first r_nc) are checked before they are handed over: their
+        # sum is finite only when every one is. A sum over a memoryview of the buffer costs a
+        # fifth of numpy's reduce on a handful of values.
+        r_conn = memoryview(r_buf).cast("B").cast("d")[:r_nc]
     else:
-        r_src = r_view = r_vr = r_n = r_buf = r_conn_view = None
+        r_src = r_view = r_vr = r_n = r_buf = r_conn = None
         r_nc = 0
     names = rt.conn_names
 
     def bad_value():
-        i = next(i for i in range(r_nc) if not isfinite(r_view[i]))
+        """The failure for the first non-finite connected value (None if there is none: the
+        sum of finite values overflowed)."""
+        bad = [i for i in range(r_nc) if not isfinite(r_view[i])]
+        if not bad:
+            return None
+        i = bad[0]
         return RunFailure(
             f"non-finite value {r_view[i]} exchanged on connection {names[i]} at t={_fmt_time(row[0])} s",
             instance=rt.name, variable=rp.names[i], connection=names[i], value=str(r_view[i]), time=float(row[0]),
@@ -656,19 +682,25 @@ def _make_stepper(rt: Runtime, row: np.ndarray, h: float):
 
     ip, bp = rt.int_in, rt.bool_in
     has_i, has_b = ip is not None, bp is not None
-    i_args = (ip.src, ip.tmp, ip.view, ip.vr, ip.n, ip.buf) if has_i else None
-    b_args = (bp.src, bp.tmp, bp.view, bp.vr, bp.n, bp.buf) if has_b else None
+    i_args = (ip.src, ip.tmp, ip.view, ip.vr, c_size_t(ip.n), ip.buf) if has_i else None
+    b_args = (bp.src, bp.tmp, bp.view, bp.vr, c_size_t(bp.n), bp.buf) if has_b else None
 
     has_ro = rt.real_out is not None
-    o_vr, o_n, o_view = rt.real_out if has_ro else (None, 0, None)
+    if has_ro:
+        o_vr, o_n, o_view = rt.real_out
+        o_n = c_size_t(o_n)
     io, bo = rt.int_out, rt.bool_out
     has_io, has_bo = io is not None, bo is not None
+    io = (io[0], c_size_t(io[1])) + tuple(io[2:]) if has_io else None
+    bo = (bo[0], c_size_t(bo[1])) + tuple(bo[2:]) if has_bo else None
 
     def set_inputs():
         if has_r:
             take(r_src, out=r_view, mode="clip")
-            if r_nc and not isfinite(reduce_add(r_conn_view)):
-                raise bad_value()
+            if r_nc and not isfinite(sum(r_conn)):
+                failure = bad_value()
+                if failure is not None:
+                    raise failure
             status = setReal(comp, r_vr, r_n, r_buf)
             if status > 1:
                 raise E("fmi2SetReal", status)
@@ -688,15 +720,11 @@ def _make_stepper(rt: Runtime, row: np.ndarray, h: float):
                 raise E("fmi2SetBoolean", status)
 
     def advance(t):
-        status = doStep(comp, t, h, 1)
+        status = doStep(comp, c_double(t), step_size, no_set_fmu_state_prior)
         if status > 1:
             raise E("fmi2DoStep", status)
 
-    def read_outputs():
-        if has_ro:
-            status = getReal(comp, o_vr, o_n, o_view)
-            if status > 1:
-                raise E("fmi2GetReal", status)
+    def read_discrete_outputs():
         if has_io:
             vr, n, buf, view, a, b = io
             status = getInteger(comp, vr, n, buf)
@@ -710,16 +738,26 @@ def _make_stepper(rt: Runtime, row: np.ndarray, h: float):
                 raise E("fmi2GetBoolean", status)
             row[a:b] = view
 
+    def read_outputs():
+        if has_ro:
+            status = getReal(comp, o_vr, o_n, o_view)
+            if status > 1:
+                raise E("fmi2GetReal", status)
+        if has_io or has_bo:
+            read_discrete_outputs()
+
     if has_r and not (has_i or has_b):
         # the common case, written out: one Real input block, Real outputs
         def step(t):
             take(r_src, out=r_view, mode="clip")
-            if r_nc and not isfinite(reduce_add(r_conn_view)):
-                raise bad_value()
+            if r_nc and not isfinite(sum(r_conn)):
+                failure = bad_value()
+                if failure is not None:
+                    raise failure
             status = setReal(comp, r_vr, r_n, r_buf)
             if status > 1:
                 raise E("fmi2SetReal", status)
-            status = doStep(comp, t, h, 1)
+            status = doStep(comp, c_double(t), step_size, no_set_fmu_state_prior)
             if status > 1:
                 raise E("fmi2DoStep", status)
             if has_ro:
@@ -727,11 +765,11 @@ def _make_stepper(rt: Runtime, row: np.ndarray, h: float):
                 if status > 1:
                     raise E("fmi2GetReal", status)
             if has_io or has_bo:
-                read_outputs()
+                read_discrete_outputs()
     else:
         def step(t):
             set_inputs()
-            status = doStep(comp, t, h, 1)
+            status = doStep(comp, c_double(t), step_size, no_set_fmu_state_prior)
             if status > 1:
                 raise E("fmi2DoStep", status)
             read_outputs()

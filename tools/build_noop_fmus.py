@@ -7,7 +7,8 @@
 Each twin has exactly the variables of the real FMU (same names, value references, types,
 causality, variability, start values, units, descriptions, output dependencies and capability
 flags), read from the real FMU's modelDescription.xml, on the same `fmu_support.FmuSlave`
-base, but its `do_step` does nothing and its getters and setters only read and write a dict.
+base, but its `do_step` does nothing and its getters and setters only read and write its values
+(the Real outputs as elements of one list, read as one slice; the others in a dict).
 A master driving the twin instead of the real FMU therefore measures what the FMI boundary
 (fmpy -> pythonfmu's C++ -> Python -> FmuSlave) costs without any model: the floor under
 every step of the real co-simulation.
@@ -48,11 +49,23 @@ class {name}(FmuSlave):
 
     def __init__(self, **kwargs):
         super().__init__(**kwargs)
+        # The cheapest storage FmuSlave offers for each: the Real outputs as elements of one
+        # list (a host's fmi2GetReal of them is one slice), everything else in a dict (a set
+        # is one dict store).
+        real_outputs = [v for v in VARIABLES if v["type"] == "Real" and v["causality"] == "output"]
+        self.real_outputs = [float(v["start"]) for v in real_outputs]
+        element = {{v["name"]: i for i, v in enumerate(real_outputs)}}
         self.values = {{}}
         values = self.values
         adders = {{"Real": self.add_real, "Integer": self.add_integer, "Boolean": self.add_boolean,
                   "String": self.add_string}}
         for v in VARIABLES:
+            common = dict(causality=v["causality"], description=v["description"],
+                          variability=v["variability"], initial=v["initial"], depends_on=v["depends_on"],
+                          **({{"unit": v["unit"]}} if v["type"] == "Real" else {{}}))
+            if v["name"] in element:
+                self.add_real(v["name"], element=("real_outputs", element[v["name"]]), **common)
+                continue
             values[v["name"]] = v["start"]
 
             def getter(name=v["name"]):
@@ -61,10 +74,7 @@ class {name}(FmuSlave):
             def setter(value, name=v["name"]):
                 values[name] = value
 
-            extra = {{"unit": v["unit"]}} if v["type"] == "Real" else {{}}
-            adders[v["type"]](v["name"], causality=v["causality"], description=v["description"],
-                              variability=v["variability"], initial=v["initial"], getter=getter,
-                              setter=setter, depends_on=v["depends_on"], **extra)
+            adders[v["type"]](v["name"], getter=getter, setter=setter, **common)
 
     def fmu_do_step(self, current_time, step_size):
         pass

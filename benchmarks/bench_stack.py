@@ -1,0 +1,393 @@
+"""Benchmark of the survey co-simulation stack against its floor (issue 6).
+
+Prints, measured side by side in one run (the cases interleaved, repeat after repeat, and the
+best of the repeats kept, because the machine is shared and noisy):
+
+  (a) stack     the survey stack (Auv, AuvSensors, AuvControl) through the master, recorder on,
+                plots off, at the 0.1 s step: the survey scenario with its lawn-mower lines made
+                long enough that the mission outlasts the run (stop_when off);
+  (b) floor     the same master, wiring, parameters and recorder with the no-op twins of the
+                three FMUs (fmus/noop/, same variables, do_step does nothing), swapped in by
+                editing the loaded scenario mapping's instance `fmu` paths;
+  (c) Auv.fmu   the vehicle FMU alone through fmpy's low-level calls (fmi2SetReal of the 6
+                inputs, fmi2DoStep, fmi2GetReal of the 22 outputs) in cruise, and its no-op twin;
+  (d) library   the vehicle library alone, no FMI (VehicleSimulator.advance +
+                VehicleModel.output_vector per step);
+  (e) per FMU   each FMU and its twin through fmpy's low-level calls, microseconds per call of
+                set inputs / doStep / get outputs;
+
+with the simulated time, the stepping wall time, the real-time factor, microseconds per
+communication step and the ratio to the floor; and the start-up of the three FMUs (extract,
+load, instantiate, set parameters, initialise) in a fresh interpreter, with a cold extraction
+(an empty FMU cache folder) and a warm one.
+
+    .venv/bin/python benchmarks/bench_stack.py [--hours 1] [--repeats 3] [--no-build]
+
+The FMUs are brought up to date first (tools/build_fmus.py, tools/build_noop_fmus.py: both
+rebuild only what is stale) and then copied to a temporary folder, so a rebuild of fmus/ during
+the run cannot mix two builds (pythonfmu imports a slave module once per process).
+"""
+from __future__ import annotations
+
+import argparse
+import copy
+import hashlib
+import json
+import math
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from ctypes import c_double, c_int, c_uint
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+import yaml  # noqa: E402
+
+STEP = 0.1
+SPEED = 1.4          # m/s, the survey's cruise speed
+LINE = 500.0         # m, length of a survey line
+SPACING = 50.0       # m, between lines
+REAL = {"vehicle": "Auv", "sensors": "AuvSensors", "control": "AuvControl"}
+
+
+# ------------------------------------------------------------------------------ set-up
+def build(skip: bool) -> None:
+    if skip:
+        return
+    for script in ("build_fmus.py", "build_noop_fmus.py"):
+        subprocess.run([sys.executable, str(ROOT / "tools" / script), "-q"] if script == "build_fmus.py"
+                       else [sys.executable, str(ROOT / "tools" / script)],
+                       cwd=str(ROOT), check=True, stdout=subprocess.DEVNULL)
+
+
+def snapshot(folder: Path) -> dict:
+    """Copies of the six FMUs in `folder`: name -> path."""
+    paths = {}
+    for name in REAL.values():
+        for src in (ROOT / "fmus" / f"{name}.fmu", ROOT / "fmus" / "noop" / f"{name}Noop.fmu"):
+            if not src.is_file():
+                sys.exit(f"bench_stack: {src} is missing (run ./build.sh and tools/build_noop_fmus.py)")
+            dst = folder / src.name
+            shutil.copy2(src, dst)
+            paths[src.stem] = dst
+    return paths
+
+
+def survey_mapping(hours: float, fmus: dict, noop: bool) -> dict:
+    """scenarios/survey.yaml as a mapping, with enough lawn-mower lines for `hours` of mission
+    (the mission must still be running at the end), stop_when off, the FMUs of the snapshot."""
+    scenario = yaml.safe_load((ROOT / "scenarios" / "survey.yaml").read_text())
+    scenario["include"] = str(ROOT / "scenarios" / "stacks" / "survey.yaml")
+    scenario.pop("stop_when", None)
+    scenario["stop_time"] = round(hours * 3600.0, 6)
+    scenario["plots"] = False
+    lines = int(math.ceil(hours * 3600.0 * SPEED / (LINE + SPACING))) + 2
+    points = []
+    for i in range(lines):
+        north = (0.0, LINE) if i % 2 == 0 else (LINE, 0.0)
+        points += [(north[0], i * SPACING), (north[1], i * SPACING)]
+    scenario["instances"]["control"]["parameters"]["Waypoints"] = "; ".join(f"{n:g},{e:g},10" for n, e in points)
+    for instance, name in REAL.items():
+        scenario["instances"].setdefault(instance, {})["fmu"] = str(fmus[name + ("Noop" if noop else "")])
+    return scenario
+
+
+def digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()[:16]
+
+
+# ------------------------------------------------------------------------------ start-up
+def startup_child(mapping_file: str) -> None:
+    """In a fresh interpreter: scenario load + validation, then the master's FMU start-up."""
+    from master.engine import simulate
+    from master.plan import build_plan
+    from master.scenario import load_scenario
+
+    mapping = json.loads(Path(mapping_file).read_text())
+    t0 = time.perf_counter()
+    plan = build_plan(load_scenario(mapping), stop_time=STEP)
+    t1 = time.perf_counter()
+    outcome = simulate(plan, None, progress=False, echo_messages=False, t_call=time.perf_counter())
+    assert outcome.status == "completed", outcome.reason
+    print(json.dumps({"load": t1 - t0, "startup": outcome.startup_time}), flush=True)
+    os._exit(0)  # pythonfmu 0.7.0 double-frees at interpreter exit (see tests/conftest.py)
+
+
+def measure_startup(mapping: dict, folder: Path, repeats: int) -> dict:
+    mapping_file = folder / "startup-mapping.json"
+    mapping_file.write_text(json.dumps(mapping))
+    best = {"cold": None, "warm": None}
+    for r in range(repeats):
+        cache = folder / f"fmu-cache-{r}"   # empty: the first start-up extracts (cold)
+        for kind in ("cold", "warm"):
+            env = dict(os.environ, AUV_MASTER_FMU_CACHE=str(cache))
+            out = subprocess.run([sys.executable, __file__, "--startup-child", str(mapping_file)],
+                                 env=env, cwd=str(ROOT), capture_output=True, text=True)
+            if out.returncode != 0:
+                sys.exit(f"bench_stack: start-up child failed:\n{out.stdout}\n{out.stderr}")
+            figures = json.loads(out.stdout.strip().splitlines()[-1])
+            if best[kind] is None or figures["startup"] < best[kind]["startup"]:
+                best[kind] = figures
+    return best
+
+
+# ------------------------------------------------------------------------------ master runs
+def run_master(mapping: dict, out: Path) -> dict:
+    from master import run
+
+    res = run(copy.deepcopy(mapping), out_dir=out, progress=False, plots=False, echo_messages=False)
+    if res.status != "completed":
+        sys.exit(f"bench_stack: the run failed: {res.reason}")
+    s = res.summary
+    return {"sim": s["simulated_time_s"], "wall": s["stepping_time_s"], "steps": s["steps"],
+            "csv": digest(res.results_csv),
+            "finished": bool(res.column("control.MissionFinished")[-1]) if "control.MissionFinished" in res.colmap else None}
+
+
+# ------------------------------------------------------------------------------ one FMU, low level
+class LowLevel:
+    """One FMU instance driven through fmpy's ctypes entry points, as the master drives it:
+    value-reference arrays and buffers built once, the status checked after every call."""
+
+    def __init__(self, path: Path, name: str, parameters: dict, inputs: dict):
+        from fmpy import read_model_description
+        from fmpy.fmi2 import FMU2Slave
+
+        from master.engine import MessageLog, extract_fmu
+
+        md = read_model_description(str(path))
+        self.log = MessageLog(echo=False)
+        self.fmu = FMU2Slave(guid=md.guid, unzipDirectory=extract_fmu(path),
+                             modelIdentifier=md.coSimulation.modelIdentifier, instanceName=name)
+        self.fmu.instantiate(callbacks=self.log.callbacks, loggingOn=False)
+        self.fmu.setupExperiment(startTime=0.0)
+        by_name = {v.name: v for v in md.modelVariables}
+        for key, value in parameters.items():
+            var = by_name[key]
+            {"Real": self.fmu.setReal, "String": self.fmu.setString,
+             "Integer": self.fmu.setInteger}[var.type]([var.valueReference], [value])
+        self.fmu.enterInitializationMode()
+        self.fmu.exitInitializationMode()
+
+        def array(ctype, values):
+            return (ctype * len(values))(*values)
+
+        def pick(kind, causality):
+            return [v.valueReference for v in md.modelVariables if v.type == kind and v.causality == causality]
+
+        real_in = [(by_name[k].valueReference, v) for k, v in inputs.items() if by_name[k].type == "Real"]
+        bool_in = [(by_name[k].valueReference, int(v)) for k, v in inputs.items() if by_name[k].type == "Boolean"]
+        f = self.fmu._functions
+        comp = self.fmu.component
+        calls_set, calls_get = [], []
+        for fn, items, ctype in ((f["fmi2SetReal"], real_in, c_double), (f["fmi2SetBoolean"], bool_in, c_int)):
+            if items:
+                calls_set.append((fn, array(c_uint, [a for a, _ in items]), len(items), array(ctype, [b for _, b in items])))
+        for fn, kind, ctype in ((f["fmi2GetReal"], "Real", c_double), (f["fmi2GetInteger"], "Integer", c_int),
+                                (f["fmi2GetBoolean"], "Boolean", c_int)):
+            vrs = pick(kind, "output")
+            if vrs:
+                calls_get.append((fn, array(c_uint, vrs), len(vrs), (ctype * len(vrs))()))
+        do_step = f["fmi2DoStep"]
+        self.t = 0.0
+
+        def set_inputs():
+            for fn, vr, n, buf in calls_set:
+                if fn(comp, vr, n, buf) > 1:
+                    raise RuntimeError(f"{name}: set failed")
+
+        def step():
+            if do_step(comp, self.t, STEP, 1) > 1:
+                raise RuntimeError(f"{name}: fmi2DoStep failed at t={self.t}: {self.log.last}")
+            self.t += STEP
+
+        def get_outputs():
+            for fn, vr, n, buf in calls_get:
+                if fn(comp, vr, n, buf) > 1:
+                    raise RuntimeError(f"{name}: get failed")
+
+        self.set_inputs, self.step, self.get_outputs = set_inputs, step, get_outputs
+
+    def run(self, steps: int) -> float:
+        """Wall time of `steps` communication steps (set inputs, doStep, get outputs)."""
+        set_inputs, step, get_outputs = self.set_inputs, self.step, self.get_outputs
+        t0 = time.perf_counter()
+        for _ in range(steps):
+            set_inputs()
+            step()
+            get_outputs()
+        return time.perf_counter() - t0
+
+    def per_call(self, calls: int) -> dict:
+        """Microseconds per call of each of the three parts, each timed in a loop of its own."""
+        out = {}
+        for part in ("set_inputs", "step", "get_outputs"):
+            fn = getattr(self, part)
+            t0 = time.perf_counter()
+            for _ in range(calls):
+                fn()
+            out[part] = (time.perf_counter() - t0) / calls * 1e6
+        return out
+
+    def free(self):
+        try:
+            self.fmu.terminate()
+            self.fmu.fmi2FreeInstance(self.fmu.component)
+        except Exception:
+            pass
+
+
+def cruise_case(hours: float):
+    """Parameters and inputs of the vehicle in cruise at the survey speed, deep enough that
+    the slightly buoyant vehicle (no fin trim) is still well submerged after `hours`."""
+    from vehicle_model import AuvParameters, Environment, VehicleModel
+
+    model = VehicleModel(AuvParameters(), Environment(SeaFloorDepth=1000.0))
+    depth = 30.0 + 90.0 * hours            # it rises about 80 m per hour
+    parameters = {"Pos0[3]": depth, "LocalVel0[1]": SPEED, "SeaFloorDepth": 1000.0}
+    inputs = {"ThrustPower": float(model.cruise_power(SPEED)), "RudderYaw": 0.0, "RudderDive": 0.0,
+              "ExternalForce[1]": 0.0, "ExternalForce[2]": 0.0, "ExternalForce[3]": 0.0}
+    return model, parameters, inputs
+
+
+SENSOR_INPUTS = {"Pos[1]": 120.0, "Pos[2]": 50.0, "Pos[3]": 12.0, "Euler[1]": 0.01, "Euler[2]": -0.05,
+                 "Euler[3]": 1.2, "Depth": 12.0, "Speed": 1.4, "Altitude": 40.0, "Vel[1]": 0.5,
+                 "Vel[2]": 1.3, "Vel[3]": 0.1}
+CONTROL_INPUTS = {"MeasuredDepth": 12.0, "MeasuredPitch": -0.05, "MeasuredHeading": 0.02,
+                  "MeasuredSpeed": 1.4, "MeasuredAltitude": 40.0, "AltitudeValid": True,
+                  "NavNorth": 120.0, "NavEast": 1.0}
+
+
+def library_run(model, parameters: dict, inputs: dict, steps: int) -> float:
+    from vehicle_model import VehicleSimulator, initial_state
+
+    x0 = initial_state(Pos0=(0.0, 0.0, parameters["Pos0[3]"]), LocalVel0=(parameters["LocalVel0[1]"], 0.0, 0.0))
+    sim = VehicleSimulator(model, x0)
+    u = list(inputs.values())
+    advance, output_vector = sim.advance, model.output_vector
+    t = 0.0
+    t0 = time.perf_counter()
+    for _ in range(steps):
+        x = advance(t, t + STEP, u)
+        output_vector(x, u)
+        t += STEP
+    return time.perf_counter() - t0
+
+
+# ------------------------------------------------------------------------------ main
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--hours", type=float, default=1.0, help="simulated hours per run (default 1)")
+    parser.add_argument("--repeats", type=int, default=3, help="interleaved repeats, the best counts (default 3)")
+    parser.add_argument("--startup-repeats", type=int, default=3)
+    parser.add_argument("--calls", type=int, default=5000, help="calls per part in (e) (default 5000)")
+    parser.add_argument("--no-build", action="store_true", help="do not bring fmus/ and fmus/noop/ up to date first")
+    parser.add_argument("--startup-child", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.startup_child:
+        startup_child(args.startup_child)
+
+    build(args.no_build)
+    folder = Path(tempfile.mkdtemp(prefix="bench-stack-"))
+    try:
+        fmus = snapshot(folder)
+        stack = survey_mapping(args.hours, fmus, noop=False)
+        floor = survey_mapping(args.hours, fmus, noop=True)
+        steps = int(round(args.hours * 3600.0 / STEP))
+
+        print(f"bench_stack: {args.hours:g} h simulated at a {STEP:g} s step ({steps} steps), best of "
+              f"{args.repeats} interleaved repeats; {os.cpu_count()} CPUs, load average "
+              f"{os.getloadavg()[0]:.2f} before; python {sys.version.split()[0]}")
+        print("FMUs: " + ", ".join(f"{n} {digest(p)}" for n, p in fmus.items()))
+
+        # ---- start-up, in fresh interpreters (before anything is imported here)
+        startup = measure_startup(stack, folder, args.startup_repeats)
+
+        # ---- warm up: every FMU loaded once (imports, numba cache), then the library
+        run_master(dict(stack, stop_time=10.0), folder / "warm-stack")
+        run_master(dict(floor, stop_time=10.0), folder / "warm-floor")
+        model, vparams, vinputs = cruise_case(args.hours)
+        import vehicle_model
+
+        lows = {
+            "Auv": lambda: LowLevel(fmus["Auv"], "vehicle", vparams, vinputs),
+            "AuvNoop": lambda: LowLevel(fmus["AuvNoop"], "vehicle", vparams, vinputs),
+            "AuvSensors": lambda: LowLevel(fmus["AuvSensors"], "sensors", {}, SENSOR_INPUTS),
+            "AuvSensorsNoop": lambda: LowLevel(fmus["AuvSensorsNoop"], "sensors", {}, SENSOR_INPUTS),
+            "AuvControl": lambda: LowLevel(fmus["AuvControl"], "control",
+                                           {"Waypoints": "0,0,10; 100000,0,10", "DiveMode": "yoyo"}, CONTROL_INPUTS),
+            "AuvControlNoop": lambda: LowLevel(fmus["AuvControlNoop"], "control", {}, CONTROL_INPUTS),
+        }
+
+        best: dict = {}
+        per_call: dict = {}
+        hashes, finished = set(), set()
+
+        def keep(key, sim, wall):
+            if key not in best or wall < best[key][1]:
+                best[key] = (sim, wall)
+
+        for r in range(args.repeats):
+            a = run_master(stack, folder / "stack")
+            keep("stack", a["sim"], a["wall"])
+            hashes.add(a["csv"])
+            finished.add(a["finished"])
+            b = run_master(floor, folder / "floor")
+            keep("floor", b["sim"], b["wall"])
+            for name in ("Auv", "AuvNoop"):
+                fmu = lows[name]()
+                keep(name, steps * STEP, fmu.run(steps))
+                fmu.free()
+            keep("library", steps * STEP, library_run(model, vparams, vinputs, steps))
+            for name, make in lows.items():
+                fmu = make()
+                fmu.run(200)  # past the first steps
+                for part, us in fmu.per_call(args.calls).items():
+                    per_call.setdefault(name, {})
+                    per_call[name][part] = min(per_call[name].get(part, math.inf), us)
+                fmu.free()
+
+        floor_us = best["floor"][1] / steps * 1e6
+        print()
+        print(f"{'case':48s} {'sim s':>7s} {'wall s':>7s} {'x real time':>11s} {'us/step':>8s} {'/ floor':>7s}")
+        labels = {
+            "stack": "(a) stack: master + 3 FMUs, recorder on",
+            "floor": "(b) floor: master + 3 no-op twins, recorder on",
+            "Auv": "(c) Auv.fmu alone, fmpy low-level, cruise",
+            "AuvNoop": "    AuvNoop.fmu alone (its no-op twin)",
+            "library": "(d) vehicle library alone (no FMI)",
+        }
+        for key, label in labels.items():
+            sim, wall = best[key]
+            us = wall / round(sim / STEP) * 1e6
+            print(f"{label:48s} {sim:7.0f} {wall:7.3f} {sim / wall:11.0f} {us:8.1f} {us / floor_us:7.2f}")
+        print(f"stack results.csv identical over the repeats: {'yes' if len(hashes) == 1 else 'NO'}; "
+              f"mission still running at the end: {'yes' if finished == {False} else 'NO'}")
+        print()
+        print("start-up of the three FMUs in a fresh interpreter (extract, load, instantiate, set parameters, "
+              "initialise; best of %d):" % args.startup_repeats)
+        for kind in ("cold", "warm"):
+            s = startup[kind]
+            print(f"  {kind} extraction: {s['startup']:.3f} s  (+ {s['load']:.3f} s reading and validating the "
+                  f"scenario and the three modelDescription.xml)")
+        print()
+        print("(e) each FMU alone through fmpy low-level calls, us per call (best of the repeats):")
+        print(f"  {'FMU':16s} {'set inputs':>10s} {'doStep':>8s} {'get outputs':>11s} {'total':>8s}")
+        for name, parts in per_call.items():
+            total = sum(parts.values())
+            print(f"  {name:16s} {parts['set_inputs']:10.1f} {parts['step']:8.1f} {parts['get_outputs']:11.1f} {total:8.1f}")
+        origin = os.path.dirname(getattr(vehicle_model, "__file__", "?"))
+        print(f"(vehicle_model for (d) imported from {origin})")
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+    sys.stdout.flush()
+    os._exit(0)  # pythonfmu 0.7.0 double-frees at interpreter exit (see tests/conftest.py)
+
+
+if __name__ == "__main__":
+    main()
