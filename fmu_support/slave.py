@@ -414,11 +414,11 @@ class FmuSlave(Fmi2Slave):
 
     # Array elements. A host reads the outputs of an instance in one fmi2GetReal call per
     # step; when the references asked for are consecutive elements (in order) of one array
-    # registered with `element=` (the 22 outputs of the vehicle are), the answer is one slice
-    # of it, `array[a:b].tolist()`, instead of one getter call per value. `tolist()` of a
-    # float64 array gives exactly the `float(array[i])` of the getters; any other sequence
-    # (a list) goes through float() value by value. The reader is remembered per tuple of references
-    # (a host asks for the same ones every step), for a bounded number of tuples.
+    # registered with `element=`, the answer is one slice of it, `array[a:b].tolist()`,
+    # instead of one getter call per value. `tolist()` of a float64 array gives exactly the
+    # `float(array[i])` of the getters; any other sequence (a list) goes through float()
+    # value by value. The reader is remembered per tuple of references (a host asks for the
+    # same ones every step), for a bounded number of tuples.
     _MAX_SLICES = 64
 
     def _slice_reader(self, vrs) -> Optional[Callable[[], list]]:
@@ -438,8 +438,12 @@ class FmuSlave(Fmi2Slave):
         return read
 
     def _make_slice_reader(self, array: str, part: slice) -> Callable[[], list]:
+        size = part.stop - part.start
+
         def read():
             values = getattr(self, array)[part]
+            if len(values) != size:  # as the getter of the first missing element would
+                raise IndexError(f"self.{array} has no element {part.start + len(values)}")
             if getattr(values, "dtype", None) == "float64":
                 return values.tolist()
             return list(map(float, values))
