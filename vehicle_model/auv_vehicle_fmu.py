@@ -166,8 +166,7 @@ class Auv(FmuSlave):
                 self.add_real(name if size == 1 else f"{name}[{i + 1}]", causality="output",
                               unit=unit, depends_on=[],
                               description=description if size == 1 else description[i],
-                              getter=lambda k=start + i: float(self._outputs[k]),
-                              setter=lambda value, k=start + i: self._outputs.__setitem__(k, value))
+                              element=("_outputs", start + i))
 
         # ---- parameters: the vehicle, then the environment
         defaults = AuvParameters()
@@ -194,8 +193,8 @@ class Auv(FmuSlave):
                 self._parameter_names += [f"{name}[{i + 1}]" for i in range(size)]
 
         # ---- integrator
-        self.RelativeTolerance = 1e-5
-        self.AbsoluteTolerance = 1e-7
+        self.RelativeTolerance = 1e-4   # the library's defaults; see README, 'Why dopri5'
+        self.AbsoluteTolerance = 1e-6
         self.add_real("RelativeTolerance", causality="parameter", variability="tunable",
                       unit="1", description="Relative tolerance of the dopri5 integrator")
         self.add_real("AbsoluteTolerance", causality="parameter", variability="tunable",

@@ -24,7 +24,7 @@ class VehicleSimulator:
     off there).
     """
 
-    def __init__(self, model, x0, rtol: float = 1e-5, atol: float = 1e-7, max_steps: int = 100000):
+    def __init__(self, model, x0, rtol: float = 1e-4, atol: float = 1e-6, max_steps: int = 100000):
         if not (rtol > 0 and atol > 0):
             raise ValueError(f"tolerances must be positive (rtol={rtol}, atol={atol})")
         self.model = model

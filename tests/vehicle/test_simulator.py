@@ -28,9 +28,16 @@ def _fly(model, x0, seconds, rtol, atol, step=0.1):
 
 def test_default_tolerance_stays_within_a_centimetre_of_a_tight_run(model):
     x0 = model.cruise_state(1.4, depth=20.0)
-    default = _fly(model, x0, 200.0, 1e-6, 1e-8)
+    sim = VehicleSimulator(model, x0)           # the defaults
+    default = []
+    for k in range(2000):
+        t = k * 0.1
+        default.append(sim.advance(t, t + 0.1, _manoeuvre(t)))
+    default = np.array(default)
     tight = _fly(model, x0, 200.0, 1e-10, 1e-12)
-    assert np.max(np.linalg.norm(default[:, 0:3] - tight[:, 0:3], axis=1)) < 0.01
+    error = np.max(np.linalg.norm(default[:, 0:3] - tight[:, 0:3], axis=1))
+    assert error < 0.01
+    assert error < 1e-5       # measured 8e-9 m: the margin is large, keep it visible
 
 
 def test_runs_repeat_bit_for_bit_and_restore_continues_identically(model):
