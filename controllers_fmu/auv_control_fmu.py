@@ -46,6 +46,8 @@ PARAMETERS = [
     Var("TargetAltitude", "Real", "parameter", _D.TargetAltitude, "m", "Altitude held in DiveMode 'altitude'"),
     Var("CruiseSpeed", "Real", "parameter", _D.CruiseSpeed, "m/s", "Speed reference of the mission"),
     Var("LookAhead", "Real", "parameter", _D.LookAhead, "m", "Line-of-sight lookahead distance"),
+    Var("LosIntegralGain", "Real", "parameter", _D.LosIntegralGain, "1",
+        "Integral line-of-sight gain (removes the cross-track offset of a cross current; 0: plain LOS)"),
     Var("AcceptanceRadius", "Real", "parameter", _D.AcceptanceRadius, "m", "Waypoint acceptance radius"),
     Var("SpeedKp", "Real", "parameter", _D.SpeedKp, "W.s/m", "Speed loop proportional gain"),
     Var("SpeedKi", "Real", "parameter", _D.SpeedKi, "W/m", "Speed loop integral gain"),

@@ -65,6 +65,7 @@ class ControlConfig:
     TargetAltitude: float = 5.0        # m
     CruiseSpeed: float = 1.5           # m/s
     LookAhead: float = 10.0            # m
+    LosIntegralGain: float = 0.1       # 1, integral LOS (0: plain LOS), see guidance.WaypointManager
     AcceptanceRadius: float = 5.0      # m
     # speed -> ThrustPower
     SpeedKp: float = 200.0             # W/(m/s)
@@ -110,7 +111,7 @@ class ControlConfig:
             v = getattr(self, f.name)
             if not isinstance(v, (int, float)) or not math.isfinite(v):
                 raise ValueError(f"{f.name} must be a finite number, got {v!r}")
-            if f.name.endswith(("Kp", "Ki", "Kd")) or f.name == "ThrustFeedForward" \
+            if f.name.endswith(("Kp", "Ki", "Kd")) or f.name in ("ThrustFeedForward", "LosIntegralGain") \
                     or f.name.endswith("FilterTime"):
                 if v < 0.0:
                     raise ValueError(f"{f.name} must be >= 0, got {v!r}")
@@ -177,7 +178,8 @@ class ControlStack:
         self.config = c = config if config is not None else ControlConfig()
         c.validate()
         self.waypoints = parse_waypoints(c.Waypoints, allow_empty=c.GuidanceMode != "mission")
-        self.mission = WaypointManager(self.waypoints, c.LookAhead, c.AcceptanceRadius)
+        self.mission = WaypointManager(self.waypoints, c.LookAhead, c.AcceptanceRadius,
+                                       c.LosIntegralGain)
         self.yoyo = (YoyoGuidance(c.YoyoMinDepth, c.YoyoMaxDepth, c.DiveAngle)
                      if c.DiveMode == "yoyo" else None)
         self.pid_speed = PID(c.SpeedKp, c.SpeedKi, c.SpeedKd, out_min=0.0,
@@ -212,7 +214,7 @@ class ControlStack:
         rudder_yaw_override = None
         # ---- horizontal guidance
         if c.GuidanceMode == "mission":
-            res = self.mission.update(inp.north, inp.east)
+            res = self.mission.update(inp.north, inp.east, inp.speed, dt)
             finished = self.mission.finished
             o.waypoint_index = self.mission.index
             if res is not None:

@@ -153,3 +153,42 @@ def test_yoyo_starting_below_the_deepest_climbs():
 def test_yoyo_bad_parameters(args, name):
     with pytest.raises(ValueError, match=name):
         YoyoGuidance(*args)
+
+
+def _fly_kinematic(integral_gain, seconds=400.0, current_east=0.3, speed=1.4, dt=0.1):
+    """A vehicle that holds the reference heading exactly, in a uniform cross current."""
+    manager = WaypointManager([(3000.0, 0.0, 5.0)], look_ahead=10.0, acceptance_radius=5.0,
+                              integral_gain=integral_gain)
+    north, east = 0.0, 0.0
+    errors = []
+    for _ in range(int(seconds / dt)):
+        res = manager.update(north, east, speed, dt)
+        north += dt * speed * math.cos(res.heading_ref)
+        east += dt * (speed * math.sin(res.heading_ref) + current_east)
+        errors.append(res.cross_track)
+    return errors, manager
+
+
+def test_plain_los_keeps_a_cross_track_offset_in_a_cross_current():
+    errors, _ = _fly_kinematic(0.0)
+    crab = math.asin(0.3 / 1.4)
+    # steady state: atan(e / Delta) equals the crab angle
+    assert errors[-1] == pytest.approx(10.0 * math.tan(crab), rel=0.02)
+
+
+def test_integral_los_removes_the_offset():
+    errors, manager = _fly_kinematic(0.25)
+    assert abs(errors[-1]) < 0.01
+    assert max(abs(e) for e in errors) < 3.0          # the transient stays small
+    # the integral holds the crab into the current: k e_i = Delta tan(crab)
+    crab = math.asin(0.3 / 1.4)
+    assert 0.25 * manager.cross_track_integral == pytest.approx(10.0 * math.tan(crab), rel=0.02)
+    state = manager.get_state()
+    other = WaypointManager([(3000.0, 0.0, 5.0)], 10.0, 5.0, 0.25)
+    other.set_state(state)
+    assert other.cross_track_integral == manager.cross_track_integral
+
+
+def test_integral_los_gain_must_not_be_negative():
+    with pytest.raises(ValueError, match="LosIntegralGain"):
+        WaypointManager([(1.0, 0.0, 0.0)], 10.0, 5.0, -0.1)
