@@ -326,13 +326,9 @@ class Auv(FmuSlave):
         if self.parameters_changed:
             self._build()  # tunable parameters; the vehicle stays as it was on failure
             self.parameters_changed = False
-        x_before = self._sim.state
-        try:
-            self._sim.advance(current_time, current_time + step_size, u)
-            self._refresh_outputs(u)
-        except Exception:
-            self._sim.set_state(x_before)
-            raise
+        # A failed advance raises and leaves the vehicle at the start of the step.
+        self._sim.advance(current_time, current_time + step_size, u)
+        self._refresh_outputs(u)
         self._time = current_time + step_size
 
     def fmu_get_state(self):

@@ -1,10 +1,18 @@
 """Time integration between two instants with the inputs held, with SciPy's Dormand-Prince."""
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from scipy.integrate import ode
 
 from .dynamics import BATTERY, state_derivative_at
+
+
+def _all_finite(values) -> bool:
+    """True when every value is finite. A finite sum settles it in one call (the usual case);
+    only an infinite or NaN sum, which an overflow can also give, needs the element-wise test."""
+    return math.isfinite(values.sum()) or bool(np.isfinite(values).all())
 
 
 class IntegrationError(RuntimeError):
@@ -51,7 +59,7 @@ class VehicleSimulator:
     def advance(self, t0: float, t1: float, u) -> np.ndarray:
         """Integrate from t0 to t1 with the inputs u held; returns (and keeps) the new state."""
         u = np.asarray(u, dtype=float)
-        if u.shape != (6,) or not np.all(np.isfinite(u)):
+        if u.shape != (6,) or not _all_finite(u):
             raise ValueError(f"inputs must be 6 finite numbers "
                              f"[ThrustPower, RudderYaw, RudderDive, ExternalForce x3], got {u!r}")
         if not t1 > t0:
@@ -63,12 +71,12 @@ class VehicleSimulator:
         # the natural guess (see the class docstring).
         self._solver._integrator.first_step = t1 - t0
         self._solver.set_initial_value(self._x, t0)
-        x = self._solver.integrate(t1)
-        if not self._solver.successful() or not np.all(np.isfinite(x)):
+        x = self._solver.integrate(t1)   # a new array each call: kept without a copy
+        if not self._solver.successful() or not _all_finite(x):
             raise IntegrationError(
                 f"dopri5 failed between t={t0} and t={t1} (return code "
                 f"{self._solver.get_return_code()}); last state {x!r}")
         if x[BATTERY] < 0.0:
             x[BATTERY] = 0.0
-        self._x = np.array(x)
+        self._x = x    # only now: a failed advance leaves the simulator where it was
         return self.state

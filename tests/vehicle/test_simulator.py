@@ -64,7 +64,12 @@ def test_non_finite_inputs_and_bad_tolerances_are_refused(model):
         sim.advance(1.0, 0.5, inputs())
 
 
-def test_an_integrator_failure_is_reported(model):
-    sim = VehicleSimulator(model, model.cruise_state(1.4), max_steps=2)
+def test_an_integrator_failure_is_reported_and_leaves_the_state(model):
+    x0 = model.cruise_state(1.4)
+    sim = VehicleSimulator(model, x0, max_steps=2)
     with pytest.raises(IntegrationError, match="t=0"):
         sim.advance(0.0, 100.0, inputs(120.0, rudder_yaw=0.3))
+    assert np.array_equal(sim.state, x0)
+    with pytest.raises(ValueError):
+        sim.advance(0.0, 0.1, inputs(float("nan")))
+    assert np.array_equal(sim.state, x0)
