@@ -27,6 +27,7 @@ import hashlib
 import itertools
 import json
 import os
+import math
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -325,13 +326,16 @@ def coerce(value: Any, typ: str | None, what: str, from_text: bool) -> Any:
         try:
             if typ in ("Integer", "Enumeration"):
                 return int(t)
-            return float(t)
+            value = float(t)
         except ValueError:
             kind = "an Integer" if typ in ("Integer", "Enumeration") else "a Real"
             raise ValueError(f"{what} is {kind}; cannot read {value!r} as a number") from None
     if typ == "Real":
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             raise ValueError(f"{what} is a Real; expected a number, got {value!r}")
+        if not math.isfinite(value):
+            # the scenario loader refuses these too: a run would only fail at initialisation
+            raise ValueError(f"{what} must be a finite number, got {value!r}")
         return float(value)
     if typ in ("Integer", "Enumeration"):
         if isinstance(value, float) and value.is_integer():

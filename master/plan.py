@@ -506,12 +506,15 @@ def build_plan(loaded: LoadedScenario, stop_time: float | None = None, step: flo
     t0 = float(model.start_time)
     t1 = float(stop_time if stop_time is not None else model.stop_time)
     h = float(step if step is not None else model.step)
-    if h <= 0 or not math.isfinite(h):
-        problems.append(("--step", "step", f"must be a positive number, got {h}"))
-    if t1 <= t0:
-        problems.append(("--stop-time", "stop_time", f"must be after start_time ({t0}), got {t1}"))
+    # blame the command line when it set the value, else the file and field that did
+    step_where = ("--step", "step") if step is not None else loaded.where("step")
+    stop_where = ("--stop-time", "stop_time") if stop_time is not None else loaded.where("stop_time")
+    if not (math.isfinite(h) and h > 0):
+        problems.append((*step_where, f"must be a positive finite number, got {h}"))
+    if not (math.isfinite(t1) and t1 > t0):
+        problems.append((*stop_where, f"must be a finite time after start_time ({t0}), got {t1}"))
     n_steps = 0
-    if h > 0 and t1 > t0:
+    if not problems and h > 0 and t1 > t0:
         ratio = (t1 - t0) / h
         n_steps = int(round(ratio)) if abs(ratio - round(ratio)) < 1e-6 else int(math.ceil(ratio))
         n_steps = max(n_steps, 1)

@@ -370,6 +370,8 @@ _Loader.add_implicit_resolver(
 
 def _read_yaml(path: Path, via: str | None) -> dict:
     shown = display_path(path)
+    if path.is_dir():
+        raise ScenarioError(via or shown, "", f"{shown} is a directory, not a scenario file")
     if not path.is_file():
         raise ScenarioError(via or shown, "", f"scenario file not found: {shown}")
     try:

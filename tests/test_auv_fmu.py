@@ -364,6 +364,19 @@ def test_nan_input_fails_the_step_and_the_vehicle_recovers(run):
     assert r.get("Pos[1]") > before[0]
 
 
+def test_nan_input_start_value_initialises_and_fails_the_first_step(run):
+    # SPEC 2.6: a NaN input fails the step that uses it, not the initialisation
+    r = run(**{"Pos0": (0, 0, 10.0), "ThrustPower": float("nan")}).initialize()
+    assert r.get("Depth") == 10.0 and r.get("Thrust") == 0.0
+    with pytest.raises(FMICallException) as failure:
+        r.fmu.doStep(r.time, 0.5)
+    assert failure.value.status == DISCARD
+    assert any("ThrustPower" in m and "not finite" in m for m in r.errors()), r.messages
+    r.set(ThrustPower=30.0)
+    r.step(1.0)
+    assert r.get("Thrust") == pytest.approx(9.0)
+
+
 def test_dive_authority_warning_is_logged(run):
     quiet = run().initialize()
     assert not [m for s, _, m in quiet.messages if s == WARNING]

@@ -287,6 +287,14 @@ class Auv(FmuSlave):
             raise FmuError(f"input {bad} is not finite")
         return u
 
+    def _initial_inputs(self):
+        """The inputs for the outputs of the initial state. A non-finite input start value is
+        read as zero here: SPEC 2.6 refuses a NaN input at the step that would use it, so the
+        instance initialises and the host may still correct the input before stepping."""
+        u = np.array([self.ThrustPower, self.RudderYaw, self.RudderDive, *self.ExternalForce],
+                     dtype=float)
+        return np.where(np.isfinite(u), u, 0.0)
+
     def _refresh_outputs(self, u):
         self._outputs[:] = self._model.output_vector(self._sim.state, u)
 
@@ -301,13 +309,13 @@ class Auv(FmuSlave):
         self._sim = None
         self._model = None
         self._build()
-        self._refresh_outputs(self._inputs())
+        self._refresh_outputs(self._initial_inputs())
 
     def fmu_exit_initialization(self):
         self._sim = None   # start from Pos0 ... Battery0 as they are now
         self._model = None
         self._build()
-        self._refresh_outputs(self._inputs())
+        self._refresh_outputs(self._initial_inputs())
         self.parameters_changed = False
         self.log_info(f"{self.instance_name}: vehicle_model from {_VEHICLE_MODEL_ORIGIN}")
         warning = dive_authority_warning(self._model.params, self._model.env.Gravity,

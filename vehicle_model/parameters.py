@@ -137,10 +137,11 @@ class AuvParameters:
                  "must be below pi/2")
         _require("Diameter", self.Diameter, self.Diameter < self.Length,
                  f"must be smaller than Length ({self.Length})")
+        # A body of revolution has (almost) no roll added inertia: the mass matrix stays
+        # invertible through Ixx as long as no added term is negative (seed 001 floors A44 at
+        # 0.1 by its default; zero is allowed).
         for i, a in enumerate(self.AddedMass):
             _require("AddedMass", self.AddedMass, a >= 0, f"element {i + 1} must not be negative")
-        # A body of revolution has (almost) no roll added inertia; the mass matrix stays
-        # invertible through Ixx, but a negative A44 could cancel it.
         half = self.Length / 2.0
         # The fins sit on the hull; the thruster may stand off the tail (a shroud, a boss).
         _require("RudderPos", self.RudderPos, abs(self.RudderPos[0]) <= half

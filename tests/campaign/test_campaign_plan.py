@@ -114,6 +114,11 @@ def test_coerce_against_fmu_types():
         coerce("fast", "Real", "c.CruiseSpeed", True)
     with pytest.raises(ValueError, match="Boolean"):
         coerce(1, "Boolean", "x", False)
+    for bad in ("nan", "inf", "-inf"):          # refused like the scenario loader does
+        with pytest.raises(ValueError, match="v.L must be a finite number"):
+            coerce(bad, "Real", "v.L", True)
+    with pytest.raises(ValueError, match="finite"):
+        coerce(float("nan"), "Real", "v.L", False)
 
 
 # --------------------------------------------------------------------------------------------

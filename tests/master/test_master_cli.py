@@ -91,3 +91,23 @@ record: [vehicle.Pos*, vehicle2.Pos, vehicle2.RudderYaw, control.ThrustPower]
     assert s["vehicles"]["vehicle2"]["distance_run_m"] > 5.0
     assert s["init_order"] == ["vehicle", "sensors", "control", "vehicle2"]
     assert "vehicle2.ExternalForce[1]" in s["unconnected_inputs"]
+
+
+@pytest.mark.parametrize("flag, value", [
+    ("--stop-time", "inf"), ("--stop-time", "nan"), ("--stop-time", "0"), ("--stop-time", "-1"),
+    ("--step", "inf"), ("--step", "nan"), ("--step", "0"), ("--step", "-0.1"),
+])
+def test_degenerate_stop_time_or_step_is_refused_before_anything_runs(flag, value, tmp_path, capsys):
+    out = tmp_path / "out"
+    assert main(["run", "depth_step", flag, value, "--out", str(out), "--no-progress"]) == 2
+    err = capsys.readouterr().err
+    assert f"{flag}:" in err and "Traceback" not in err
+    assert not (out / "results.csv").exists()
+
+
+def test_degenerate_step_in_a_file_names_the_file(tmp_path, capsys):
+    scenario = tmp_path / "bad_step.yaml"
+    scenario.write_text(f"include: {(REPO / 'scenarios' / 'depth_step.yaml').as_posix()}\nstep: .inf\n")
+    assert main(["run", str(scenario), "--out", str(tmp_path / "out"), "--no-progress"]) == 2
+    err = capsys.readouterr().err
+    assert "bad_step.yaml: step: must be a positive finite number" in err

@@ -29,7 +29,7 @@ def test_survey_completes_its_waypoints_and_draws_the_plots(runs):
     assert s["energy_used_J"] > 0
     for key in ("depth_error_m", "cross_track_error_m"):
         assert set(s[key]) >= {"mean_abs", "rms", "max"}, s[key]
-    assert s["cross_track_error_m"]["rms"] < 5.0
+    assert s["cross_track_error_m"]["rms"] < 2.5, s["cross_track_error_m"]   # measured 1.6 m, turns included
     assert s["real_time_factor"] > 0 and s["startup_time_s"] > 0 and s["wall_time_s"] > 0
     names = sorted(p.name for p in r.out.glob("*.png"))
     assert names == ["actuators.png", "attitude.png", "battery.png", "depth.png", "track.png"]
