@@ -167,6 +167,12 @@ class MessageLog:
                 inst = instance.decode("utf-8", "replace") if instance else "?"
                 msg = message.decode("utf-8", "replace") if message else ""
                 label = _STATUS[status] if 0 <= status < len(_STATUS) else str(status)
+                # pythonfmu 0.7.0 follows every Python exception with its own generic fatal
+                # message ("Fatal py exception encountered: ... unknown error"); once the FMU
+                # has logged why, it adds nothing
+                if (status == 4 and msg.startswith("Fatal py exception encountered")
+                        and self.last.get(inst)):
+                    return
                 if status >= 1:
                     self.counts["warning" if status == 1 else "error"] += 1
                     if len(self.messages) < self.keep:
