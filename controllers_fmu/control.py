@@ -41,7 +41,7 @@ from typing import Dict, Optional
 
 from .angles import angle_diff, wrap_pi
 from .guidance import WaypointManager, YoyoGuidance, parse_waypoints
-from .pid import PID, clamp
+from .pid import PID
 
 GUIDANCE_MODES = ("mission", "hold", "zigzag")
 DIVE_MODES = ("depth", "altitude", "yoyo")

@@ -12,7 +12,6 @@ import shutil
 import subprocess
 import sys
 import zipfile
-from ctypes import c_char_p
 from pathlib import Path
 from xml.etree import ElementTree as ET
 

@@ -33,6 +33,8 @@ from .rotation import (
 
 STATE_SIZE = 14
 INPUT_SIZE = 6
+INPUT_NAMES = ("ThrustPower", "RudderYaw", "RudderDive", "ExternalForce[1]", "ExternalForce[2]",
+               "ExternalForce[3]")
 # Index ranges of the state (written out as literal slices inside the compiled functions:
 # numba re-unpickles a global slice object on every call).
 POS, QUAT, VEL, OMEGA, BATTERY = slice(0, 3), slice(3, 7), slice(7, 10), slice(10, 13), 13

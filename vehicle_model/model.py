@@ -7,7 +7,7 @@ from typing import Dict, Optional, Tuple
 import numpy as np
 
 from . import dynamics
-from .dynamics import OUTPUT_LAYOUT, STATE_SIZE
+from .dynamics import OUTPUT_LAYOUT
 from .hull import hull_properties_of
 from .parameters import AuvParameters, Environment
 from .rotation import quaternion_from_euler

@@ -6,7 +6,7 @@ import math
 import numpy as np
 from scipy.integrate import ode
 
-from .dynamics import BATTERY, state_derivative_at
+from .dynamics import BATTERY, INPUT_NAMES, state_derivative_at
 
 
 def _all_finite(values) -> bool:
@@ -59,9 +59,11 @@ class VehicleSimulator:
     def advance(self, t0: float, t1: float, u) -> np.ndarray:
         """Integrate from t0 to t1 with the inputs u held; returns (and keeps) the new state."""
         u = np.asarray(u, dtype=float)
-        if u.shape != (6,) or not _all_finite(u):
-            raise ValueError(f"inputs must be 6 finite numbers "
-                             f"[ThrustPower, RudderYaw, RudderDive, ExternalForce x3], got {u!r}")
+        if u.shape != (len(INPUT_NAMES),):
+            raise ValueError(f"inputs must be {len(INPUT_NAMES)} numbers {INPUT_NAMES}, got {u!r}")
+        if not _all_finite(u):
+            name, value = next((n, v) for n, v in zip(INPUT_NAMES, u) if not math.isfinite(v))
+            raise ValueError(f"input {name} = {value!r} is not finite")
         if not t1 > t0:
             if t1 == t0:
                 return self.state

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from master_helpers import FMUS, REPO, master
+from master_helpers import FMUS, REPO, Run, master
 
 
 @pytest.fixture(scope="session")

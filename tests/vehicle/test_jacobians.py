@@ -1,5 +1,4 @@
 """The analytic Jacobians against central finite differences."""
-import math
 
 import numpy as np
 import pytest
