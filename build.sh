@@ -29,9 +29,26 @@ if [ -f tools/build_fmus.py ]; then
     "$PY" tools/build_fmus.py
 fi
 
+# The test of the 3-D view (tests/master/test_view.py) opens it in headless Chromium: Debian's
+# `chromium`, installed here when missing and we may (root with apt-get); otherwise that test
+# skips and says why.
+ensure_chromium() {
+    if command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1; then
+        return 0
+    fi
+    if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
+        echo "build.sh: installing chromium (headless browser check of the 3-D view)"
+        (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium) \
+            >/dev/null 2>&1 || echo "build.sh: WARNING: could not install chromium; the browser check of the 3-D view will be skipped" >&2
+    else
+        echo "build.sh: WARNING: chromium missing (not root): the browser check of the 3-D view will be skipped" >&2
+    fi
+}
+
 case "${1:-}" in
     test)
         shift
+        ensure_chromium
         exec "$PY" -m pytest "$@"
         ;;
     run)

@@ -1,4 +1,4 @@
-"""Command line: ``python -m master run|validate|list``."""
+"""Command line: ``python -m master run|view|validate|list|sweep``."""
 
 from __future__ import annotations
 
@@ -99,6 +99,9 @@ def cmd_run(args) -> int:
     except ScenarioError as e:
         print(f"error: scenario refused, nothing was run:\n{e}", file=sys.stderr)
         return 2
+    view_error = None
+    if args.view and len(res.data) >= 2:
+        view_error = _write_view(res.out_dir, quiet=args.quiet)
     if args.quiet:
         if not res.ok:
             print(f"{res.summary['scenario']}: {res.status}: {res.reason}", file=sys.stderr)
@@ -106,7 +109,28 @@ def cmd_run(args) -> int:
         _print_summary(res)
         if not res.ok:
             print(f"error: {res.status}: {res.reason}", file=sys.stderr)
-    return res.exit_code
+    return res.exit_code if view_error is None else max(res.exit_code, 1)
+
+
+def _write_view(results_dir, out=None, frames=200, quiet=False) -> str | None:
+    """Write view.html; returns the error message when it could not."""
+    from .view import ViewError, write_view
+
+    try:
+        path = write_view(results_dir, out=out, max_frames=frames)
+    except (ViewError, OSError) as e:
+        print(f"error: no view written: {e}", file=sys.stderr)
+        return str(e)
+    if not quiet:
+        print(f"view:    {display_path(path)}")
+    return None
+
+
+def cmd_view(args) -> int:
+    if args.frames < 2:
+        print(f"error: --frames {args.frames}: at least 2", file=sys.stderr)
+        return 2
+    return 0 if _write_view(args.results_dir, out=args.out, frames=args.frames) is None else 2
 
 
 def cmd_validate(args) -> int:
@@ -167,9 +191,23 @@ def build_parser() -> argparse.ArgumentParser:
                    help="set a parameter or input start value, e.g. --set vehicle.Battery0=5000 "
                         "(vectors: --set vehicle.Pos0=[0,0,5]); repeatable")
     r.add_argument("--no-plots", action="store_true", help="do not draw the PNG plots")
+    r.add_argument("--view", action="store_true", help="also write view.html, the interactive 3-D view (see 'view')")
     r.add_argument("--no-progress", action="store_true", help="no progress bar even on a terminal")
     r.add_argument("-q", "--quiet", action="store_true", help="print nothing unless the run fails")
     r.set_defaults(func=cmd_run)
+
+    vw = sub.add_parser("view", help="write RESULTS_DIR/view.html: the run in 3-D with a time slider",
+                        description="Write one self-contained HTML page (plotly, its JavaScript embedded: opens "
+                                    "offline from the file) of a run's results folder: the 3-D track (NED, depth "
+                                    "down), the vehicle at its attitude with a time slider and play button, the "
+                                    "waypoints, the sea surface and floor, and time plots following the slider. "
+                                    "Reads results.csv and scenario.resolved.yaml. Exit status 2 when the folder "
+                                    "cannot be viewed.")
+    vw.add_argument("results_dir", metavar="RESULTS_DIR", help="a folder written by 'run' (results.csv inside)")
+    vw.add_argument("--out", metavar="FILE", help="the page to write (default: RESULTS_DIR/view.html)")
+    vw.add_argument("--frames", metavar="N", type=int, default=200,
+                    help="time slider positions (default 200; the page grows with them)")
+    vw.set_defaults(func=cmd_view)
 
     v = sub.add_parser("validate", help="check FMUs with fmpy's validator",
                        description="Validate FMUs with fmpy.validation.validate_fmu (modelDescription schema, "
