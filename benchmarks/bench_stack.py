@@ -158,7 +158,8 @@ class LowLevel:
         from fmpy import read_model_description
         from fmpy.fmi2 import FMU2Slave
 
-        from master.engine import MessageLog, extract_fmu
+        from master.fmi_log import MessageLog
+        from master.fmu_cache import extract_fmu
 
         md = read_model_description(str(path))
         self.log = MessageLog(echo=False)

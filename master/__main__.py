@@ -22,9 +22,9 @@ except KeyboardInterrupt:
     code = 130
 finally:
     try:
-        from .engine import _cleanup_extracted
+        from .fmu_cache import cleanup_temporary
 
-        _cleanup_extracted()
+        cleanup_temporary()
     except Exception:
         pass
     sys.stdout.flush()

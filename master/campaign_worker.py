@@ -109,9 +109,9 @@ def _install_exit_guard():
 
     def _hard_exit():
         try:
-            from . import engine
+            from .fmu_cache import cleanup_temporary
 
-            engine._cleanup_extracted()
+            cleanup_temporary()
         except Exception:
             pass
         try:
