@@ -1,0 +1,113 @@
+"""Benchmark of the thrust allocation (SPEC 7.4): microseconds per allocation, median and 99th
+percentile, for the clipped pseudo-inverse and the warm-started QP (DAQP), on the H100's default
+8-thruster layout and on the rank-5 6-thruster layout.
+
+Three request sequences, each 20 000 wrenches:
+
+* ``closed loop``: a slowly moving wrench, as a controller at 10 Hz asks for it (sinusoids of
+  periods 5-40 s in each direction, within reach): what the QP's warm start is for;
+* ``random feasible``: independent wrenches B F, F uniform within 80 % of the limits: no two
+  successive requests alike, every one reachable;
+* ``saturating``: independent wrenches of 3 times the reach in random directions: the slack
+  is active in every solve.
+
+The cases are interleaved repeat after repeat and each figure is the best of the repeats (the
+machine is shared). Each call is timed alone (``time.perf_counter_ns`` around ``allocate``),
+so the figures include the Python around the solver: what a controller pays.
+
+    .venv/bin/python benchmarks/bench_allocation.py [--repeats 3] [--count 20000]
+"""
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from controllers_fmu.allocation import PseudoInverseAllocator, QpAllocator  # noqa: E402
+
+FORWARD, REVERSE = 51.5, 40.2
+
+
+def _rz(angle):
+    c, s = math.cos(angle), math.sin(angle)
+    return np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]])
+
+
+def layouts():
+    """SPEC 7.3's 8-thruster layout and the 6-thruster standard BlueROV2 (rank 5)."""
+    horizontal_r = [_rz(a) @ np.array([0.156, 0.111, 0.085]) for a in (0.0, 5.05, 1.91, math.pi)]
+    horizontal_d = [_rz(b) @ np.array([1.0, -1.0, 0.0]) / math.sqrt(2.0)
+                    for b in (0.0, math.pi / 2, 3 * math.pi / 2, math.pi)]
+    down = np.array([0.0, 0.0, -1.0])
+    heavy_r = horizontal_r + [_rz(a) @ np.array([0.12, 0.218, 0.0]) for a in (0.0, 4.15, 1.01, math.pi)]
+    six_r = horizontal_r + [np.array([0.0, 0.111, 0.0]), np.array([0.0, -0.111, 0.0])]
+
+    def matrix(positions, directions):
+        return np.array([np.concatenate([d, np.cross(r, d)]) for r, d in zip(positions, directions)]).T
+
+    return {"8 thrusters (rank 6)": matrix(heavy_r, horizontal_d + [down] * 4),
+            "6 thrusters (rank 5)": matrix(six_r, horizontal_d + [down] * 2)}
+
+
+def sequences(b, count, seed=0):
+    rng = np.random.default_rng(seed)
+    t = np.arange(count) * 0.1
+    periods = np.array([5.0, 7.0, 11.0, 17.0, 23.0, 40.0])
+    amplitude = 0.3 * np.abs(b) @ np.full(b.shape[1], FORWARD)   # 30 % of each row's reach
+    slow = amplitude * np.sin(2 * np.pi * t[:, None] / periods + rng.uniform(0, 2 * np.pi, 6))
+    feasible = rng.uniform(-0.8 * REVERSE, 0.8 * FORWARD, size=(count, b.shape[1])) @ b.T
+    directions = rng.normal(size=(count, 6))
+    directions /= np.linalg.norm(directions, axis=1, keepdims=True)
+    saturating = 3.0 * directions * (np.abs(b) @ np.full(b.shape[1], FORWARD))
+    return {"closed loop": slow, "random feasible": feasible, "saturating": saturating}
+
+
+def time_calls(allocator, requests):
+    timings = np.empty(len(requests))
+    clock = time.perf_counter_ns
+    allocate = allocator.allocate
+    for i, tau in enumerate(requests):
+        start = clock()
+        allocate(tau)
+        timings[i] = clock() - start
+    return timings / 1000.0
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--count", type=int, default=20000)
+    args = parser.parse_args(argv)
+
+    cases = []
+    for layout_name, b in layouts().items():
+        for sequence_name, requests in sequences(b, args.count).items():
+            for allocator_class in (PseudoInverseAllocator, QpAllocator):
+                cases.append((layout_name, sequence_name, allocator_class, b, requests))
+    best = {}
+    for _ in range(args.repeats):
+        for layout_name, sequence_name, allocator_class, b, requests in cases:
+            allocator = allocator_class(b, FORWARD, REVERSE)
+            timings = time_calls(allocator, requests)
+            key = (layout_name, sequence_name, allocator_class.__name__)
+            figures = (float(np.median(timings)), float(np.percentile(timings, 99)))
+            if key not in best or figures[0] < best[key][0]:
+                best[key] = figures
+    print(f"thrust allocation, us per call ({args.count} calls per case, best median of "
+          f"{args.repeats} repeats)")
+    print(f"{'layout':22s} {'requests':16s} {'allocator':24s} {'median':>8s} {'p99':>8s}")
+    for (layout_name, sequence_name, allocator_name), (median, p99) in best.items():
+        print(f"{layout_name:22s} {sequence_name:16s} {allocator_name:24s} {median:8.1f} {p99:8.1f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

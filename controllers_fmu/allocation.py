@@ -1,0 +1,320 @@
+"""Thrust allocation of an over-actuated vehicle (SPEC 7.4, Fossen 2021 ch. 11), plain Python.
+
+From a desired body-frame wrench ``tau_d = (X, Y, Z, K, M, N)`` (N, N m) to one force per
+thruster ``F_i`` (N) and its command ``c_i`` (the ESC set-point as a fraction of full speed,
+[-1, 1]). The layout is given as its configuration matrix ``B`` (6 x n, column i =
+``(d_i, r_i x d_i)``), so that ``tau = B F``; the limits as each thruster's largest forward and
+reverse force at full speed (``k`` of SPEC 7.2) and the controller's belief ``eta_hat`` of the
+thruster efficiency: ``-eta_hat k_rev <= F_i <= eta_hat k_fwd``.
+
+Two allocators with one interface (``allocate(tau_d) -> Allocation``):
+
+* :class:`PseudoInverseAllocator`, the baseline: the weighted least-norm solution
+  ``F = W^-1 B^T (B W^-1 B^T)^+ tau_d`` clipped to the limits. Exact while no thruster
+  saturates; a clipped thruster's share is simply lost (the wrench bends).
+* :class:`QpAllocator`: the constrained QP of SPEC 7.4,
+
+      min  F^T W F + s^T Q s + rho^T |s|   s.t.  B F = tau_d + s,  lower <= F <= upper,
+
+  solved by DAQP (a dual active-set solver in C, exact to rounding on its active set),
+  warm-started: the problem is set up once per layout and each call only moves the wrench
+  (the equality's bounds), so DAQP starts from the previous call's active set and a
+  slowly-varying wrench is re-solved in one iteration. The slack ``s`` makes every wrench
+  admissible: an unreachable ``tau_d`` (beyond the limits, or outside the range of a
+  rank-deficient ``B``) degrades gracefully to the nearest reachable wrench in the slack's
+  metric, and is reported (:attr:`Allocation.unmet`). The L1 term ``rho^T |s|`` (written
+  ``s = s+ - s-``, ``s+- >= 0``) is an exact penalty: once ``rho`` exceeds the equality's
+  Lagrange multipliers the optimum has ``s = 0`` exactly whenever ``tau_d`` is reachable, so a
+  feasible wrench is reproduced to rounding (a quadratic penalty alone always leaves
+  ``s = lambda / 2Q``). The quadratic term ``s^T Q s`` (SPEC 7.4's) shares an unreachable
+  excess out between degrees of freedom instead of dumping all of it on one. Per degree of
+  freedom, ``slack_weights`` scale both: the directions given up first when the thrusters
+  cannot do everything are the cheap ones.
+
+Then ``c_i = sgn(F_i) sqrt(|F_i| / (eta_hat k_i))`` (:func:`thrust_to_command`), ``k_i`` the
+forward or reverse maximum by the sign of ``F_i``: the inverse of the thruster's quadratic
+law at the believed efficiency.
+
+The reachable set of a layout (:func:`layout_reach`): its rank and the wrench directions it
+cannot produce at all (the left null space of ``B``), which seed 004 asks to mark explicitly.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Optional, Sequence
+
+import numpy as np
+
+try:
+    import daqp
+except ImportError:  # pragma: no cover - daqp is a declared dependency
+    daqp = None
+
+WRENCH_NAMES = ("X", "Y", "Z", "K", "M", "N")
+
+#: singular values below this fraction of the largest count as zero (the rank of ``B``)
+RANK_TOLERANCE = 1e-9
+#: DAQP's stand-in for an infinite bound
+_DAQP_INF = 1e30
+#: DAQP constraint sense of an equality
+_DAQP_EQUALITY = 5
+
+
+# ------------------------------------------------------------------------------ layout
+@dataclass(frozen=True)
+class LayoutReach:
+    """What a configuration matrix can produce."""
+    rank: int
+    singular_values: np.ndarray         # of B, largest first
+    unreachable: np.ndarray             # (6 - rank) x 6, orthonormal rows: wrench directions B cannot produce
+    range_projector: np.ndarray         # 6 x 6, orthogonal projector onto the range of B
+
+    @property
+    def fully_actuated(self) -> bool:
+        return self.rank == 6
+
+    def describe(self) -> str:
+        """One line: rank, and each unreachable direction by its main components."""
+        if self.fully_actuated:
+            return "rank 6: every wrench direction reachable"
+        parts = []
+        for row in self.unreachable:
+            terms = [f"{value:+.3f} {name}" for value, name in zip(row, WRENCH_NAMES) if abs(value) > 1e-3]
+            parts.append("(" + " ".join(terms) + ")")
+        return f"rank {self.rank}: cannot produce " + ", ".join(parts)
+
+
+def layout_reach(configuration: np.ndarray) -> LayoutReach:
+    """Rank and unreachable wrench directions of a 6 x n configuration matrix (by SVD)."""
+    b = _configuration(configuration)
+    u, singular, _ = np.linalg.svd(b)
+    tolerance = RANK_TOLERANCE * (singular[0] if singular.size and singular[0] > 0 else 1.0)
+    rank = int(np.sum(singular > tolerance))
+    reachable = u[:, :rank]
+    return LayoutReach(rank=rank, singular_values=singular, unreachable=u[:, rank:].T.copy(),
+                       range_projector=reachable @ reachable.T)
+
+
+# ------------------------------------------------------------------------------ commands
+def thrust_to_command(forces, max_forward, max_reverse, efficiency_belief: float) -> np.ndarray:
+    """``c_i = sgn(F_i) sqrt(|F_i| / (eta_hat k_i))`` clamped to [-1, 1]; a thruster with no
+    authority in that direction (``k_i = 0``) gets 0. (Per element in plain Python: for the
+    handful of thrusters of a vehicle that is several times faster than numpy's where/errstate.)"""
+    return np.array(_commands(np.asarray(forces, dtype=float).tolist(),
+                              np.broadcast_to(max_forward, np.shape(forces)).tolist(),
+                              np.broadcast_to(max_reverse, np.shape(forces)).tolist(),
+                              float(efficiency_belief)))
+
+
+def _commands(forces, max_forward, max_reverse, efficiency_belief):
+    commands = []
+    for force, forward, reverse in zip(forces, max_forward, max_reverse):
+        k = (forward if force >= 0.0 else reverse) * efficiency_belief
+        commands.append(math.copysign(min(1.0, math.sqrt(abs(force) / k)), force) if k > 0.0 else 0.0)
+    return commands
+
+
+# ------------------------------------------------------------------------------ result
+@dataclass
+class Allocation:
+    """One allocation: what was asked, what the thrusters will do, what is missing."""
+    requested: np.ndarray      # tau_d (6)
+    forces: np.ndarray         # F (n), N, within the limits
+    commands: np.ndarray       # c (n), in [-1, 1]
+    achieved: np.ndarray       # B F (6): the wrench the thrusters produce if the belief is right
+    saturated: np.ndarray      # (n) bool: thruster at a limit
+    solver_ok: bool = True     # False: the QP solver failed and the clipped pseudo-inverse was used
+    iterations: int = 0
+
+    @property
+    def unmet(self) -> np.ndarray:
+        """``tau_d - B F``: the part of the request the thrusters do not produce."""
+        return self.requested - self.achieved
+
+    @property
+    def unmet_norm(self) -> float:
+        return float(np.linalg.norm(self.unmet))
+
+
+# ------------------------------------------------------------------------------ allocators
+class _Allocator:
+    """What both allocators share: the layout, limits, belief and the weighted pseudo-inverse."""
+
+    def __init__(self, configuration: np.ndarray, max_forward, max_reverse, *,
+                 efficiency_belief: float = 1.0, thruster_weights: Optional[Sequence[float]] = None):
+        self.configuration = _configuration(configuration)
+        n = self.configuration.shape[1]
+        self.thruster_count = n
+        self.max_forward = _per_thruster("max_forward", max_forward, n)
+        self.max_reverse = _per_thruster("max_reverse", max_reverse, n)
+        if not (math.isfinite(efficiency_belief) and efficiency_belief > 0.0):
+            raise ValueError(f"efficiency_belief must be finite and > 0, got {efficiency_belief!r}")
+        self.efficiency_belief = float(efficiency_belief)
+        weights = np.ones(n) if thruster_weights is None else _per_thruster("thruster_weights", thruster_weights, n)
+        if np.any(weights <= 0.0):
+            raise ValueError(f"thruster_weights must be > 0, got {weights.tolist()}")
+        self.thruster_weights = weights
+        self.reach = layout_reach(self.configuration)
+        self.upper = self.efficiency_belief * self.max_forward
+        self.lower = -self.efficiency_belief * self.max_reverse
+        self._upper_list, self._lower_list = self.upper.tolist(), self.lower.tolist()
+        self._forward_list, self._reverse_list = self.max_forward.tolist(), self.max_reverse.tolist()
+        # a force within a nanonewton-per-newton of a limit counts as saturated
+        self._saturation_margin = 1e-9 * max(float(np.max(self.upper - self.lower)), 1.0)
+        b = self.configuration
+        w_inv = np.diag(1.0 / weights)
+        # weighted least-norm inverse; pinv's cut-off keeps a rank-deficient B well defined
+        self.weighted_pseudo_inverse = w_inv @ b.T @ np.linalg.pinv(
+            b @ w_inv @ b.T, rcond=RANK_TOLERANCE)
+
+    def _result(self, tau: np.ndarray, forces: np.ndarray, solver_ok: bool = True,
+                iterations: int = 0) -> Allocation:
+        # plain Python over the few thrusters: numpy's per-call overhead would dominate
+        clipped, saturated = [], []
+        for force, low, high in zip(forces.tolist(), self._lower_list, self._upper_list):
+            if force >= high:
+                force = high
+            elif force <= low:
+                force = low
+            clipped.append(force)
+            saturated.append(high > low and (force >= high - self._saturation_margin
+                                             or force <= low + self._saturation_margin))
+        forces = np.array(clipped)
+        return Allocation(requested=tau, forces=forces,
+                          commands=np.array(_commands(clipped, self._forward_list,
+                                                      self._reverse_list, self.efficiency_belief)),
+                          achieved=self.configuration @ forces, saturated=np.array(saturated),
+                          solver_ok=solver_ok, iterations=iterations)
+
+    def clipped_pseudo_inverse(self, tau: np.ndarray) -> Allocation:
+        return self._result(tau, self.weighted_pseudo_inverse @ tau)
+
+
+class PseudoInverseAllocator(_Allocator):
+    """Baseline: ``F = W^-1 B^T (B W^-1 B^T)^+ tau_d``, clipped to the limits."""
+
+    def allocate(self, wrench) -> Allocation:
+        return self.clipped_pseudo_inverse(_wrench(wrench))
+
+
+class QpAllocator(_Allocator):
+    """The constrained allocation with slack of SPEC 7.4, solved by DAQP, warm-started.
+
+    ``slack_weights`` (6) set which wrench directions give way first (the cheap ones);
+    ``slack_quadratic`` is Q's scale and ``exact_penalty`` rho's. Defaults: the moments are
+    weighted by ``1 / L`` with ``L`` the thrusters' mean lever arm about the origin, so a newton
+    of force and a newton-metre of moment at the thrusters' own scale cost alike; ``rho`` is a
+    hundred times a bound of the equality's multipliers when no thruster saturates,
+    ``2 max(W) max(upper, -lower) sqrt(n) / sigma_min`` (``sigma_min`` the smallest non-zero
+    singular value of ``B``); ``Q = rho / 1e4``, so that the quadratic term's marginal cost
+    ``2 Q s`` stays below the L1 term's ``rho`` for unmet wrenches below 5000 N: the excess of
+    one saturated direction is not traded against the others (a larger Q makes the allocation
+    bend the reachable directions slightly to gain on the saturated one).
+    """
+
+    def __init__(self, configuration: np.ndarray, max_forward, max_reverse, *,
+                 efficiency_belief: float = 1.0, thruster_weights: Optional[Sequence[float]] = None,
+                 slack_weights: Optional[Sequence[float]] = None, exact_penalty: Optional[float] = None,
+                 slack_quadratic: Optional[float] = None):
+        if daqp is None:  # pragma: no cover
+            raise ImportError("QpAllocator needs the 'daqp' package (pip install daqp)")
+        super().__init__(configuration, max_forward, max_reverse, efficiency_belief=efficiency_belief,
+                         thruster_weights=thruster_weights)
+        self.slack_weights = self._default_slack_weights() if slack_weights is None else _positive_vector(
+            "slack_weights", slack_weights, 6)
+        self.exact_penalty = self._default_exact_penalty() if exact_penalty is None else _positive(
+            "exact_penalty", exact_penalty)
+        self.slack_quadratic = self.exact_penalty / 1e4 if slack_quadratic is None else _positive(
+            "slack_quadratic", slack_quadratic)
+        self._setup()
+
+    def _default_slack_weights(self) -> np.ndarray:
+        arms = np.linalg.norm(self.configuration[3:], axis=0)   # |r_i x d_i|: each thruster's arm
+        arm = float(np.mean(arms)) if np.any(arms > 0.0) else 1.0
+        return np.array([1.0, 1.0, 1.0, 1.0 / arm, 1.0 / arm, 1.0 / arm])
+
+    def _default_exact_penalty(self) -> float:
+        singular = self.reach.singular_values[: self.reach.rank]
+        sigma_min = float(singular[-1]) if singular.size else 1.0
+        force = float(max(np.max(self.upper), np.max(-self.lower), 1.0))
+        return 100.0 * 2.0 * float(np.max(self.thruster_weights)) * force * math.sqrt(
+            self.thruster_count) / sigma_min
+
+    def _setup(self) -> None:
+        n = self.thruster_count
+        # variables x = (F, s+, s-); 0.5 x^T H x + f^T x
+        hessian = np.diag(np.concatenate([2.0 * self.thruster_weights,
+                                          2.0 * self.slack_quadratic * self.slack_weights,
+                                          2.0 * self.slack_quadratic * self.slack_weights]))
+        linear = np.concatenate([np.zeros(n), self.exact_penalty * self.slack_weights,
+                                 self.exact_penalty * self.slack_weights])
+        constraint = np.hstack([self.configuration, -np.eye(6), np.eye(6)])   # B F - s+ + s- = tau
+        self._bupper = np.concatenate([self.upper, np.full(12, _DAQP_INF), np.zeros(6)])
+        self._blower = np.concatenate([self.lower, np.zeros(12), np.zeros(6)])
+        sense = np.concatenate([np.zeros(n + 12), np.full(6, _DAQP_EQUALITY)]).astype(np.intc)
+        self._model = daqp.Model()
+        flag, _ = self._model.setup(hessian, linear, constraint, self._bupper, self._blower, sense)
+        if flag < 0:  # pragma: no cover - H is diagonal positive definite
+            raise ValueError(f"thrust allocation QP set-up failed (DAQP flag {flag})")
+        # feasibility of the bounds to well below a micronewton: the clip in _result then
+        # moves nothing and the wrench stays exact
+        self._model.settings = {"primal_tol": 1e-12}
+
+    def allocate(self, wrench) -> Allocation:
+        tau = _wrench(wrench)
+        self._bupper[-6:] = tau
+        self._blower[-6:] = tau
+        self._model.update(bupper=self._bupper, blower=self._blower)
+        x, _, flag, info = self._model.solve()
+        if flag < 1 or not np.all(np.isfinite(x)):
+            # never leave the vehicle without commands: the baseline, flagged; a fresh set-up
+            # drops the working set that failed
+            self._setup()
+            return self._result(tau, self.weighted_pseudo_inverse @ tau, solver_ok=False)
+        return self._result(tau, x[: self.thruster_count], iterations=int(info["iterations"]))
+
+
+# ------------------------------------------------------------------------------ checks
+def _configuration(configuration) -> np.ndarray:
+    b = np.array(configuration, dtype=float)
+    if b.ndim != 2 or b.shape[0] != 6 or b.shape[1] < 1:
+        raise ValueError(f"configuration matrix must be 6 x n (n >= 1), got shape {b.shape}")
+    if not np.all(np.isfinite(b)):
+        raise ValueError("configuration matrix has non-finite entries")
+    return b
+
+
+def _per_thruster(name: str, value, n: int) -> np.ndarray:
+    v = np.array(value, dtype=float)
+    if v.ndim == 0:
+        v = np.full(n, float(v))
+    if v.shape != (n,):
+        raise ValueError(f"{name} must be a number or {n} numbers (one per thruster), got shape {v.shape}")
+    if not np.all(np.isfinite(v)) or np.any(v < 0.0):
+        raise ValueError(f"{name} must be finite and >= 0, got {v.tolist()}")
+    return v
+
+
+def _positive_vector(name: str, value, size: int) -> np.ndarray:
+    v = np.asarray(value, dtype=float)
+    if v.shape != (size,) or not np.all(np.isfinite(v)) or np.any(v <= 0.0):
+        raise ValueError(f"{name} must be {size} finite numbers > 0, got {np.asarray(value).tolist()}")
+    return v.copy()
+
+
+def _positive(name: str, value) -> float:
+    v = float(value)
+    if not (math.isfinite(v) and v > 0.0):
+        raise ValueError(f"{name} must be finite and > 0, got {value!r}")
+    return v
+
+
+def _wrench(wrench) -> np.ndarray:
+    tau = np.array(wrench, dtype=float).reshape(-1)
+    if tau.shape != (6,):
+        raise ValueError(f"desired wrench must have 6 components (X, Y, Z, K, M, N), got {tau.shape[0]}")
+    if not np.all(np.isfinite(tau)):
+        bad = [name for name, value in zip(WRENCH_NAMES, tau) if not math.isfinite(value)]
+        raise ValueError(f"desired wrench component(s) {', '.join(bad)} not finite: {tau.tolist()}")
+    return tau
