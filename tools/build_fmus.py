@@ -73,6 +73,7 @@ FMUS: Tuple[FmuSpec, ...] = (
             numba_cache=("vehicle_model",)),
     FmuSpec("AuvSensors", "controllers_fmu/auv_sensors_fmu.py", ("controllers_fmu", "fmu_support")),
     FmuSpec("AuvControl", "controllers_fmu/auv_control_fmu.py", ("controllers_fmu", "fmu_support")),
+    FmuSpec("H100Sensors", "controllers_fmu/h100_sensors_fmu.py", ("controllers_fmu", "fmu_support")),
 )
 
 

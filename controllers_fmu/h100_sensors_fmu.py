@@ -1,0 +1,187 @@
+"""pythonfmu slave ``H100Sensors``: the H100's IMU, DVL, pressure depth sensor and USBL (thin
+wrapper of controllers_fmu.h100.instruments).
+
+Inputs are the H100 outputs of the same names (``Pos``, ``Euler``, ``Omega``, ``SpecificForce``,
+``LocalVel``, ``Depth``, ``Altitude``); outputs the readings. Timing: the readings after
+``do_step(t, h)`` are those of the truth set before the call, the lags and the USBL clock
+advanced by ``h``: stepped after the vehicle, they measure the vehicle at ``t + h``.
+
+Failures and FMU state as the AUV's instruments (auv_sensors_fmu.py): a bad parameter fails
+initialisation naming it, a non-finite input fails the step (fmi2Discard) naming it, nothing
+advanced; the state (generator, lags, pending USBL fixes) restores bit for bit.
+"""
+from __future__ import annotations
+
+import copy
+import sys
+from pathlib import Path
+
+try:
+    import controllers_fmu  # noqa: F401
+except ImportError:  # imported from the source tree without the project on sys.path
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from fmu_support import FmuError, FmuSlave
+
+from controllers_fmu.fmi_vars import Var, register
+from controllers_fmu.h100.instruments import H100Instruments, InstrumentConfig, Truth
+
+_D = InstrumentConfig()
+_AXES = ("x (forward)", "y (starboard)", "z (down)")
+_NED = ("north", "east", "down")
+
+
+def _vector(name, start, unit, description, axes=_AXES, causality="parameter"):
+    return [Var(f"{name}[{i + 1}]", "Real", causality, start[i] if start is not None else 0.0, unit,
+                f"{description}, {axes[i]}") for i in range(3)]
+
+
+PARAMETERS = [
+    Var("Seed", "Integer", "parameter", _D.Seed, None,
+        "Seed of the noise generator (numpy PCG64); same seed, same noise, bit for bit"),
+    Var("AttitudeNoiseStd", "Real", "parameter", _D.AttitudeNoiseStd, "rad", "IMU roll and pitch white-noise standard deviation"),
+    Var("HeadingNoiseStd", "Real", "parameter", _D.HeadingNoiseStd, "rad", "IMU heading white-noise standard deviation"),
+    Var("RollBias", "Real", "parameter", _D.RollBias, "rad", "IMU roll constant bias"),
+    Var("PitchBias", "Real", "parameter", _D.PitchBias, "rad", "IMU pitch constant bias"),
+    Var("HeadingBias", "Real", "parameter", _D.HeadingBias, "rad", "IMU heading constant bias"),
+    Var("GyroNoiseStd", "Real", "parameter", _D.GyroNoiseStd, "rad/s", "Gyro white-noise standard deviation, each axis"),
+    *_vector("GyroBias", _D.GyroBias, "rad/s", "Gyro constant bias"),
+    Var("AccelNoiseStd", "Real", "parameter", _D.AccelNoiseStd, "m/s2", "Accelerometer white-noise standard deviation, each axis"),
+    *_vector("AccelBias", _D.AccelBias, "m/s2", "Accelerometer constant bias"),
+    Var("ImuLag", "Real", "parameter", _D.ImuLag, "s", "IMU first-order lag time constant, on the circle for angles (0 = none)"),
+    Var("DvlNoiseStd", "Real", "parameter", _D.DvlNoiseStd, "m/s", "DVL velocity white-noise standard deviation, each axis"),
+    *_vector("DvlBias", _D.DvlBias, "m/s", "DVL velocity constant bias"),
+    Var("DvlLag", "Real", "parameter", _D.DvlLag, "s", "DVL first-order lag time constant (0 = none)"),
+    Var("DvlRange", "Real", "parameter", _D.DvlRange, "m", "DVL bottom-lock range: largest altitude it tracks the bottom from"),
+    Var("AltitudeNoiseStd", "Real", "parameter", _D.AltitudeNoiseStd, "m", "DVL altitude white-noise standard deviation"),
+    Var("DepthNoiseStd", "Real", "parameter", _D.DepthNoiseStd, "m", "Pressure depth white-noise standard deviation"),
+    Var("DepthBias", "Real", "parameter", _D.DepthBias, "m", "Pressure depth constant bias"),
+    Var("DepthLag", "Real", "parameter", _D.DepthLag, "s", "Pressure depth first-order lag time constant (0 = none)"),
+    Var("DepthRange", "Real", "parameter", _D.DepthRange, "m", "Pressure depth full scale; readings clamped to [0, DepthRange]"),
+    Var("UsblNoiseStd", "Real", "parameter", _D.UsblNoiseStd, "m", "USBL fix white-noise standard deviation, each axis, at zero range"),
+    Var("UsblRangeNoise", "Real", "parameter", _D.UsblRangeNoise, "1", "USBL noise standard deviation added per metre of slant range"),
+    Var("UsblPeriod", "Real", "parameter", _D.UsblPeriod, "s", "Time between USBL pings"),
+    Var("UsblLatency", "Real", "parameter", _D.UsblLatency, "s", "Delay from a USBL ping to its fix"),
+    Var("UsblRange", "Real", "parameter", _D.UsblRange, "m", "Largest slant range with a USBL fix"),
+    *_vector("UsblOrigin", _D.UsblOrigin, "m", "Position of the USBL transceiver", axes=_NED),
+]
+
+INPUTS = [
+    *_vector("Pos", None, "m", "True position of the body origin", axes=_NED, causality="input"),
+    *[Var(f"Euler[{i + 1}]", "Real", "input", 0.0, "rad", d) for i, d in
+      enumerate(("True roll", "True pitch, positive nose up", "True yaw (heading), 0 = north"))],
+    *_vector("Omega", None, "rad/s", "True angular rate, body", causality="input"),
+    *[Var(f"SpecificForce[{i + 1}]", "Real", "input", (0.0, 0.0, -9.82)[i], "m/s2",
+          f"True specific force at the body origin, body {_AXES[i]}") for i in range(3)],
+    *_vector("LocalVel", None, "m/s", "True velocity over ground, body", causality="input"),
+    Var("Depth", "Real", "input", 0.0, "m", "True depth, positive down"),
+    Var("Altitude", "Real", "input", 1.0e6, "m", "True height above the sea floor (NaN/inf: none)"),
+]
+
+OUTPUTS = [
+    *[Var(f"MeasuredEuler[{i + 1}]", "Real", "output", 0.0, "rad", d) for i, d in
+      enumerate(("IMU roll, wrapped to (-pi, pi]", "IMU pitch, positive nose up",
+                 "IMU heading, wrapped to (-pi, pi], 0 = north, pi/2 = east"))],
+    *_vector("MeasuredOmega", None, "rad/s", "Gyro angular rate, body", causality="output"),
+    *_vector("MeasuredSpecificForce", None, "m/s2", "Accelerometer specific force, body", causality="output"),
+    *_vector("MeasuredVelocity", None, "m/s", "DVL velocity over ground, body (last good value without bottom lock)",
+             causality="output"),
+    Var("MeasuredAltitude", "Real", "output", 0.0, "m", "DVL altitude (last good value without bottom lock)"),
+    Var("DvlValid", "Boolean", "output", False, None, "DVL bottom lock: true while the altitude is within DvlRange"),
+    Var("MeasuredDepth", "Real", "output", 0.0, "m", "Pressure depth sensor reading"),
+    *_vector("UsblPosition", None, "m", "USBL fix: position at UsblFixTime", axes=_NED, causality="output"),
+    Var("UsblFixTime", "Real", "output", 0.0, "s", "The instant the last USBL fix describes (its ping)"),
+    Var("UsblFixCount", "Integer", "output", 0, None, "Number of USBL fixes delivered (a new fix increments it)"),
+]
+
+TABLE = PARAMETERS + INPUTS + OUTPUTS
+_VECTOR_PARAMETERS = ("GyroBias", "AccelBias", "DvlBias", "UsblOrigin")
+
+
+class H100Sensors(FmuSlave):
+    """The instruments of the H100 ROV (controllers_fmu.h100.instruments.H100Instruments)."""
+
+    author = "auv-cosim"
+    version = "0.1.0"
+    description = ("Instruments of the H100 ROV: IMU (attitude, rates, specific force), DVL "
+                   "(velocity over ground, altitude, bottom lock), pressure depth, USBL position "
+                   "fixes at a lower rate with latency; seeded noise, bias, first-order lag, range")
+    fmu_capabilities = {"canGetAndSetFMUstate": True, "canSerializeFMUstate": True}
+
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        self.values = {}
+        register(self, TABLE)
+        self.instruments = None
+
+    def _config(self) -> InstrumentConfig:
+        v = self.values
+        kw = {}
+        for row in PARAMETERS:
+            base = row.name.split("[")[0]
+            if base in _VECTOR_PARAMETERS:
+                kw[base] = [v[f"{base}[{i}]"] for i in (1, 2, 3)]
+            else:
+                kw[base] = v[row.name]
+        try:
+            config = InstrumentConfig(**kw)
+            config.validate()
+        except ValueError as error:
+            raise FmuError(f"parameter {error}") from None
+        return config
+
+    def _truth(self) -> Truth:
+        v = self.values
+        return Truth(pos=[v["Pos[1]"], v["Pos[2]"], v["Pos[3]"]],
+                     euler=[v["Euler[1]"], v["Euler[2]"], v["Euler[3]"]],
+                     omega=[v["Omega[1]"], v["Omega[2]"], v["Omega[3]"]],
+                     specific_force=[v["SpecificForce[1]"], v["SpecificForce[2]"], v["SpecificForce[3]"]],
+                     local_vel=[v["LocalVel[1]"], v["LocalVel[2]"], v["LocalVel[3]"]],
+                     depth=v["Depth"], altitude=v["Altitude"])
+
+    def _publish(self, r) -> None:
+        v = self.values
+        for i in range(3):
+            v[f"MeasuredEuler[{i + 1}]"] = r.euler[i]
+            v[f"MeasuredOmega[{i + 1}]"] = r.omega[i]
+            v[f"MeasuredSpecificForce[{i + 1}]"] = r.specific_force[i]
+            v[f"MeasuredVelocity[{i + 1}]"] = r.velocity[i]
+            v[f"UsblPosition[{i + 1}]"] = r.usbl[i]
+        v["MeasuredAltitude"], v["DvlValid"], v["MeasuredDepth"] = r.altitude, bool(r.dvl_valid), r.depth
+        v["UsblFixTime"], v["UsblFixCount"] = r.usbl_fix_time, int(r.usbl_fix_count)
+
+    def _first_reading(self) -> H100Instruments:
+        instruments = H100Instruments(self._config())
+        try:
+            self._publish(instruments.initialize(self._truth()))
+        except ValueError as error:
+            raise FmuError(str(error)) from None
+        return instruments
+
+    # ---------------------------------------------------------------- FMI hooks
+    def fmu_initial_outputs(self) -> None:
+        # a throw-away instance: reading outputs during initialisation must not consume noise
+        self._first_reading()
+
+    def fmu_exit_initialization(self) -> None:
+        self.instruments = self._first_reading()
+        self.parameters_changed = False
+
+    def fmu_do_step(self, current_time: float, step_size: float) -> None:
+        if not step_size >= 0.0:
+            raise FmuError(f"communication step size {step_size} must not be negative")
+        try:
+            self._publish(self.instruments.sample(self._truth(), float(step_size)))
+        except ValueError as error:   # a non-finite input: nothing has advanced yet
+            raise FmuError(str(error)) from None
+
+    def fmu_get_state(self):
+        return {"instruments": None if self.instruments is None else copy.deepcopy(self.instruments.get_state())}
+
+    def fmu_set_state(self, internal) -> None:
+        if internal["instruments"] is None:
+            self.instruments = None
+            return
+        self.instruments = H100Instruments(self._config())
+        self.instruments.set_state(copy.deepcopy(internal["instruments"]))
+        self.parameters_changed = False
