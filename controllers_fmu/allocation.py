@@ -57,8 +57,8 @@ WRENCH_NAMES = ("X", "Y", "Z", "K", "M", "N")
 RANK_TOLERANCE = 1e-9
 #: DAQP's stand-in for an infinite bound
 _DAQP_INF = 1e30
-#: DAQP constraint sense of an equality
-_DAQP_EQUALITY = 5
+#: DAQP constraint sense flags: active, at its lower bound, an equality (immutable | active)
+_DAQP_ACTIVE, _DAQP_LOWER, _DAQP_EQUALITY = 1, 2, 5
 
 
 # ------------------------------------------------------------------------------ layout
@@ -187,6 +187,13 @@ class _Allocator:
                           achieved=self.configuration @ forces, saturated=np.array(saturated),
                           solver_ok=solver_ok, iterations=iterations)
 
+    def get_state(self):
+        """What the next allocation depends on besides the request (None: nothing)."""
+        return None
+
+    def set_state(self, state) -> None:
+        pass
+
     def clipped_pseudo_inverse(self, tau: np.ndarray) -> Allocation:
         return self._result(tau, self.weighted_pseudo_inverse @ tau)
 
@@ -252,9 +259,10 @@ class QpAllocator(_Allocator):
         constraint = np.hstack([self.configuration, -np.eye(6), np.eye(6)])   # B F - s+ + s- = tau
         self._bupper = np.concatenate([self.upper, np.full(12, _DAQP_INF), np.zeros(6)])
         self._blower = np.concatenate([self.lower, np.zeros(12), np.zeros(6)])
-        sense = np.concatenate([np.zeros(n + 12), np.full(6, _DAQP_EQUALITY)]).astype(np.intc)
+        self._base_sense = np.concatenate([np.zeros(n + 12), np.full(6, _DAQP_EQUALITY)]).astype(np.intc)
+        self._sense = self._base_sense.copy()
         self._model = daqp.Model()
-        flag, _ = self._model.setup(hessian, linear, constraint, self._bupper, self._blower, sense)
+        flag, _ = self._model.setup(hessian, linear, constraint, self._bupper, self._blower, self._base_sense)
         if flag < 0:  # pragma: no cover - H is diagonal positive definite
             raise ValueError(f"thrust allocation QP set-up failed (DAQP flag {flag})")
         # feasibility of the bounds to well below a micronewton: the clip in _result then
@@ -262,17 +270,41 @@ class QpAllocator(_Allocator):
         self._model.settings = {"primal_tol": 1e-12}
 
     def allocate(self, wrench) -> Allocation:
+        """The warm start is the previous solution's active set, handed to DAQP explicitly
+        (``sense``) rather than left in its workspace: the solve then depends only on the
+        request and on :meth:`get_state`, so a restored allocator continues bit for bit."""
         tau = _wrench(wrench)
         self._bupper[-6:] = tau
         self._blower[-6:] = tau
-        self._model.update(bupper=self._bupper, blower=self._blower)
+        self._model.update(bupper=self._bupper, blower=self._blower, sense=self._sense)
         x, _, flag, info = self._model.solve()
         if flag < 1 or not np.all(np.isfinite(x)):
-            # never leave the vehicle without commands: the baseline, flagged; a fresh set-up
-            # drops the working set that failed
-            self._setup()
+            # never leave the vehicle without commands: the baseline, flagged; the next call
+            # starts cold
+            self._sense = self._base_sense.copy()
             return self._result(tau, self.weighted_pseudo_inverse @ tau, solver_ok=False)
+        self._remember_active_set(info["lam"])
         return self._result(tau, x[: self.thruster_count], iterations=int(info["iterations"]))
+
+    def _remember_active_set(self, multipliers: np.ndarray) -> None:
+        """DAQP's sense flags of the active bounds: 1 active at the upper bound (multiplier > 0),
+        1 | 2 at the lower one (< 0); the equalities keep theirs."""
+        bounds = self.thruster_count + 12
+        sense = self._base_sense.copy()
+        lam = multipliers[:bounds]
+        sense[:bounds][lam > 0.0] = _DAQP_ACTIVE
+        sense[:bounds][lam < 0.0] = _DAQP_ACTIVE | _DAQP_LOWER
+        self._sense = sense
+
+    def get_state(self) -> list:
+        """The warm start (the active set), JSON-friendly."""
+        return self._sense.tolist()
+
+    def set_state(self, state) -> None:
+        sense = np.asarray(state, dtype=np.intc)
+        if sense.shape != self._base_sense.shape:
+            raise ValueError(f"allocator state has {sense.shape[0]} flags, expected {self._base_sense.shape[0]}")
+        self._sense = sense.copy()
 
 
 # ------------------------------------------------------------------------------ checks
