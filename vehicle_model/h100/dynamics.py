@@ -1,0 +1,336 @@
+"""The H100's state derivative, its analytic Jacobians and its outputs (SPEC 7.1, 7.2, 7.6).
+
+State (13 + n): Pos (0:3, NED position of O, m), Quater (3:7, scalar first, body to NED),
+LocalVel (7:10, velocity of O over ground, body frame, m/s), Omega (10:13, rad/s), and the
+propeller speed of each of the n thrusters as a fraction of its maximum (13:13+n).
+Inputs (n + 6): ThrusterCommand (0:n, fraction of full speed), ExternalForce (n:n+3, N, NED, at
+O), ExternalMoment (n+3:n+6, N m, NED axes).
+
+The equations (Fossen 2011 eqs. 3.44, 4.6, 6.43, 10.1; SPEC 7.2): with the water velocity v_c
+(current plus waves, NED) at O, v_c^b = R^T v_c and nu_r = (LocalVel - v_c^b, Omega),
+
+    (M_RB + M_A) nu' = tau - c_RB(nu) - C_A(nu_r) nu_r - D(nu_r) nu_r - g(eta)
+                       + M_A (R^T a_c - Omega x v_c^b, 0) + tau_FK,
+
+a_c = CurrentDepthGradient z' + a_w the water's acceleration along the path (a_w the waves'),
+tau_FK the waves' Froude-Krylov wrench; then the kinematics of seed 003 and the propeller lag.
+R is built from q / |q| (the norm-restoring term keeps |q| near one, and a rotation matrix must
+stay orthogonal whatever the integrator does to the norm in between).
+
+The constants travel as one flat float vector (`pack_constants`): a fixed block, then the
+thrusters, then the wave components; the compiled functions read the sizes from its head.
+"""
+import numpy as np
+
+from .._jit import jit
+from ..rotation import (cross, euler_angles, quaternion_derivative, quaternion_derivative_jacobian,
+                        quaternion_rate_matrix, rotate, rotate_back, rotation_matrix,
+                        rotation_matrix_derivatives, skew)
+from ..waves import surface_elevation, wave_components, wave_kinematics
+from .forces import (
+    added_mass_coriolis_jacobian, added_mass_coriolis_wrench, damping_jacobian, damping_wrench,
+    external_wrench, froude_krylov_wrench, inertia_about_origin, moving_water_added_mass_wrench,
+    restoring_wrench, rigid_body_coriolis_jacobian, rigid_body_coriolis_wrench,
+    submerged_fraction, thruster_force, thruster_force_slope, thruster_speed_rate,
+    thrusters_wrench,
+)
+
+#: The rigid-body states before the thrusters'.
+BODY_STATES = 13
+
+# Layout of the fixed block of the constant vector.
+C_THRUSTERS, C_WAVES = 0, 1          # counts, stored as floats
+C_MASS, C_VOLUME, C_RHO, C_GRAVITY, C_HEIGHT = 2, 3, 4, 5, 6
+C_THRUSTER_TAU, C_MAX_FORWARD, C_MAX_REVERSE, C_EFFICIENCY = 7, 8, 9, 10
+C_QUAT_TAU, C_SEA_FLOOR, C_WAVE_DIRECTION = 11, 12, 13
+C_CURRENT = 14             # 3, NED at the surface
+C_CURRENT_GRADIENT = 17    # 3, per metre of depth
+C_COG = 20                 # 3, r_g
+C_COB = 23                 # 3, r_b
+C_MASS_INV = 26            # 36, (M_RB + M_A)^-1 row by row
+C_ADDED = 62               # 36, M_A
+C_INERTIA_O = 98           # 9, I_o about O
+C_LINEAR = 107             # 36, L
+C_QUAD_ABS = 143           # 216, Qa_ijk
+C_QUAD = 359               # 216, Q_ijk
+C_FIXED = 575              # then ThrusterPos (3n), unit ThrusterDir (3n), waves (4 N)
+
+
+def pack_constants(params, environment, sea=None):
+    """The flat constant vector of `H100Parameters`, the environment (any object with
+    CurrentVelocity, CurrentDepthGradient and SeaFloorDepth) and the sea (`WaveParameters`,
+    None for still water; its components use the vehicle's Gravity)."""
+    n = params.thruster_count
+    waves = np.zeros((0, 4)) if sea is None else wave_components(sea, params.Gravity)
+    c = np.zeros(C_FIXED + 6 * n + 4 * waves.shape[0])
+    c[C_THRUSTERS], c[C_WAVES] = n, waves.shape[0]
+    c[C_MASS], c[C_VOLUME], c[C_RHO] = params.Mass, params.Volume, params.Rho
+    c[C_GRAVITY], c[C_HEIGHT] = params.Gravity, params.Height
+    c[C_THRUSTER_TAU] = params.ThrusterTimeConstant
+    c[C_MAX_FORWARD], c[C_MAX_REVERSE] = params.MaxThrustForward, params.MaxThrustReverse
+    c[C_EFFICIENCY] = params.ThrusterEfficiency
+    c[C_QUAT_TAU] = params.QuaternionConvergenceTime
+    c[C_SEA_FLOOR] = environment.SeaFloorDepth
+    c[C_WAVE_DIRECTION] = 0.0 if sea is None else sea.WaveDirection
+    c[C_CURRENT:C_CURRENT + 3] = environment.CurrentVelocity
+    c[C_CURRENT_GRADIENT:C_CURRENT_GRADIENT + 3] = environment.CurrentDepthGradient
+    c[C_COG:C_COG + 3] = params.CenterOfGravity
+    c[C_COB:C_COB + 3] = params.CenterOfBuoyancy
+    c[C_MASS_INV:C_MASS_INV + 36] = np.linalg.inv(params.mass_matrix()).ravel()
+    c[C_ADDED:C_ADDED + 36] = np.asarray(params.AddedMass, float).ravel()
+    c[C_INERTIA_O:C_INERTIA_O + 9] = inertia_about_origin(
+        params.Mass, np.asarray(params.CenterOfGravity, float), params.Inertia).ravel()
+    c[C_LINEAR:C_LINEAR + 36] = np.asarray(params.LinearDamping, float).ravel()
+    c[C_QUAD_ABS:C_QUAD_ABS + 216] = params.quadratic_abs_tensor().ravel()
+    c[C_QUAD:C_QUAD + 216] = params.quadratic_signed_tensor().ravel()
+    c[C_FIXED:C_FIXED + 3 * n] = np.asarray(params.ThrusterPos, float).ravel()
+    c[C_FIXED + 3 * n:C_FIXED + 6 * n] = params.unit_thruster_directions().ravel()
+    c[C_FIXED + 6 * n:] = waves.ravel()
+    return c
+
+
+@jit
+def thruster_count(c):
+    return int(c[C_THRUSTERS])
+
+
+@jit
+def _matrix6(c, start):
+    return c[start:start + 36].reshape((6, 6))
+
+
+@jit
+def _tensor6(c, start):
+    return c[start:start + 216].reshape((6, 6, 6))
+
+
+@jit
+def _thruster_geometry(c):
+    n = int(c[C_THRUSTERS])
+    positions = c[C_FIXED:C_FIXED + 3 * n].reshape((n, 3))
+    directions = c[C_FIXED + 3 * n:C_FIXED + 6 * n].reshape((n, 3))
+    return positions, directions
+
+
+@jit
+def _waves(c):
+    n = int(c[C_THRUSTERS])
+    start = C_FIXED + 6 * n
+    return c[start:start + 4 * int(c[C_WAVES])].reshape((int(c[C_WAVES]), 4))
+
+
+@jit
+def attitude(q):
+    """R(q / |q|): the rotation matrix of the normalised quaternion."""
+    return rotation_matrix(q / np.sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]))
+
+
+@jit
+def water_motion(t, pos, c):
+    """The water's velocity at O and its wave acceleration, both NED:
+    (CurrentVelocity + CurrentDepthGradient z + v_w, a_w)."""
+    wave_velocity, wave_acceleration = wave_kinematics(t, pos, _waves(c), c[C_WAVE_DIRECTION])
+    velocity = c[C_CURRENT:C_CURRENT + 3] + c[C_CURRENT_GRADIENT:C_CURRENT_GRADIENT + 3] * pos[2] + wave_velocity
+    return velocity, wave_acceleration
+
+
+@jit
+def thruster_forces(x, c):
+    """Each thruster's force now, from its propeller speed (N)."""
+    n = int(c[C_THRUSTERS])
+    forces = np.empty(n)
+    for i in range(n):
+        forces[i] = thruster_force(x[BODY_STATES + i], c[C_MAX_FORWARD], c[C_MAX_REVERSE],
+                                   c[C_EFFICIENCY])
+    return forces
+
+
+@jit
+def generalized_force(t, x, u, c):
+    """The right-hand side of (M_RB + M_A) nu' = ... (module docstring), and the body-frame
+    current v_c^b and nu_r it used: (wrench, current_body, nu_r)."""
+    n = int(c[C_THRUSTERS])
+    pos = x[0:3]
+    rotation = attitude(x[3:7])
+    nu = x[7:13]
+    omega = x[10:13]
+    water_ned, wave_acceleration = water_motion(t, pos, c)
+    current_body = rotate_back(rotation, water_ned)
+    nu_r = nu.copy()
+    nu_r[0:3] -= current_body
+    depth_rate = rotation[2, 0] * nu[0] + rotation[2, 1] * nu[1] + rotation[2, 2] * nu[2]
+    water_acceleration = rotate_back(
+        rotation, c[C_CURRENT_GRADIENT:C_CURRENT_GRADIENT + 3] * depth_rate + wave_acceleration)
+    cob = c[C_COB:C_COB + 3]
+    buoyancy_depth = pos[2] + rotation[2, 0] * cob[0] + rotation[2, 1] * cob[1] + rotation[2, 2] * cob[2]
+    added = _matrix6(c, C_ADDED)
+    positions, directions = _thruster_geometry(c)
+
+    tau = thrusters_wrench(thruster_forces(x, c), positions, directions)
+    tau += external_wrench(rotation, u[n:n + 3], u[n + 3:n + 6])
+    tau += restoring_wrench(rotation, c[C_MASS], c[C_VOLUME], c[C_RHO], c[C_GRAVITY],
+                            c[C_COG:C_COG + 3], cob, submerged_fraction(buoyancy_depth, c[C_HEIGHT]))
+    tau += rigid_body_coriolis_wrench(nu, c[C_MASS], c[C_COG:C_COG + 3],
+                                      c[C_INERTIA_O:C_INERTIA_O + 9].reshape((3, 3)))
+    tau += added_mass_coriolis_wrench(added, nu_r)
+    tau += damping_wrench(_matrix6(c, C_LINEAR), _tensor6(c, C_QUAD_ABS), _tensor6(c, C_QUAD), nu_r)
+    tau += moving_water_added_mass_wrench(added, omega, current_body, water_acceleration)
+    if int(c[C_WAVES]) > 0:
+        tau += froude_krylov_wrench(rotate_back(rotation, wave_acceleration), c[C_RHO],
+                                    c[C_VOLUME], cob)
+    return tau, current_body, nu_r
+
+
+@jit
+def state_derivative(t, x, u, c):
+    """x' at time t for the state x and the inputs u held (the module docstring's equations).
+    The time enters through the waves only; argument order is SciPy's `ode` callback's."""
+    n = int(c[C_THRUSTERS])
+    q = x[3:7]
+    rotation = attitude(q)
+    tau = generalized_force(t, x, u, c)[0]
+    xdot = np.empty(BODY_STATES + n)
+    xdot[0:3] = rotate(rotation, x[7:10])
+    xdot[3:7] = quaternion_derivative(q, x[10:13], c[C_QUAT_TAU])
+    xdot[7:13] = _matrix6(c, C_MASS_INV) @ tau
+    for i in range(n):
+        xdot[BODY_STATES + i] = thruster_speed_rate(u[i], x[BODY_STATES + i], c[C_THRUSTER_TAU])
+    return xdot
+
+
+@jit
+def normalised_rotation_derivatives(q):
+    """d R(q/|q|) / d q_k, k = 0..3: dR/dq_hat chained with d q_hat/dq = (I - q_hat q_hat^T)/|q|."""
+    norm = np.sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3])
+    q_hat = q / norm
+    d_hat = rotation_matrix_derivatives(q_hat)
+    projection = (np.eye(4) - np.outer(q_hat, q_hat)) / norm
+    d = np.zeros((4, 3, 3))
+    for k in range(4):
+        for m in range(4):
+            d[k] += d_hat[m] * projection[m, k]
+    return d
+
+
+@jit
+def state_jacobian(t, x, u, c):
+    """d x' / d x, (13 + n) x (13 + n).
+
+    Analytic: dPos'/dQuater (dR/dq v, through the normalisation), dPos'/dLocalVel = R,
+    dQuater'/dQuater and dQuater'/dOmega (seed 003), the complete 6 x 6 velocity block (C_RB,
+    C_A, damping, the turning and the shear of the current), the thrusters' block
+    M^-1 B diag(dF_i/ds_i) and the propeller lag -1/T. Left to central differences, as the AUV
+    and seed 000 do: the velocity rows against Pos and Quater (restoring forces against attitude,
+    the submerged fraction, the current and the waves against position and attitude).
+    """
+    n = int(c[C_THRUSTERS])
+    size = BODY_STATES + n
+    q = x[3:7]
+    vel = x[7:10]
+    omega = x[10:13]
+    rotation = attitude(q)
+    tau, current_body, nu_r = generalized_force(t, x, u, c)
+    minv = _matrix6(c, C_MASS_INV)
+    added = _matrix6(c, C_ADDED)
+    j = np.zeros((size, size))
+
+    d_rotation = normalised_rotation_derivatives(q)
+    for k in range(4):
+        j[0:3, 3 + k] = d_rotation[k] @ vel
+    j[0:3, 7:10] = rotation
+    j[3:7, 3:7] = quaternion_derivative_jacobian(q, omega, c[C_QUAT_TAU])
+    j[3:7, 10:13] = quaternion_rate_matrix(q)
+
+    # d tau / d nu: nu_r moves with nu one for one (the current does not depend on the velocity)
+    block = added_mass_coriolis_jacobian(added, nu_r)
+    block += damping_jacobian(_matrix6(c, C_LINEAR), _tensor6(c, C_QUAD_ABS), _tensor6(c, C_QUAD), nu_r)
+    block += rigid_body_coriolis_jacobian(x[7:13], c[C_MASS], c[C_COG:C_COG + 3],
+                                          c[C_INERTIA_O:C_INERTIA_O + 9].reshape((3, 3)))
+    # M_A (-omega x v_c^b, 0): d/d omega = M_A[:, 0:3] S(v_c^b)
+    added_linear = np.ascontiguousarray(added[:, 0:3])
+    block[:, 3:6] += added_linear @ skew(current_body)
+    # M_A (R^T G z', 0) with z' = R[2, :] v: d/dv = M_A[:, 0:3] (R^T G) R[2, :]
+    shear = rotate_back(rotation, c[C_CURRENT_GRADIENT:C_CURRENT_GRADIENT + 3])
+    block[:, 0:3] += added_linear @ np.outer(shear, rotation[2, :])
+    j[7:13, 7:13] = minv @ block
+
+    positions, directions = _thruster_geometry(c)
+    for i in range(n):
+        slope = thruster_force_slope(x[BODY_STATES + i], c[C_MAX_FORWARD], c[C_MAX_REVERSE],
+                                     c[C_EFFICIENCY])
+        column = np.zeros(6)
+        column[0:3] = directions[i]
+        column[3:6] = cross(positions[i], directions[i])
+        j[7:13, BODY_STATES + i] = minv @ (slope * column)
+        j[BODY_STATES + i, BODY_STATES + i] = -1.0 / c[C_THRUSTER_TAU]
+
+    for col in range(7):
+        step = 1e-6 * max(1.0, abs(x[col]))
+        plus = x.copy()
+        minus = x.copy()
+        plus[col] += step
+        minus[col] -= step
+        difference = (generalized_force(t, plus, u, c)[0] - generalized_force(t, minus, u, c)[0]) / (2.0 * step)
+        j[7:13, col] = minv @ difference
+    return j
+
+
+@jit
+def input_jacobian(t, x, u, c):
+    """d x' / d u, (13 + n) x (n + 6), analytic: 1/T on each propeller-speed row inside the
+    command's clamp (zero beyond it); M^-1 (R^T, 0) for ExternalForce, M^-1 (0, R^T) for
+    ExternalMoment. A command reaches the velocities only through the propeller speed."""
+    n = int(c[C_THRUSTERS])
+    rotation = attitude(x[3:7])
+    minv = _matrix6(c, C_MASS_INV)
+    b = np.zeros((BODY_STATES + n, n + 6))
+    for i in range(n):
+        if -1.0 < u[i] < 1.0:
+            b[BODY_STATES + i, i] = 1.0 / c[C_THRUSTER_TAU]
+    rotation_back = np.ascontiguousarray(rotation.T)
+    b[7:13, n:n + 3] = np.ascontiguousarray(minv[:, 0:3]) @ rotation_back
+    b[7:13, n + 3:n + 6] = np.ascontiguousarray(minv[:, 3:6]) @ rotation_back
+    return b
+
+
+@jit
+def output_vector(t, x, u, c):
+    """The outputs of SPEC 7.6 as one flat vector, in the order of `output_layout(n)`."""
+    n = int(c[C_THRUSTERS])
+    q = x[3:7]
+    rotation = attitude(q)
+    xdot = state_derivative(t, x, u, c)
+    euler = euler_angles(rotation)
+    out = np.empty(OUTPUT_FIXED + 2 * n)
+    out[0:3] = x[0:3]
+    out[3:6] = rotate(rotation, x[7:10])
+    out[6:9] = x[7:10]
+    out[9:12] = x[10:13]
+    out[12:16] = q
+    out[16:19] = euler
+    out[19] = euler[2]                         # Heading
+    out[20] = x[2]                             # Depth
+    out[21] = c[C_SEA_FLOOR] - x[2]            # Altitude
+    # SpecificForce: what an accelerometer at O reads, v' + omega x v - R^T (0, 0, g)
+    out[22:25] = xdot[7:10] + cross(x[10:13], x[7:10]) - c[C_GRAVITY] * rotation[2, :]
+    out[25] = surface_elevation(t, x[0], x[1], _waves(c), c[C_WAVE_DIRECTION])
+    out[OUTPUT_FIXED:OUTPUT_FIXED + n] = thruster_forces(x, c)
+    out[OUTPUT_FIXED + n:OUTPUT_FIXED + 2 * n] = x[BODY_STATES:BODY_STATES + n]
+    return out
+
+
+#: The outputs with a size independent of the thruster count: name -> (first index, size).
+FIXED_OUTPUT_LAYOUT = {
+    "Pos": (0, 3), "Vel": (3, 3), "LocalVel": (6, 3), "Omega": (9, 3), "Quater": (12, 4),
+    "Euler": (16, 3), "Heading": (19, 1), "Depth": (20, 1), "Altitude": (21, 1),
+    "SpecificForce": (22, 3), "SurfaceElevation": (25, 1),
+}
+OUTPUT_FIXED = 26
+
+
+def output_layout(n):
+    """name -> (first index, size) in `output_vector` for n thrusters."""
+    layout = dict(FIXED_OUTPUT_LAYOUT)
+    layout["Thrust"] = (OUTPUT_FIXED, n)
+    layout["PropellerSpeed"] = (OUTPUT_FIXED + n, n)
+    return layout

@@ -1,0 +1,153 @@
+"""The H100 as a Python object: parameters in; derivatives, Jacobians, linearisations, outputs out."""
+from __future__ import annotations
+
+from typing import Dict, Optional, Sequence, Tuple
+
+import numpy as np
+
+from ..parameters import Environment
+from ..rotation import quaternion_rate_matrix
+from ..waves import WaveParameters
+from . import dynamics
+from .configuration import LayoutReport, analyse_layout
+from .dynamics import BODY_STATES
+from .forces import steady_speed, weight_and_buoyancy
+from .parameters import H100Parameters
+
+
+def initial_state(n_thrusters: int, Pos0=(0.0, 0.0, 0.0), Quater0=(1.0, 0.0, 0.0, 0.0),
+                  LocalVel0=(0.0, 0.0, 0.0), Omega0=(0.0, 0.0, 0.0), PropellerSpeed0=None) -> np.ndarray:
+    """The (13 + n)-state vector; the thrusters at rest unless given. The quaternion is
+    normalised; a zero or non-finite one is refused, naming it."""
+    parts = {"Pos0": (Pos0, 3), "Quater0": (Quater0, 4), "LocalVel0": (LocalVel0, 3),
+             "Omega0": (Omega0, 3),
+             "PropellerSpeed0": (np.zeros(n_thrusters) if PropellerSpeed0 is None else PropellerSpeed0,
+                                 n_thrusters)}
+    arrays = {}
+    for name, (value, size) in parts.items():
+        array = np.asarray(value, dtype=float).reshape(-1)
+        if array.size != size:
+            raise ValueError(f"{name} = {value!r} must have {size} elements")
+        if not np.all(np.isfinite(array)):
+            raise ValueError(f"{name} = {value!r} must be finite")
+        arrays[name] = array
+    norm = float(np.linalg.norm(arrays["Quater0"]))
+    if norm < 1e-9:
+        raise ValueError(f"Quater0 = {tuple(Quater0)!r} has zero norm: not an attitude")
+    return np.concatenate([arrays["Pos0"], arrays["Quater0"] / norm, arrays["LocalVel0"],
+                           arrays["Omega0"], arrays["PropellerSpeed0"]])
+
+
+class H100Model:
+    """The H100 of SPEC 7 with fixed parameters, environment and sea."""
+
+    def __init__(self, params: H100Parameters, environment: Optional[Environment] = None,
+                 waves: Optional[WaveParameters] = None):
+        self.params = params
+        self.environment = environment if environment is not None else Environment()
+        self.waves = waves if waves is not None else WaveParameters()
+        self.n = params.thruster_count
+        self.constants = dynamics.pack_constants(params, self.environment, self.waves)
+        self.output_layout = dynamics.output_layout(self.n)
+
+    # --- sizes and vectors -------------------------------------------------------------------
+    @property
+    def state_size(self) -> int:
+        return BODY_STATES + self.n
+
+    @property
+    def input_size(self) -> int:
+        return self.n + 6
+
+    def initial_state(self, **kwargs) -> np.ndarray:
+        return initial_state(self.n, **kwargs)
+
+    def inputs(self, commands: Optional[Sequence[float]] = None, external_force=(0.0, 0.0, 0.0),
+               external_moment=(0.0, 0.0, 0.0)) -> np.ndarray:
+        """u = [ThrusterCommand (n), ExternalForce (3, NED), ExternalMoment (3, NED)]."""
+        commands = np.zeros(self.n) if commands is None else np.asarray(commands, dtype=float)
+        if commands.shape != (self.n,):
+            raise ValueError(f"{self.n} thruster commands expected, got {commands!r}")
+        return np.concatenate([commands, np.asarray(external_force, float), np.asarray(external_moment, float)])
+
+    # --- the equations ----------------------------------------------------------------------
+    def derivative(self, x, u, t: float = 0.0) -> np.ndarray:
+        return dynamics.state_derivative(float(t), np.asarray(x, float), np.asarray(u, float), self.constants)
+
+    def state_jacobian(self, x, u, t: float = 0.0) -> np.ndarray:
+        return dynamics.state_jacobian(float(t), np.asarray(x, float), np.asarray(u, float), self.constants)
+
+    def input_jacobian(self, x, u, t: float = 0.0) -> np.ndarray:
+        return dynamics.input_jacobian(float(t), np.asarray(x, float), np.asarray(u, float), self.constants)
+
+    def linearize(self, x, u, t: float = 0.0) -> Tuple[np.ndarray, np.ndarray]:
+        """A = dx'/dx and B = dx'/du at (x, u), from the analytic Jacobians (full state)."""
+        return self.state_jacobian(x, u, t), self.input_jacobian(x, u, t)
+
+    def linearize_reduced(self, x, u, t: float = 0.0) -> Tuple[np.ndarray, np.ndarray]:
+        """A and B in minimal attitude coordinates: the state (Pos, delta, LocalVel, Omega,
+        propeller speeds), 12 + n, with delta the small rotation vector (body axes) off the
+        attitude of x: q = q_x (x) (1, delta/2). So delta' = Omega to first order, and the
+        quaternion's norm direction, which no input moves, is gone (what an LQR wants).
+
+        A_r = P A Phi, B_r = P B with Phi = dx/dx_r (the quaternion block T(q_x) = dq/d delta)
+        and P its left inverse (the block 4 T(q_x)^T, since T^T T = I/4 for a unit q_x).
+        """
+        x = np.asarray(x, float).copy()
+        x[3:7] /= np.linalg.norm(x[3:7])
+        a, b = self.linearize(x, u, t)
+        rate = quaternion_rate_matrix(x[3:7])
+        phi = np.zeros((self.state_size, self.state_size - 1))
+        phi[0:3, 0:3] = np.eye(3)
+        phi[3:7, 3:6] = rate
+        phi[7:, 6:] = np.eye(self.state_size - 7)
+        p = np.zeros((self.state_size - 1, self.state_size))
+        p[0:3, 0:3] = np.eye(3)
+        p[3:6, 3:7] = 4.0 * rate.T
+        p[6:, 7:] = np.eye(self.state_size - 7)
+        return p @ a @ phi, p @ b
+
+    def output_vector(self, x, u, t: float = 0.0) -> np.ndarray:
+        return dynamics.output_vector(float(t), np.asarray(x, float), np.asarray(u, float), self.constants)
+
+    def outputs(self, x, u, t: float = 0.0) -> Dict[str, object]:
+        """The outputs of SPEC 7.6 by name: arrays for vectors, floats for scalars."""
+        flat = self.output_vector(x, u, t)
+        result = {}
+        for name, (start, size) in self.output_layout.items():
+            if size == 1 and name not in ("Thrust", "PropellerSpeed"):
+                result[name] = float(flat[start])
+            else:
+                result[name] = flat[start:start + size].copy()
+        return result
+
+    # --- figures -------------------------------------------------------------------------------
+    def layout(self) -> LayoutReport:
+        return analyse_layout(self.params.ThrusterPos, self.params.ThrusterDir)
+
+    def weight_and_buoyancy(self) -> Tuple[float, float]:
+        """(W, B) in N, fully submerged."""
+        p = self.params
+        return weight_and_buoyancy(p.Mass, p.Volume, p.Rho, p.Gravity)
+
+    def sink_rate(self) -> float:
+        """The steady vertical speed (m/s, down positive) with the thrusters off, from
+        L_33 w + Qa_333 w^2 = W - B (attitude unchanged: the default body's pure heave)."""
+        weight, buoyancy = self.weight_and_buoyancy()
+        excess = weight - buoyancy
+        linear = self.params.LinearDamping[2][2]
+        quadratic = self.params.quadratic_abs_tensor()[2, 2, 2]
+        return float(np.sign(excess) * steady_speed(abs(excess), linear, quadratic))
+
+    def rest_state(self, depth: float = 10.0) -> np.ndarray:
+        """At rest, level, thrusters stopped, `depth` m down (deep enough to be submerged)."""
+        return self.initial_state(Pos0=(0.0, 0.0, depth))
+
+    def restoring_stiffness(self, depth: float = 10.0) -> Tuple[float, float]:
+        """(roll, pitch) restoring stiffness at rest, N m/rad: minus the derivative of the
+        weight's and buoyancy's moment against a small rotation about body x (y), from the
+        linearisation (W z_g - B z_b each, when the CG and CB lie on the vertical through O)."""
+        x = self.rest_state(depth)
+        a, _ = self.linearize_reduced(x, self.inputs())
+        wrench_per_angle = self.params.mass_matrix() @ a[6:12, 3:6]
+        return -float(wrench_per_angle[3, 0]), -float(wrench_per_angle[4, 1])
