@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import math
 import os
 import re
 import secrets
@@ -46,6 +47,7 @@ from .campaign_spec import (
     RunSpec,
     apply_overrides,
     coerce,
+    expand,
     file_sha256,
     find_scenario_path,
     fmu_text_for,
@@ -98,10 +100,11 @@ def resolve_base(scenario_path: Path, stop_time: float | None, step: float | Non
         base["instances"][inst]["fmu"] = fmu_text_for(path)
     if problems:
         raise CampaignError(problems)
-    if stop_time is not None:
-        base["stop_time"] = float(stop_time)
-    if step is not None:
-        base["step"] = float(step)
+    for flag, key, value in (("--stop-time", "stop_time", stop_time), ("--step", "step", step)):
+        if value is not None:
+            if not (math.isfinite(value) and value > 0):
+                raise CampaignError(flag, key, f"must be a positive finite number, got {value}")
+            base[key] = float(value)
     if base.get("stop_time") is None:
         raise CampaignError(display_path(scenario_path), "stop_time", "missing: give --stop-time or set it in the scenario")
     return base, fmus, loaded.name
@@ -143,6 +146,13 @@ def type_values(campaign: Campaign, base: dict, types: dict | None) -> tuple[dic
         if name in vars_:
             elems = [name]
             vector = False
+        elif idx is not None:
+            n = 0
+            while f"{var}[{n + 1}]" in vars_:
+                n += 1
+            problems.append((file, fld, f"{inst}.{var} has {n} elements ({var}[1] .. {var}[{n}]); there is no element [{idx}]"
+                             if n else f"{inst} has no vector '{var}' (no variable {name})"))
+            return None
         else:
             elems = []
             i = 1
@@ -224,10 +234,12 @@ class CampaignPlan:
         base, fmus, scen_name = resolve_base(campaign.scenario, campaign.stop_time, campaign.step)
         types = variable_types(fmus) if check_types else None
         vary, fixed = type_values(campaign, base, types)
+        # the scenario with the fixed overrides and the first run's values must be runnable: this
+        # checks every override as `run --set` does (an input driven by a connection is refused)
+        first = expand(vary, campaign.seeds, campaign.seed_variable)[0] if vary or campaign.seeds else {}
+        self._check_base(base, {**fixed, **first}, campaign, stop_time=campaign.stop_time, step=campaign.step)
         if fixed:
             base = apply_overrides(base, fixed)
-        # the base scenario itself must be runnable (also checks every fixed override)
-        self._check_base(base)
         self.base = base
         self.vary = vary
         self.fixed = fixed
@@ -243,11 +255,13 @@ class CampaignPlan:
                                              header)
 
     @staticmethod
-    def _check_base(base: dict):
+    def _check_base(base: dict, overrides: dict, campaign: Campaign, stop_time=None, step=None):
         from .plan import build_plan
 
-        loaded = load_scenario(base)
-        build_plan(loaded)
+        origins = {t: campaign.where.get(t, ("--vary", t)) for t in overrides}
+        origins[campaign.seed_variable] = campaign.where.get("seeds", origins.get(campaign.seed_variable))
+        loaded = load_scenario(base, overrides=overrides, override_origins={k: v for k, v in origins.items() if v})
+        build_plan(loaded, stop_time=stop_time, step=step)
 
     def run_dir(self, run: RunSpec) -> Path:
         return self.out_dir / "runs" / run.run_id

@@ -46,7 +46,7 @@ from pydantic import (
     model_validator,
 )
 
-from .scenario import REPO_ROOT, ScenarioError, display_path, format_loc
+from .scenario import REPO_ROOT, ScenarioError, display_path, format_loc, override_start_value
 
 CAMPAIGN_FORMAT = 1  # bumped when the meaning of a run's inputs changes (goes into the hash)
 DEFAULT_SEED_VARIABLE = "sensors.Seed"
@@ -166,7 +166,7 @@ def is_campaign_file(path: str | os.PathLike) -> bool:
     try:
         with open(p, encoding="utf-8") as f:
             data = yaml.safe_load(f)
-    except (OSError, yaml.YAMLError):
+    except (OSError, ValueError, yaml.YAMLError):  # ValueError: not UTF-8 text
         return False
     return isinstance(data, dict) and "scenario" in data
 
@@ -191,6 +191,8 @@ def load_campaign_file(path: str | os.PathLike) -> Campaign:
     try:
         with open(path, encoding="utf-8") as f:
             raw = yaml.safe_load(f)
+    except UnicodeDecodeError as e:
+        raise CampaignError(shown, "", f"not a text file in UTF-8 (byte 0x{e.object[e.start]:02x} at offset {e.start})") from None
     except yaml.YAMLError as e:
         mark = getattr(e, "problem_mark", None)
         pos = f" (line {mark.line + 1}, column {mark.column + 1})" if mark else ""
@@ -324,9 +326,10 @@ def coerce(value: Any, typ: str | None, what: str, from_text: bool) -> Any:
                 return False
             raise ValueError(f"{what} is a Boolean; expected true or false, got {value!r}")
         try:
-            if typ in ("Integer", "Enumeration"):
-                return int(t)
-            value = float(t)
+            try:
+                value = int(t) if typ in ("Integer", "Enumeration") else float(t)
+            except ValueError:
+                value = float(t)  # 2.0 for an Integer: whole, checked below
         except ValueError:
             kind = "an Integer" if typ in ("Integer", "Enumeration") else "a Real"
             raise ValueError(f"{what} is {kind}; cannot read {value!r} as a number") from None
@@ -339,9 +342,11 @@ def coerce(value: Any, typ: str | None, what: str, from_text: bool) -> Any:
         return float(value)
     if typ in ("Integer", "Enumeration"):
         if isinstance(value, float) and value.is_integer():
-            return int(value)
+            value = int(value)
         if isinstance(value, bool) or not isinstance(value, int):
             raise ValueError(f"{what} is an Integer; expected a whole number, got {value!r}")
+        if not -(2 ** 31) <= value <= 2 ** 31 - 1:  # fmi2Integer is a C int
+            raise ValueError(f"{what} is an Integer (32 bits); {value} is outside {-(2 ** 31)} .. {2 ** 31 - 1}")
         return value
     if typ == "Boolean" and not isinstance(value, bool):
         raise ValueError(f"{what} is a Boolean; expected true or false, got {value!r}")
@@ -430,14 +435,9 @@ def apply_overrides(scenario: dict, values: dict[str, Any]) -> dict:
             known = ", ".join(instances) or "none"
             raise CampaignError("--vary", target, f"unknown instance '{inst}' (instances: {known})")
         params = instances[inst].setdefault("parameters", {})
-        if idx is not None and isinstance(params.get(var), list) and int(idx) <= len(params[var]):
-            params[var] = list(params[var])
-            params[var][int(idx) - 1] = value
-        else:
-            if idx is None:  # a whole vector replaces any element settings of it
-                for k in [k for k in params if re.fullmatch(rf"{re.escape(var)}\[\d+\]", k)]:
-                    del params[k]
-            params[f"{var}[{idx}]" if idx else var] = value
+        # as `run --set` does: the latest setting wins (whole vector or element), and an input
+        # the scenario drives with a signal gets the value as a constant signal instead
+        override_start_value(params, out.setdefault("signals", {}), target, value)
     return out
 
 

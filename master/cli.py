@@ -136,16 +136,28 @@ def cmd_view(args) -> int:
 def cmd_validate(args) -> int:
     from fmpy.validation import validate_fmu
 
+    from .fmu_cache import FmuArchiveError, check_fmu_archive
+
     fmus = [Path(p) for p in args.fmus] if args.fmus else DEFAULT_FMUS
-    bad = 0
+    bad = refused = 0
     for p in fmus:
         shown = display_path(p)
         if not p.is_file():
-            print(f"{shown}: MISSING (build it with ./build.sh)")
+            if not args.fmus:
+                print(f"{shown}: MISSING (build it with ./build.sh)")
+            elif p.is_dir():
+                print(f"{shown}: is a directory, not an FMU file", file=sys.stderr)
+                refused += 1
+            else:
+                print(f"{shown}: no such file", file=sys.stderr)
+                refused += 1
             bad += 1
             continue
         try:
+            check_fmu_archive(p)  # fmpy's validator reads modelDescription.xml only
             problems = validate_fmu(str(p))
+        except FmuArchiveError as e:
+            problems = [str(e)]
         except Exception as e:
             problems = [f"validation failed: {e}"]
         if problems:
@@ -157,7 +169,7 @@ def cmd_validate(args) -> int:
             print(f"{shown}: OK")
     if bad:
         print(f"{bad} of {len(fmus)} FMU(s) have problems", file=sys.stderr)
-    return 1 if bad else 0
+    return 2 if refused else 1 if bad else 0
 
 
 def cmd_list(args) -> int:

@@ -30,6 +30,8 @@ from .plan import Plan
 from .recorder import CsvRecorder
 from .stepper import Instance, make_stepper, prepare, teardown
 
+TIME_BLOCK = 4096  # communication points whose times and signal values are computed at once
+
 
 @dataclass
 class Outcome:
@@ -173,12 +175,19 @@ def simulate(plan: Plan, csv_path: Path | None, progress: bool | None = None, ec
                     if v.type in ("Integer", "Boolean", "Enumeration")}
         recorder = CsvRecorder(csv_path, columns, colmap, plan.record, int_cols, expected_rows=plan.n_steps + 1)
 
-    times = np.array(plan.step_times())
-    sig_table = np.zeros((len(times), sig_b - sig_a))
-    for j, s in enumerate(plan.signals):
-        sig_table[:, j] = sigmod.evaluate(s.spec, times, plan.step)
+    def times_from(k: int) -> tuple[list[float], np.ndarray]:
+        """The times of communication points k .. k + TIME_BLOCK (at most the last one) and the
+        signal values at them: computed a block at a time, so a long run holds no table of all
+        its times."""
+        times = plan.step_times(k, min(k + TIME_BLOCK, plan.n_steps) + 1)
+        sig = np.zeros((len(times), sig_b - sig_a))
+        for j, s in enumerate(plan.signals):
+            sig[:, j] = sigmod.evaluate(s.spec, times, plan.step)
+        return times.tolist(), sig
+
+    tlist, sig_table = times_from(0)
     row[sig_a:sig_b] = sig_table[0]
-    row[0] = times[0]
+    row[0] = tlist[0]
 
     data_blocks: list[np.ndarray] = []
     instances: dict[str, Instance] = {}
@@ -227,15 +236,18 @@ def simulate(plan: Plan, csv_path: Path | None, progress: bool | None = None, ec
             last_flush = monotonic()
             pbar = _progress_bar(plan, progress)
             pb_every = max(1, int(round(1.0 / h)) * 10)
-            tlist = times.tolist()
             t_loop = time.perf_counter()
             k = 0
+            base = 0  # the communication point tlist[0] is
             cur = None
             try:
                 for k in range(n_steps):
-                    t = tlist[k]
+                    if k - base == TIME_BLOCK:
+                        base = k
+                        tlist, sig_table = times_from(k)
+                    t = tlist[k - base]
                     if has_sig:
-                        row[sig_a:sig_b] = sig_table[k]
+                        row[sig_a:sig_b] = sig_table[k - base]
                     if jacobi:
                         for cur, (set_inputs, _a, _r, _s) in pairs:
                             set_inputs()
@@ -246,7 +258,7 @@ def simulate(plan: Plan, csv_path: Path | None, progress: bool | None = None, ec
                     else:
                         for cur, step in gs_pairs:
                             step(t)
-                    t_next = tlist[k + 1]
+                    t_next = tlist[k - base + 1]
                     row[0] = t_next
                     block[bi] = row
                     bi += 1
@@ -276,7 +288,7 @@ def simulate(plan: Plan, csv_path: Path | None, progress: bool | None = None, ec
                 suspects = []
                 if cur is not None and cur.real_in is not None:
                     suspects = [f"{n}={v}" for n, v in zip(cur.real_in.names, cur.real_in.view) if not math.isfinite(v)]
-                raise failure_from(cur, float(times[k]), e.function, e.status, log,
+                raise failure_from(cur, float(tlist[k - base]), e.function, e.status, log,
                                    variable=(suspects[0].split("=")[0] if len(suspects) == 1 else None),
                                    suspects=suspects) from None
             finally:

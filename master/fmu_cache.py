@@ -45,10 +45,41 @@ def _digest(path: Path) -> str:
     return h.hexdigest()[:20]
 
 
+class FmuArchiveError(Exception):
+    """An FMU file that cannot be unpacked (not a zip, a CRC error): the message names it."""
+
+
+def check_fmu_archive(path: Path) -> None:
+    """Read every member of the FMU's zip and check its CRC (fmpy reads only
+    modelDescription.xml up front, so a corrupt binary or Python source would only surface
+    half-extracted, in the middle of a run)."""
+    import zipfile
+
+    try:
+        with zipfile.ZipFile(path) as z:
+            bad = z.testzip()
+    except (zipfile.BadZipFile, OSError, EOFError, ValueError) as e:
+        raise FmuArchiveError(f"{path} is not a readable FMU (zip) file: {e}") from None
+    except Exception as e:  # zlib.error and friends on a damaged stream
+        raise FmuArchiveError(f"{path} is a damaged FMU (zip) file: {type(e).__name__}: {e}") from None
+    if bad is not None:
+        raise FmuArchiveError(f"{path} is a damaged FMU (zip) file: bad CRC of {bad}; rebuild or copy it again")
+
+
+def _extract_checked(path: Path, into: str) -> str:
+    check_fmu_archive(path)
+    try:
+        return extract(str(path), unzipdir=into)
+    except Exception as e:
+        raise FmuArchiveError(f"{path} cannot be extracted: {type(e).__name__}: {e}") from None
+
+
 def extract_fmu(path: Path) -> str:
     """Extract an FMU once. Into the cache folder keyed by the FMU's content (reused across
     runs and processes, so what the FMUs compile and cache next to their sources survives), or
-    into a temporary folder when the cache is off or not writable."""
+    into a temporary folder when the cache is off or not writable. Every member's CRC is
+    checked before anything is extracted (FmuArchiveError naming the file); a failed
+    extraction leaves nothing behind in the cache."""
     st = path.stat()
     key = (str(path), st.st_mtime_ns, st.st_size)
     if key in _extracted:
@@ -61,7 +92,11 @@ def extract_fmu(path: Path) -> str:
             target = root / f"{path.stem}-{_digest(path)}"
             if not (target / ".complete").is_file():
                 tmp = Path(tempfile.mkdtemp(prefix=f".{path.stem}-", dir=root))
-                extract(str(path), unzipdir=str(tmp))
+                try:
+                    _extract_checked(path, str(tmp))
+                except BaseException:
+                    shutil.rmtree(tmp, ignore_errors=True)
+                    raise
                 (tmp / ".complete").write_text(str(path) + "\n")
                 try:
                     os.rename(tmp, target)
@@ -79,7 +114,7 @@ def extract_fmu(path: Path) -> str:
         _temporary.append(d)
         if len(_temporary) == 1:
             atexit.register(cleanup_temporary)
-        target = Path(extract(str(path), unzipdir=d))
+        target = Path(_extract_checked(path, d))
     _extracted[key] = str(target)
     return str(target)
 

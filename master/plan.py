@@ -26,7 +26,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 from fmpy import read_model_description
+
 
 from .scenario import (
     LoadedScenario,
@@ -38,6 +40,7 @@ from .scenario import (
 )
 
 _TYPES = ("Real", "Integer", "Boolean", "String", "Enumeration")
+FMI_INT_MIN, FMI_INT_MAX = -(2 ** 31), 2 ** 31 - 1  # fmi2Integer is a C int
 
 
 @dataclass
@@ -58,6 +61,9 @@ class InstancePlan:
     md: Any
     vars: dict[str, Var]
     params: list[tuple[Var, Any]] = field(default_factory=list)
+    # the start values as given (name or vector -> value or list), typed: what the run used
+    start_values: dict[str, Any] = field(default_factory=dict)
+    param_where: dict[str, tuple[str, str]] = field(default_factory=dict)  # variable -> (file, field)
 
     @property
     def outputs(self) -> list[Var]:
@@ -136,8 +142,11 @@ class Plan:
     def model(self):
         return self.loaded.model
 
-    def step_times(self):
-        return [round(self.start_time + k * self.step, 10) for k in range(self.n_steps + 1)]
+    def step_times(self, first: int = 0, stop: int | None = None) -> np.ndarray:
+        """The times of communication points ``first`` .. ``stop - 1`` (default: all of them)."""
+        stop = self.n_steps + 1 if stop is None else stop
+        d = time_decimals(self.step)
+        return np.array([round(self.start_time + k * self.step, d) for k in range(first, stop)])
 
 
 def _md_vars(md) -> dict[str, Var]:
@@ -160,6 +169,20 @@ def expand(vars: dict[str, Var], name: str) -> list[Var] | None:
     return out or None
 
 
+def _no_variable(inst: str, ip: InstancePlan, name: str, causalities: tuple[str, ...], what: str = "") -> str:
+    """Why ``name`` names nothing in ``inst``: an element past the end of a vector, a misspelling."""
+    m = re.match(r"^(.+)\[(\d+)\]$", name)
+    if m:
+        vs = expand(ip.vars, m.group(1))
+        if vs is not None and (len(vs) > 1 or vs[0].name != m.group(1)):
+            return (f"{inst}.{m.group(1)} has {len(vs)} elements ({vs[0].name} .. {vs[-1].name}); "
+                    f"there is no element [{m.group(2)}]")
+        if vs is not None:
+            return f"{inst}.{m.group(1)} is a scalar, not a vector; there is no element [{m.group(2)}]"
+    return (f"{what or inst + ' (' + display_path(ip.fmu_path) + ') has no variable'} '{name}'"
+            + _suggest(name, [v.name for v in ip.vars.values() if v.causality in causalities]))
+
+
 def _suggest(name: str, candidates) -> str:
     cands = set(candidates)
     cands |= {re.sub(r"\[\d+\]$", "", c) for c in cands}
@@ -175,11 +198,13 @@ def _convert(var: Var, value: Any, what: str) -> Any:
             raise ValueError(f"{what} is a Real; expected a number, got {value!r}")
         return float(value)
     if t in ("Integer", "Enumeration"):
-        if isinstance(value, bool) or not isinstance(value, int):
-            if isinstance(value, float) and value.is_integer():
-                return int(value)
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or (
+                isinstance(value, float) and not value.is_integer()):
             raise ValueError(f"{what} is an Integer; expected a whole number, got {value!r}")
-        return int(value)
+        value = int(value)
+        if not FMI_INT_MIN <= value <= FMI_INT_MAX:
+            raise ValueError(f"{what} is an Integer (32 bits); {value} is outside {FMI_INT_MIN} .. {FMI_INT_MAX}")
+        return value
     if t == "Boolean":
         if not isinstance(value, bool):
             raise ValueError(f"{what} is a Boolean; expected true or false, got {value!r}")
@@ -204,6 +229,9 @@ def _from_text(var: Var, text: str, what: str) -> Any:
     try:
         if var.type in ("Integer", "Enumeration"):
             return int(t)
+    except ValueError:
+        pass  # 2.0 or 1e3: a number that may be whole; _convert decides
+    try:
         return float(t)
     except ValueError:
         raise ValueError(f"{what} is {'an Integer' if var.type != 'Real' else 'a Real'}; cannot read {text!r} as a number") from None
@@ -282,8 +310,7 @@ def build_plan(loaded: LoadedScenario, stop_time: float | None = None, step: flo
             key = ("instances", name, "parameters", pname)
             vs = expand(ip.vars, pname)
             if vs is None:
-                err(key, f"{name} ({display_path(ip.fmu_path)}) has no variable '{pname}'"
-                         + _suggest(pname, [v.name for v in ip.vars.values() if v.causality in ("parameter", "input")]))
+                err(key, _no_variable(name, ip, pname, ("parameter", "input")))
                 continue
             if isinstance(value, list):
                 if len(vs) == 1 and vs[0].name == pname:
@@ -292,14 +319,18 @@ def build_plan(loaded: LoadedScenario, stop_time: float | None = None, step: flo
                 if len(value) != len(vs):
                     err(key, f"'{pname}' has {len(vs)} elements ({vs[0].name} .. {vs[-1].name}); got {len(value)} values")
                     continue
-                pairs = list(zip(vs, value))
+                pairs = [(var, val, (name, pname, i + 1)) for i, (var, val) in enumerate(zip(vs, value))]
             else:
                 if len(vs) > 1 or vs[0].name != pname:
                     err(key, f"'{pname}' is a vector of {len(vs)} elements; give a list of {len(vs)} values "
                              f"or set one element, e.g. {vs[0].name}")
                     continue
-                pairs = [(vs[0], value)]
-            for var, val in pairs:
+                pairs = [(vs[0], value, (name, pname))]
+            typed = []
+            for var, val, vkey in pairs:
+                # an element replaced inside a file's list (--set V[i]=...) is blamed on its setter
+                ekey = ("instances",) + vkey[:1] + ("parameters",) + vkey[1:]
+                where = loaded.origin.get(ekey) or loaded.where(*key)
                 if var.causality not in ("parameter", "input"):
                     err(key, f"{name}.{var.name} is {'an' if var.causality[0] in 'aeiou' else 'a'} {var.causality}; "
                              f"only parameters and inputs can be given start values")
@@ -308,16 +339,21 @@ def build_plan(loaded: LoadedScenario, stop_time: float | None = None, step: flo
                     err(key, f"{name}.{var.name} is a constant and cannot be set")
                     continue
                 try:
-                    if isinstance(val, str) and loaded.origin.get(key, ("",))[0] == "--set":
+                    text = vkey in loaded.text_values or (len(vkey) == 3 and vkey[:2] in loaded.text_values)
+                    if isinstance(val, str) and text:
                         val = _from_text(var, val, f"{name}.{var.name}")
                     conv = _convert(var, val, f"{name}.{var.name}")
                 except ValueError as e:
-                    err(key, str(e))
+                    problems.append((*where, str(e)))
                     continue
                 if var.type == "Real" and not math.isfinite(conv):
-                    err(key, f"{name}.{var.name}: a parameter must be finite, got {conv}")
+                    problems.append((*where, f"{name}.{var.name}: a parameter must be finite, got {conv}"))
                     continue
                 ip.params.append((var, conv))
+                ip.param_where[var.name] = where
+                typed.append(conv)
+            if len(typed) == len(pairs):
+                ip.start_values[pname] = typed if isinstance(value, list) else typed[0]
 
     # ---- connections
     connections: list[Connection] = []
@@ -403,14 +439,16 @@ def build_plan(loaded: LoadedScenario, stop_time: float | None = None, step: flo
         driven[(inst, vname)] = f"signal ({file}, {fld})"
         signals.append(SignalPlan(inst, var, spec, file, fld))
 
-    # a command-line start value for an input that a connection drives would be overwritten at
-    # the first step: refuse it rather than ignore it
+    # a start value for an input that a connection drives is overwritten before the FMU leaves
+    # initialisation: refuse it rather than ignore it (a signal-driven input set by --set or a
+    # campaign got the value as a constant signal when the scenario was loaded)
     for name, ip in instances.items():
         for var, _val in ip.params:
-            key = ("instances", name, "parameters", var.name)
-            if var.causality == "input" and (name, var.name) in driven and loaded.where(*key)[0] == "--set":
-                problems.append(("--set", f"{name}.{var.name}", f"{name}.{var.name} is driven by "
-                                 f"{driven[(name, var.name)]}; disconnect it in a scenario to set it"))
+            if var.causality == "input" and (name, var.name) in driven:
+                where = ip.param_where.get(var.name) or loaded.where("instances", name, "parameters", var.name)
+                problems.append((*where, f"{name}.{var.name} is driven by {driven[(name, var.name)]}, which "
+                                 f"would overwrite this start value; `disconnect: [{name}.{var.name}]` in a "
+                                 f"scenario to set it"))
     # inputs given a start value by a parameter entry are fine; others keep the FMU's start value
     unconnected = [f"{n}.{v.name}" for n, ip in instances.items() for v in ip.inputs if (n, v.name) not in driven]
 
@@ -471,9 +509,18 @@ def build_plan(loaded: LoadedScenario, stop_time: float | None = None, step: flo
         if inst not in instances:
             continue
         var = instances[inst].vars.get(vname)
-        if var is None or var.causality not in ("output", "input"):
-            problems.append((file, fld, f"'{cond.condition}': {inst} has no output '{vname}'"
-                             + _suggest(vname, [v.name for v in instances[inst].outputs])))
+        if var is None:
+            vs = expand(instances[inst].vars, vname)
+            if vs is not None:
+                problems.append((file, fld, f"'{cond.condition}': {inst}.{vname} is a vector of {len(vs)} elements; "
+                                            f"compare one of them, e.g. {inst}.{vs[-1].name}"))
+            else:
+                problems.append((file, fld, f"'{cond.condition}': "
+                                 + _no_variable(inst, instances[inst], vname, ("output",), f"{inst} has no output")))
+            continue
+        if var.causality not in ("output", "input"):
+            problems.append((file, fld, f"'{cond.condition}': {inst}.{vname} is {'an' if var.causality[0] in 'aeiou' else 'a'} "
+                                        f"{var.causality}; a stop condition compares an output or an input"))
             continue
         if var.type == "String":
             problems.append((file, fld, f"'{cond.condition}': String variables cannot be compared"))
@@ -514,10 +561,14 @@ def build_plan(loaded: LoadedScenario, stop_time: float | None = None, step: flo
     if not (math.isfinite(t1) and t1 > t0):
         problems.append((*stop_where, f"must be a finite time after start_time ({t0}), got {t1}"))
     n_steps = 0
-    if not problems and h > 0 and t1 > t0:
-        ratio = (t1 - t0) / h
-        n_steps = int(round(ratio)) if abs(ratio - round(ratio)) < 1e-6 else int(math.ceil(ratio))
-        n_steps = max(n_steps, 1)
+    if not any(p[:2] in (step_where, stop_where) for p in problems) and math.isfinite(t0):
+        ncol = 1 + len(signals) + sum(1 for ip in instances.values() for v in ip.vars.values()
+                                      if v.causality in ("output", "input") and v.type != "String")
+        n_steps, why = _count_steps(t0, t1, h, ncol)
+        if why:
+            problems.append((*(step_where if step is not None else stop_where), why))
+
+    problems += _check_analysis(loaded, instances, signals)
 
     if problems:
         raise ScenarioError(problems)
@@ -528,6 +579,76 @@ def build_plan(loaded: LoadedScenario, stop_time: float | None = None, step: flo
         start_time=t0, stop_time=t1, step=h, n_steps=n_steps, tolerance=model.tolerance,
         unconnected_inputs=unconnected,
     )
+
+
+#: every row of a run is kept in memory (8 bytes a column) for the summary and the plots: a
+#: run whose table would exceed this is refused before it starts rather than dying on the way
+MAX_TABLE_BYTES = 2 * 1024 ** 3
+
+
+def _count_steps(t0: float, t1: float, h: float, ncol: int = 1) -> tuple[int, str | None]:
+    """The number of steps from t0 to t1, or why the run cannot be made of steps of h. The FMUs
+    are told the stop time (fmi2SetupExperiment) and must not be stepped past it, so h must
+    divide the duration (to a millionth of a step)."""
+    ratio = (t1 - t0) / h
+    max_steps = MAX_TABLE_BYTES // (8 * max(ncol, 1)) - 1
+    if not math.isfinite(ratio) or ratio > max_steps:
+        return 0, (f"{_fmt(t1 - t0)} s in steps of {_fmt(h)} s is {ratio:.3g} steps; a run of this scenario "
+                   f"({ncol} columns) is limited to {max_steps:,} steps (its table of results is kept in memory, "
+                   f"at most {MAX_TABLE_BYTES / 1024 ** 3:g} GiB): use a longer step or a shorter run")
+    n = int(round(ratio))
+    if abs(ratio - n) >= 1e-6 or n < 1:
+        lo, hi = math.floor(ratio), math.ceil(ratio)
+        alternatives = " or ".join(f"{_fmt(t0 + k * h)} s" for k in (lo, hi) if k >= 1)
+        return 0, (f"the step {_fmt(h)} s does not divide the run from {_fmt(t0)} to {_fmt(t1)} s ({ratio:.6g} steps); "
+                   f"the FMUs must not be stepped past the stop time: choose a step that divides it, "
+                   f"or stop at {alternatives}")
+    # the times of the time column must be distinct and increasing as written
+    last = t0 + (n - 1) * h
+    if not (step_time(t0, h, n) > step_time(t0, h, n - 1) and last + h > last and t0 + h > t0):
+        return 0, (f"the step {_fmt(h)} s is too small for times around {_fmt(max(abs(t0), abs(t1)))} s "
+                   f"(consecutive times would be equal)")
+    return n, None
+
+
+def _fmt(x: float) -> str:
+    return f"{x:.10g}"
+
+
+def time_decimals(h: float) -> int:
+    """Decimals the step times are rounded to: 10 (so 0.1 * 3 is written 0.3), more for steps
+    below 1e-9 s, so that consecutive times stay distinct."""
+    return max(10, 9 - math.floor(math.log10(h)))
+
+
+def step_time(t0: float, h: float, k: int) -> float:
+    """The time of communication point k (rounded as written to results.csv)."""
+    return round(t0 + k * h, time_decimals(h))
+
+
+def _check_analysis(loaded, instances: dict, signals: list) -> list[tuple[str, str, str]]:
+    """The instances and signals the requested analyses name exist (checked before the run:
+    an analysis that can only fail would otherwise surface after it, in summary.json)."""
+    problems = []
+    model = loaded.model
+    targets = {s.target: s for s in signals}
+    for name in type(model.analysis).model_fields:
+        opts = getattr(model.analysis, name)
+        if opts is None:
+            continue
+        for fld in type(opts).model_fields:
+            value = getattr(opts, fld)
+            key = ("analysis", name)
+            file, where = loaded.where(*key)
+            if fld in ("vehicle", "control") and value not in model.instances:
+                problems.append((file, f"{where}.{fld}", f"unknown instance '{value}' (instances: "
+                                 f"{', '.join(model.instances)})" + _suggest(value, model.instances)))
+            elif fld == "command":
+                if value not in targets:
+                    problems.append((file, f"{where}.{fld}", f"no signal drives '{value}'; the {name} analysis "
+                                     f"needs the signal that carries the step"
+                                     + _suggest(value, list(targets))))
+    return problems
 
 
 def format_key(key: tuple) -> str:

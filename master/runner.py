@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import json
 import os
+import signal
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -13,6 +17,7 @@ import numpy as np
 import yaml
 
 from .engine import simulate
+from .fmu_cache import FmuArchiveError, extract_fmu
 from .plan import Plan, build_plan
 from .scenario import SCENARIO_DIR, LoadedScenario, ScenarioError, display_path, load_scenario
 from .summary import build_summary
@@ -100,22 +105,22 @@ def run(scenario: str | os.PathLike | dict, out_dir: str | os.PathLike | None = 
     plan = build_plan(loaded, stop_time=stop_time, step=step)
 
     out = Path(out_dir) if out_dir is not None else Path("results") / plan.name
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-    except OSError as e:
-        raise ScenarioError("--out", str(out), f"cannot create the output folder: {e}") from None
-    for name in OWN_FILES:
-        try:
-            (out / name).unlink()
-        except FileNotFoundError:
-            pass
+    # every FMU is readable (a corrupt one is refused here, before anything is written)
+    prepare_fmus(plan)
+    with _OutputFolder(out) as lock, _DeferredSignals() as deferred:
+        return _run_into(plan, loaded, source, out, lock, deferred, progress, plots, echo_messages, t_call, wall0)
+
+
+def _run_into(plan, loaded, source, out: Path, lock, deferred, progress, plots, echo_messages, t_call, wall0):
     resolved = loaded.model.model_dump(mode="json", by_alias=True, exclude_none=True)
     resolved.pop("include", None)
     resolved["stop_time"] = plan.stop_time
     resolved["step"] = plan.step
-    with open(out / "scenario.resolved.yaml", "w", encoding="utf-8") as f:
-        f.write(f"# {plan.name}: the scenario as run (includes merged, overrides applied)\n")
-        yaml.safe_dump(resolved, f, sort_keys=False, width=120)
+    for name, ip in plan.instances.items():  # the start values as the run read them (typed)
+        resolved["instances"][name]["parameters"] = dict(ip.start_values)
+    resolved_text = (f"# {plan.name}: the scenario as run (includes merged, overrides applied)\n"
+                     + yaml.safe_dump(resolved, sort_keys=False, width=120))
+    lock.write("scenario.resolved.yaml", resolved_text)
 
     csv_path = out / "results.csv"
     outcome = simulate(plan, csv_path, progress=progress, echo_messages=echo_messages, t_call=t_call)
@@ -165,22 +170,149 @@ def run(scenario: str | os.PathLike | dict, out_dir: str | os.PathLike | None = 
 
     plot_files: list[Path] = []
     want_plots = plan.model.plots if plots is None else plots
-    if want_plots and len(outcome.data) >= 2:
+    if want_plots and len(outcome.data) >= 2 and not deferred.signame:
         try:
             from .plots import make_plots
 
-            plot_files = make_plots(plan, outcome.data, outcome.colmap, out)
+            with deferred.interruptible():
+                plot_files = make_plots(plan, outcome.data, outcome.colmap, out)
+        except KeyboardInterrupt:
+            summary["plot_error"] = f"interrupted by {deferred.signame or 'Ctrl-C (SIGINT)'} while drawing the plots"
         except Exception as e:
             summary["plot_error"] = f"{type(e).__name__}: {e}"
+    if deferred.signame and summary["status"] == "completed":
+        # the simulation had finished; the user asked to stop during the summary or the plots
+        status = summary["status"] = "interrupted"
+        reason = summary["reason"] = (f"interrupted by {deferred.signame} after the simulation had finished "
+                                      f"({outcome.reason}); summary written, plots may be missing")
+    else:
+        status, reason = outcome.status, outcome.reason
     summary["files"] = {"results": display_path(csv_path), "summary": display_path(out / "summary.json"),
                         "plots": [display_path(p) for p in plot_files]}
     summary["rows"] = int(len(outcome.data))
     summary["wall_time_s"] = round(time.perf_counter() - t_call, 4)
-    with open(out / "summary.json", "w", encoding="utf-8") as f:
-        json.dump(_clean(summary), f, indent=2, allow_nan=False, default=_json_default)
-        f.write("\n")
-    return RunResult(outcome.status, outcome.reason, out, csv_path, out / "summary.json", summary, plot_files,
+    lock.write("summary.json", json.dumps(_clean(summary), indent=2, allow_nan=False, default=_json_default) + "\n")
+    return RunResult(status, reason, out, csv_path, out / "summary.json", summary, plot_files,
                      outcome.data, outcome.colmap)
+
+
+def prepare_fmus(plan: Plan) -> None:
+    """Extract every FMU of the plan (into the FMU cache) before anything is written: an FMU
+    that cannot be unpacked (a corrupt zip, a CRC error) is refused as a ScenarioError naming
+    it and the field that names it."""
+    problems = []
+    for name, ip in plan.instances.items():
+        try:
+            extract_fmu(ip.fmu_path)
+        except FmuArchiveError as e:
+            problems.append((*plan.loaded.where("instances", name, "fmu"), str(e)))
+    if problems:
+        raise ScenarioError(problems)
+
+
+class _OutputFolder:
+    """The run's output folder, held for the whole run: created, checked writable, locked
+    (``flock`` on the folder itself, released when the process ends however it ends: two runs
+    into one folder would mix their files), its own files of an earlier run removed. Problems
+    are a ScenarioError naming ``--out`` (nothing has run yet)."""
+
+    def __init__(self, out: Path):
+        self.out = out
+        self.fd: int | None = None
+
+    def _refuse(self, message: str):
+        raise ScenarioError("--out", display_path(self.out), message)
+
+    def __enter__(self):
+        out = self.out
+        if out.exists() and not out.is_dir():
+            self._refuse("exists and is not a folder")
+        try:
+            out.mkdir(parents=True, exist_ok=True)
+        except OSError as e:
+            self._refuse(f"cannot create the output folder: {e.strerror or e}")
+        if not os.access(out, os.W_OK | os.X_OK):
+            self._refuse("the output folder is not writable")
+        self.fd = os.open(out, os.O_RDONLY)
+        try:
+            fcntl.flock(self.fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            os.close(self.fd)
+            self.fd = None
+            self._refuse("another run is writing into this folder right now; wait for it or choose another --out")
+        try:
+            for name in OWN_FILES:
+                p = out / name
+                if p.is_dir() and not p.is_symlink():
+                    self._refuse(f"{name} in it is a folder; remove it or choose another --out")
+                try:
+                    p.unlink()
+                except FileNotFoundError:
+                    pass
+        except OSError as e:
+            self._refuse(f"cannot remove the files of an earlier run: {e.strerror or e}")
+        except BaseException:
+            self.__exit__()
+            raise
+        return self
+
+    def write(self, name: str, text: str):
+        """Write a file of the run whole or not at all (a temporary file renamed over it)."""
+        target = self.out / name
+        tmp = self.out / f".{name}.{os.getpid()}.tmp"
+        with open(tmp, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.replace(tmp, target)
+
+    def __exit__(self, *exc):
+        if self.fd is not None:
+            os.close(self.fd)  # releases the lock
+            self.fd = None
+        return False
+
+
+class _DeferredSignals:
+    """Ctrl-C and SIGTERM after the simulation (while the summary and the plots are made) must
+    not lose summary.json: the signal is noted, the plots (the only slow part) are abandoned and
+    the summary is still written, as ``interrupted``. During the simulation the engine's own
+    handler takes over (it stops after the step in progress)."""
+
+    def __init__(self):
+        self.signame: str | None = None
+        self._old: dict = {}
+        self._raise = False
+
+    def _handler(self, signum, frame):
+        self.signame = "Ctrl-C (SIGINT)" if signum == signal.SIGINT else signal.Signals(signum).name
+        if self._raise:
+            self._raise = False
+            raise KeyboardInterrupt
+
+    def __enter__(self):
+        if threading.current_thread() is threading.main_thread():
+            for sig in (signal.SIGINT, signal.SIGTERM):
+                try:
+                    self._old[sig] = signal.signal(sig, self._handler)
+                except (ValueError, OSError):
+                    pass
+        return self
+
+    @contextlib.contextmanager
+    def interruptible(self):
+        """Inside, a signal raises KeyboardInterrupt (to abandon the plots)."""
+        self._raise = True
+        try:
+            yield
+        finally:
+            self._raise = False
+
+    def __exit__(self, *exc):
+        for sig, h in self._old.items():
+            try:
+                signal.signal(sig, h)
+            except (ValueError, OSError):
+                pass
+        return False
 
 
 def _json_default(o):

@@ -21,6 +21,7 @@ offending value, also when it sits in an included file.
 
 from __future__ import annotations
 
+import math
 import os
 import re
 from pathlib import Path
@@ -167,7 +168,10 @@ class Strict(BaseModel):
 
 
 Ident = Annotated[str, StringConstraints(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")]
-Number = Union[StrictInt, StrictFloat]
+Number = Union[StrictInt, StrictFloat]  # a signal value: NaN allowed (how the FMUs' NaN handling is tested)
+# times and sizes: a number written as a number (not `yes`, not "0.5"), finite
+Time = Annotated[float, Field(strict=True, allow_inf_nan=False)]
+Duration = Annotated[float, Field(strict=True, allow_inf_nan=False, gt=0)]
 Scalar = Union[StrictBool, StrictInt, StrictFloat, StrictStr]
 ParamValue = Union[Scalar, list[Scalar]]
 
@@ -183,7 +187,7 @@ class InstanceSpec(Strict):
 class StepArgs(Strict):
     """``before`` until ``time``, ``after`` from ``time`` on."""
 
-    time: Number
+    time: Time
     after: Number
     before: Number = 0.0
 
@@ -192,11 +196,11 @@ class RampArgs(Strict):
     """``before`` until ``time``, then linear: either ``slope`` (per second, optionally for
     ``duration`` seconds) or from ``before`` to ``after`` over ``duration`` seconds."""
 
-    time: Number = 0.0
+    time: Time = 0.0
     before: Number = 0.0
     slope: Optional[Number] = None
     after: Optional[Number] = None
-    duration: Optional[Annotated[float, Field(gt=0)]] = None
+    duration: Optional[Duration] = None
 
     @model_validator(mode="after")
     def _one_law(self):
@@ -211,10 +215,10 @@ class SineArgs(Strict):
     """``amplitude * sin(2 pi (t - start) / period + phase)`` for ``start <= t < stop``, else 0."""
 
     amplitude: Number
-    period: Annotated[float, Field(gt=0)]
+    period: Duration
     phase: Number = 0.0
-    start: Number = 0.0
-    stop: Optional[Number] = None
+    start: Time = 0.0
+    stop: Optional[Time] = None
 
 
 class Term(Strict):
@@ -242,18 +246,18 @@ class StopCondition(Strict):
     ``after`` seconds after the condition first holds."""
 
     condition: StrictStr
-    after: Annotated[float, Field(ge=0)] = 0.0
+    after: Annotated[float, Field(strict=True, allow_inf_nan=False, ge=0)] = 0.0
 
 
 class TurningCircle(Strict):
     vehicle: Ident = "vehicle"
-    skip_turns: Annotated[float, Field(ge=0)] = 1.0  # transient: the first turns are ignored
+    skip_turns: Annotated[float, Field(strict=True, allow_inf_nan=False, ge=0)] = 1.0  # transient: the first turns are ignored
 
 
 class DepthStep(Strict):
     vehicle: Ident = "vehicle"
     command: StrictStr = "control.DepthCommand"  # the signal that carries the step
-    band: Annotated[float, Field(gt=0)] = 0.05  # settling band, fraction of the step
+    band: Annotated[float, Field(strict=True, allow_inf_nan=False, gt=0)] = 0.05  # settling band, fraction of the step
 
 
 class ZigZag(Strict):
@@ -286,10 +290,10 @@ class ScenarioModel(Strict):
     include: Union[StrictStr, list[StrictStr]] = Field(default_factory=list)
     name: Optional[Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9_.-]+$")]] = None
     description: StrictStr = ""
-    start_time: Number = 0.0
-    stop_time: Optional[Annotated[float, Field(gt=0)]] = None
-    step: Annotated[float, Field(gt=0)] = 0.1
-    tolerance: Optional[Annotated[float, Field(gt=0)]] = None
+    start_time: Time = 0.0
+    stop_time: Optional[Duration] = None
+    step: Duration = 0.1
+    tolerance: Optional[Duration] = None
     algorithm: Literal["gauss-seidel", "jacobi"] = "gauss-seidel"
     order: Optional[list[Ident]] = None
     instances: dict[Ident, Optional[InstanceSpec]] = Field(default_factory=dict)
@@ -344,6 +348,9 @@ class LoadedScenario:
         # (connection text, file, field path in that file), after `disconnect` and instance removal
         self.connections = connections
         self.fmu_dirs = fmu_dirs  # instance -> directory of the file that named its FMU
+        # parameter keys (instance, name) or (instance, vector, element) whose values are text
+        # from the command line, read later as the variable's declared type
+        self.text_values: set[tuple] = set()
         self.name = model.name or (file.stem if not file.name.startswith("<") else "scenario")
 
     def where(self, *key) -> tuple[str, str]:
@@ -377,6 +384,11 @@ def _read_yaml(path: Path, via: str | None) -> dict:
     try:
         with open(path, encoding="utf-8") as f:
             data = yaml.load(f, Loader=_Loader)  # noqa: S506 (a SafeLoader)
+    except UnicodeDecodeError as e:
+        raise ScenarioError(shown, "", f"not a text file in UTF-8 (byte 0x{e.object[e.start]:02x} at offset {e.start}); "
+                                       f"a scenario is a YAML file") from None
+    except OSError as e:
+        raise ScenarioError(shown, "", f"cannot read the file: {e.strerror or e}") from None
     except yaml.YAMLError as e:
         mark = getattr(e, "problem_mark", None)
         pos = f" (line {mark.line + 1}, column {mark.column + 1})" if mark else ""
@@ -389,12 +401,18 @@ def _read_yaml(path: Path, via: str | None) -> dict:
     return data
 
 
-def _load_tree(path: Path, stack: tuple[Path, ...], via: str | None) -> list[tuple[Path, dict]]:
-    """The files in merge order (includes first, depth first), each schema-checked on its own."""
+def _load_tree(path: Path, stack: tuple[Path, ...], via: str | None,
+               seen: set | None = None) -> list[tuple[Path, dict]]:
+    """The files in merge order (includes first, depth first), each schema-checked on its own.
+    A file is merged once, where it is first included: two files that both include the same
+    stack (a diamond) share it rather than merging its connections twice."""
     path = path.resolve()
     if path in stack:
         chain = " -> ".join(display_path(p) for p in stack + (path,))
         raise ScenarioError(display_path(stack[-1]), "include", f"include cycle: {chain}")
+    seen = set() if seen is None else seen
+    if path in seen:
+        return []
     raw = _read_yaml(path, via)
     shown = display_path(path)
     try:
@@ -409,7 +427,8 @@ def _load_tree(path: Path, stack: tuple[Path, ...], via: str | None) -> list[tup
         target = Path(rel) if os.path.isabs(rel) else path.parent / rel
         if not target.is_file():
             raise ScenarioError(shown, f"include[{i}]", f"included file not found: {rel} (looked for {display_path(target)})")
-        files += _load_tree(target, stack + (path,), shown)
+        files += _load_tree(target, stack + (path,), shown, seen)
+    seen.add(path)
     files.append((path, raw))
     return files
 
@@ -433,8 +452,13 @@ def parse_connection(text: str) -> tuple[str, str, str, str] | None:
     return a, x.strip(), b, y.strip()
 
 
-def load_scenario(source: str | os.PathLike | dict, overrides: dict[str, Any] | None = None) -> LoadedScenario:
-    """Load, merge and schema-check a scenario (file path or an already loaded mapping)."""
+def load_scenario(source: str | os.PathLike | dict, overrides: dict[str, Any] | None = None,
+                  override_origins: dict[str, tuple[str, str]] | None = None) -> LoadedScenario:
+    """Load, merge and schema-check a scenario (file path or an already loaded mapping).
+
+    ``overrides`` (``instance.Var`` or ``instance.Var[i]`` -> value) are applied after every
+    file; a text value is read later as the variable's declared type (a command-line value).
+    ``override_origins`` names where each came from in error messages (default ``--set``)."""
     if isinstance(source, dict):
         # an in-memory scenario: includes and relative paths resolve against the cwd
         file = Path.cwd() / "<scenario>.yaml"
@@ -445,6 +469,7 @@ def load_scenario(source: str | os.PathLike | dict, overrides: dict[str, Any] | 
         except ValidationError as e:
             raise ScenarioError(_pydantic_problems(e, shown)) from None
         files = []
+        seen: set = set()
         inc = raw.get("include") or []
         for i, rel in enumerate([inc] if isinstance(inc, str) else inc):
             target = Path(rel)
@@ -452,7 +477,7 @@ def load_scenario(source: str | os.PathLike | dict, overrides: dict[str, Any] | 
                 target = SCENARIO_DIR / rel
             if not target.is_file():
                 raise ScenarioError(shown, f"include[{i}]", f"included file not found: {rel}")
-            files += _load_tree(target, (), shown)
+            files += _load_tree(target, (), shown, seen)
         files.append((file, raw))
     else:
         file = Path(source).resolve()
@@ -467,8 +492,11 @@ def load_scenario(source: str | os.PathLike | dict, overrides: dict[str, Any] | 
     analysis: dict[str, Any] = {}
     fmu_dirs: dict[str, Path] = {}
 
+    used: list[bool] = []
     for path, raw in files:
         shown = "<scenario>" if (isinstance(source, dict) and path == file) else display_path(path)
+        own_connections: list[tuple[str, str, str]] = []
+        own_disconnects: list[int] = []
         for key, value in raw.items():
             if key == "include":
                 continue
@@ -484,8 +512,9 @@ def load_scenario(source: str | os.PathLike | dict, overrides: dict[str, Any] | 
                     for k, v in spec.items():
                         if k == "parameters":
                             for pname, pval in (v or {}).items():
-                                cur["parameters"][pname] = pval
-                                origin[("instances", inst, "parameters", pname)] = (shown, format_loc(("instances", inst, "parameters", pname)))
+                                key = set_start_value(cur["parameters"], pname, pval)
+                                origin[("instances", inst, "parameters") + key] = (
+                                    shown, format_loc(("instances", inst, "parameters", pname)))
                         else:
                             cur[k] = v
                             origin[("instances", inst, k)] = (shown, f"instances.{inst}.{k}")
@@ -495,10 +524,11 @@ def load_scenario(source: str | os.PathLike | dict, overrides: dict[str, Any] | 
                     origin.setdefault(("instances", inst), (shown, f"instances.{inst}"))
             elif key == "connections":
                 for i, c in enumerate(value or []):
-                    connections.append((c, shown, f"connections[{i}]"))
+                    own_connections.append((c, shown, f"connections[{i}]"))
             elif key == "disconnect":
                 for i, c in enumerate(value or []):
                     disconnects.append((c, shown, f"disconnect[{i}]"))
+                    own_disconnects.append(len(disconnects) - 1)
             elif key == "signals":
                 for target, spec in (value or {}).items():
                     signals[target] = spec
@@ -512,45 +542,56 @@ def load_scenario(source: str | os.PathLike | dict, overrides: dict[str, Any] | 
             else:
                 merged[key] = value
                 origin[(key,)] = (shown, key)
+        # a file's `disconnect` removes the connections merged before it (those of the files it
+        # includes), never its own new ones
+        used += [False] * len(own_disconnects)
+        if own_disconnects:
+            kept = []
+            for c, f, fld in connections:
+                parsed = parse_connection(c)
+                drop = False
+                if parsed:
+                    dst = f"{parsed[2]}.{parsed[3]}"
+                    for j in own_disconnects:
+                        pat = disconnects[j][0].strip()
+                        if _match_disconnect(dst, pat) or _match_disconnect(pat, dst):
+                            drop = used[j] = True
+                if not drop:
+                    kept.append((c, f, fld))
+            connections = kept
+        connections += own_connections
 
     removed = {k for k, v in instances.items() if v is None}
     instances = {k: v for k, v in instances.items() if v is not None}
 
-    # overrides (--set INSTANCE.VARIABLE=VALUE): parameters of an instance
+    # overrides (--set INSTANCE.VARIABLE=VALUE, a campaign's values): after every file, so they
+    # win over the files, whole vector or element alike
+    text_values: set[tuple] = set()
     for target, value in (overrides or {}).items():
+        where = (override_origins or {}).get(target, ("--set", target))
         if "." not in target:
-            raise ScenarioError("--set", target, "expected INSTANCE.VARIABLE=VALUE")
+            raise ScenarioError(*where, "expected INSTANCE.VARIABLE=VALUE")
         inst, var = target.split(".", 1)
         if inst not in instances:
             known = ", ".join(instances) or "none"
-            raise ScenarioError("--set", target, f"unknown instance '{inst}' (instances: {known})")
-        if target in signals:
-            # an input the scenario drives with a signal: the override replaces the signal
-            signals[target] = {"constant": value} if not isinstance(value, str) else {"constant": _number(value, target)}
-            origin[("signals", target)] = ("--set", target)
+            raise ScenarioError(*where, f"unknown instance '{inst}' (instances: {known})")
+        key = override_start_value(instances[inst]["parameters"], signals, target, value)
+        if key is None:  # an input the scenario drives with a signal: the override replaced it
+            if isinstance(value, str):
+                signals[target] = {"constant": _number(value, target, where)}
+            origin[("signals", target)] = where
             continue
-        instances[inst]["parameters"][var] = value
-        origin[("instances", inst, "parameters", var)] = ("--set", target)
+        origin[("instances", inst, "parameters") + key] = where
+        if isinstance(value, str) or (isinstance(value, list) and any(isinstance(v, str) for v in value)):
+            text_values.add((inst,) + key)
 
-    # drop connections touching removed instances, then apply `disconnect`
-    kept = []
+    # drop connections touching removed instances
+    final = []
     for c, f, fld in connections:
         parsed = parse_connection(c)
         if parsed and (parsed[0] in removed or parsed[2] in removed):
             continue
-        kept.append((c, f, fld))
-    used = [False] * len(disconnects)
-    final = []
-    for c, f, fld in kept:
-        parsed = parse_connection(c)
-        drop = False
-        if parsed:
-            dst = f"{parsed[2]}.{parsed[3]}"
-            for j, (pat, _, _) in enumerate(disconnects):
-                if _match_disconnect(dst, pat.strip()) or _match_disconnect(pat.strip(), dst):
-                    drop = used[j] = True
-        if not drop:
-            final.append((c, f, fld))
+        final.append((c, f, fld))
     problems = [(f, fld, f"'{pat}' matches no connection (nothing is connected to it)")
                 for (pat, f, fld), u in zip(disconnects, used) if not u]
     if problems:
@@ -582,17 +623,57 @@ def load_scenario(source: str | os.PathLike | dict, overrides: dict[str, Any] | 
         problems.append((top, "stop_time", f"must be after start_time ({model.start_time})"))
     if problems:
         raise ScenarioError(problems)
-    return LoadedScenario(model, file, origin, final, fmu_dirs)
+    loaded = LoadedScenario(model, file, origin, final, fmu_dirs)
+    loaded.text_values = text_values
+    return loaded
 
 
-def _number(text: str, target: str) -> float | bool:
+def _number(text: str, target: str, where: tuple[str, str]) -> float | bool:
     t = text.strip().lower()
     if t in ("true", "false"):
         return t == "true"
     try:
-        return float(t)
+        value = float(t)
     except ValueError:
-        raise ScenarioError("--set", target, f"{target} is driven by a signal; expected a number, got {text!r}") from None
+        raise ScenarioError(*where, f"{target} is driven by a signal; expected a number, got {text!r}") from None
+    if not math.isfinite(value):
+        raise ScenarioError(*where, f"{target} is driven by a signal; expected a finite number, got {text!r}")
+    return value
+
+
+_ELEMENT_RE = re.compile(r"^(.+)\[([1-9][0-9]*)\]$")
+
+
+def set_start_value(parameters: dict, name: str, value: Any) -> tuple:
+    """Set ``name`` (a scalar, a whole vector or one element ``V[i]``) in a parameters mapping so
+    that this setting, the latest, wins: a whole vector replaces every element setting of it
+    made before; an element of a vector given whole as a list replaces that list element.
+    Returns the key it went under: ``(name,)``, or ``(V, i)`` for an element inside a list."""
+    m = _ELEMENT_RE.match(name)
+    if m:
+        base, i = m.group(1), int(m.group(2))
+        whole = parameters.get(base)
+        if isinstance(whole, list) and i <= len(whole):
+            whole = list(whole)
+            whole[i - 1] = value
+            parameters[base] = whole
+            return (base, i)
+        parameters[name] = value
+        return (name,)
+    for k in [k for k in parameters if (mk := _ELEMENT_RE.match(k)) and mk.group(1) == name]:
+        del parameters[k]
+    parameters[name] = value
+    return (name,)
+
+
+def override_start_value(parameters: dict, signals: dict, target: str, value: Any) -> tuple | None:
+    """One override (``--set``, a campaign's ``--vary``/``set``) of ``instance.Var[i]``: an
+    input the scenario drives with a signal gets the value as a constant signal instead (None
+    is returned), anything else a start value (see ``set_start_value``; its key is returned)."""
+    if target in signals:
+        signals[target] = {"constant": value}
+        return None
+    return set_start_value(parameters, target.split(".", 1)[1], value)
 
 
 def resolve_fmu_path(text: str, declared_in: Path | None) -> tuple[Path | None, list[Path]]:

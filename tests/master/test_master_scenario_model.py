@@ -133,11 +133,12 @@ def test_overrides_are_read_as_the_variable_type(tmp_path):
     assert "--set: sensors.Seed: sensors.Seed is an Integer; cannot read 'x' as a number" in msg
 
 
-def test_stop_time_rounds_to_whole_steps(tmp_path):
+def test_stop_time_must_be_whole_steps(tmp_path):
     plan = plan_of(tmp_path, f"include: {STACK}\nstop_time: 10.0\nstep: 0.1\n")
     assert plan.n_steps == 100 and plan.step_times()[-1] == 10.0
-    plan = plan_of(tmp_path, f"include: {STACK}\nstop_time: 10.05\n", name="b.yaml")
-    assert plan.n_steps == 101
+    # a step that does not divide the run is refused (the FMUs must not step past the stop time)
+    msg = problems_of(tmp_path, f"include: {STACK}\nstop_time: 10.05\n", name="b.yaml")
+    assert "b.yaml: stop_time: the step 0.1 s does not divide the run from 0 to 10.05 s" in msg
 
 
 def test_signals():
