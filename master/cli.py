@@ -174,6 +174,10 @@ def cmd_validate(args) -> int:
 
 def cmd_list(args) -> int:
     directory = Path(args.dir) if args.dir else SCENARIO_DIR
+    if not directory.is_dir():
+        why = "is not a folder" if directory.exists() else "no such folder"
+        print(f"error: --dir: {display_path(directory)}: {why}", file=sys.stderr)
+        return 2
     items = list_scenarios(directory)
     if not items:
         print(f"no scenarios in {display_path(directory)}", file=sys.stderr)

@@ -169,6 +169,34 @@ def expand(vars: dict[str, Var], name: str) -> list[Var] | None:
     return out or None
 
 
+def _discrete_signal_problem(var: Var, spec) -> str | None:
+    """Why a signal cannot drive an Integer or Boolean input (None when it can): the master
+    hands such inputs whole numbers, so a value in between, a NaN or a number beyond 32 bits
+    would be truncated or wrapped silently. Only constants and steps of allowed values."""
+    from itertools import product
+
+    terms = spec if isinstance(spec, list) else [spec]
+    base, steps = 0.0, []
+    for term in terms:
+        if isinstance(term, (bool, int, float)):
+            base += float(term)
+        elif term.constant is not None:
+            base += float(term.constant)
+        elif term.step is not None:
+            steps.append((float(term.step.before), float(term.step.after)))
+        else:
+            return "only constant and step signals can drive it (a ramp or a sine gives values in between)"
+    if len(steps) > 10:
+        return "at most 10 steps can drive it"
+    for combo in product(*steps):
+        v = base + sum(combo)
+        if var.type == "Boolean" and v not in (0.0, 1.0):
+            return f"the signal takes the value {v:g}; a Boolean input takes 0 or 1 (false or true)"
+        if not (math.isfinite(v) and v.is_integer() and FMI_INT_MIN <= v <= FMI_INT_MAX):
+            return f"the signal takes the value {v:g}; it must take whole numbers of 32 bits"
+    return None
+
+
 def _no_variable(inst: str, ip: InstancePlan, name: str, causalities: tuple[str, ...], what: str = "") -> str:
     """Why ``name`` names nothing in ``inst``: an element past the end of a vector, a misspelling."""
     m = re.match(r"^(.+)\[(\d+)\]$", name)
@@ -375,11 +403,9 @@ def build_plan(loaded: LoadedScenario, stop_time: float | None = None, step: flo
         sv = expand(instances[a].vars, x)
         dv = expand(instances[b].vars, y)
         if sv is None:
-            problems.append((file, fld, f"'{text}': {a} ({display_path(instances[a].fmu_path)}) has no variable '{x}'"
-                             + _suggest(x, [v.name for v in instances[a].outputs])))
+            problems.append((file, fld, f"'{text}': " + _no_variable(a, instances[a], x, ("output",))))
         if dv is None:
-            problems.append((file, fld, f"'{text}': {b} ({display_path(instances[b].fmu_path)}) has no variable '{y}'"
-                             + _suggest(y, [v.name for v in instances[b].inputs])))
+            problems.append((file, fld, f"'{text}': " + _no_variable(b, instances[b], y, ("input",))))
         if sv is None or dv is None:
             continue
         if len(sv) != len(dv):
@@ -422,9 +448,11 @@ def build_plan(loaded: LoadedScenario, stop_time: float | None = None, step: flo
         var = instances[inst].vars.get(vname)
         if var is None:
             vs = expand(instances[inst].vars, vname)
-            hint = f" ('{vname}' is a vector: drive its elements, e.g. {vs[0].name})" if vs else \
-                _suggest(vname, [v.name for v in instances[inst].inputs])
-            err(key, f"{inst} ({display_path(instances[inst].fmu_path)}) has no scalar variable '{vname}'{hint}")
+            if vs:
+                err(key, f"{inst} ({display_path(instances[inst].fmu_path)}) has no scalar variable '{vname}' "
+                         f"('{vname}' is a vector: drive its elements, e.g. {vs[0].name})")
+            else:
+                err(key, _no_variable(inst, instances[inst], vname, ("input",)))
             continue
         if var.causality != "input":
             err(key, f"{target} is {var.causality}; signals drive inputs only (set parameters under instances.{inst}.parameters)")
@@ -435,6 +463,10 @@ def build_plan(loaded: LoadedScenario, stop_time: float | None = None, step: flo
         if (inst, vname) in driven:
             err(key, f"{target} is also driven by {driven[(inst, vname)]}; add '{target}' to `disconnect:` "
                      f"to drive it with this signal")
+            continue
+        why = _discrete_signal_problem(var, spec) if var.type != "Real" else None
+        if why:
+            err(key, f"{target} is {'an' if var.type[0] in 'AEIOU' else 'a'} {var.type}: {why}")
             continue
         driven[(inst, vname)] = f"signal ({file}, {fld})"
         signals.append(SignalPlan(inst, var, spec, file, fld))

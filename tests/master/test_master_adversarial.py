@@ -323,3 +323,31 @@ def test_24_validate_names_what_is_wrong_with_a_path_it_was_given(tmp_path):
     assert r.rc == 2 and "Nope.fmu: no such file" in r.stderr and "build it" not in r.stdout + r.stderr, r
     r = master("validate", str(tmp_path))
     assert r.rc == 2 and "is a directory, not an FMU file" in r.stderr, r
+
+
+# ---------------------------------------------------------------- the same classes, elsewhere
+
+
+def test_class_a_signal_on_a_boolean_input_takes_only_0_or_1(tmp_path):
+    """Silently wrong: the master hands Integer and Boolean inputs whole numbers, so 0.5 became
+    false and a sine a square wave of truncations."""
+    base = f"include: {DEPTH_STEP}\ndisconnect: [control.AltitudeValid]\nsignals:\n"
+    msg = refused(tmp_path, base + "  control.AltitudeValid: 0.5\n")
+    assert "control.AltitudeValid is a Boolean: the signal takes the value 0.5; a Boolean input takes 0 or 1" in msg
+    msg = refused(tmp_path, base + "  control.AltitudeValid: {sine: {amplitude: 1, period: 10}}\n")
+    assert "only constant and step signals can drive it" in msg
+    plan = build_plan(load_scenario(write(tmp_path, "ok.yaml", base + "  control.AltitudeValid: {step: {time: 1, after: 1}}\n")))
+    assert any(s.target == "control.AltitudeValid" for s in plan.signals)
+
+
+def test_class_elements_past_the_end_are_named_in_connections_and_signals(tmp_path):
+    msg = refused(tmp_path, f"include: {DEPTH_STEP}\nconnections: ['vehicle.Pos[4] -> control.NavNorth']\n"
+                            "disconnect: [control.NavNorth]\n")
+    assert "'vehicle.Pos[4] -> control.NavNorth': vehicle.Pos has 3 elements (Pos[1] .. Pos[3]); there is no element [4]" in msg
+    msg = refused(tmp_path, f"include: {DEPTH_STEP}\nsignals:\n  'vehicle.ExternalForce[7]': 1\n")
+    assert "vehicle.ExternalForce has 3 elements" in msg and "there is no element [7]" in msg
+
+
+def test_class_list_of_a_missing_folder_is_refused(tmp_path):
+    r = master("list", "--dir", str(tmp_path / "nope"))
+    assert r.rc == 2 and "--dir:" in r.stderr and "no such folder" in r.stderr, r
