@@ -23,7 +23,7 @@ from scipy.integrate import ode, solve_ivp
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
 from vehicle_model import VehicleModel, VehicleSimulator, inputs  # noqa: E402
-from vehicle_model.dynamics import input_jacobian, state_derivative, state_jacobian  # noqa: E402
+from vehicle_model.auv.dynamics import input_jacobian, state_derivative, state_jacobian  # noqa: E402
 
 STEP = 0.1
 

@@ -2,6 +2,8 @@
 
 * `FmuSlave`: base class with unit- and description-aware variable registration, exception
   shielding, FMU-state hooks and the FMI rules on setting variables (see `fmu_support.slave`).
+* `VehicleSlave`: the FMU of any vehicle of `vehicle_model` (its tables and declared
+  parameters become the FMU's variables; see `fmu_support.vehicle_slave`).
 * `SI_UNITS` / `base_unit_exponents`: the unit table `tools/build_fmus.py` writes into
   `<UnitDefinitions>` (see `fmu_support.units`).
 
@@ -11,5 +13,7 @@ process share the first copy imported, and that FMU's extraction folder may be g
 """
 from .slave import FmuError, FmuSlave, first_non_finite
 from .units import SI_UNITS, base_unit_exponents, is_known
+from .vehicle_slave import VehicleSlave
 
-__all__ = ["FmuError", "FmuSlave", "first_non_finite", "SI_UNITS", "base_unit_exponents", "is_known"]
+__all__ = ["FmuError", "FmuSlave", "VehicleSlave", "first_non_finite", "SI_UNITS",
+           "base_unit_exponents", "is_known"]

@@ -28,3 +28,15 @@ def pytest_unconfigure(config):
     sys.stdout.flush()
     sys.stderr.flush()
     os._exit(code)
+
+
+@pytest.fixture(scope="session")
+def fmus_built():
+    """The FMUs of fmus/, built by ./build.sh (which `./build.sh test` runs first)."""
+    from pathlib import Path
+    root = Path(__file__).resolve().parent.parent
+    fmus = [root / "fmus" / f"{name}.fmu" for name in ("Auv", "AuvSensors", "AuvControl")]
+    missing = [str(p.relative_to(root)) for p in fmus if not p.is_file()]
+    if missing:
+        pytest.fail(f"the FMUs are not built ({', '.join(missing)} missing): run ./build.sh first")
+    return fmus

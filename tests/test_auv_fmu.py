@@ -392,13 +392,14 @@ def test_fmu_bundles_its_sources():
         names = set(archive.namelist())
         root = ET.fromstring(archive.read("modelDescription.xml"))
     assert "resources/auv_vehicle_fmu.py" in names
-    assert "resources/vehicle_model/model.py" in names
+    assert "resources/vehicle_model/auv/model.py" in names
+    assert "resources/fmu_support/vehicle_slave.py" in names
     assert "resources/fmu_support/slave.py" in names
     assert not [n for n in names if n.endswith((".pyc", ".pyo"))]
     assert root.find("CoSimulation").get("canGetAndSetFMUstate") == "true"
     # numba's cache is shipped (compiled at build time; see fmu_support/numba_cache.py)
     cached = [n for n in names if "__pycache__" in n]
-    assert all(n.startswith("resources/vehicle_model/__pycache__/") and n.endswith((".nbi", ".nbc"))
-               for n in cached), cached
+    assert all(n.startswith("resources/vehicle_model/") and "/__pycache__/" in n
+               and n.endswith((".nbi", ".nbc")) for n in cached), cached
     if importlib.util.find_spec("numba") is not None and not os.environ.get("AUV_NO_JIT"):
         assert any("state_derivative" in n and n.endswith(".nbi") for n in cached), cached

@@ -1,4 +1,5 @@
-"""Time integration between two instants with the inputs held, with SciPy's Dormand-Prince."""
+"""Time integration of any vehicle (`vehicle_model.protocol.Vehicle`) between two instants with
+the inputs held, with SciPy's Dormand-Prince."""
 from __future__ import annotations
 
 import math
@@ -6,7 +7,6 @@ import math
 import numpy as np
 from scipy.integrate import ode
 
-from .dynamics import BATTERY, INPUT_NAMES, state_derivative_at
 
 
 def _all_finite(values) -> bool:
@@ -20,7 +20,8 @@ class IntegrationError(RuntimeError):
 
 
 class VehicleSimulator:
-    """Advances a `VehicleModel` from one communication point to the next.
+    """Advances a vehicle (any `Vehicle`: it uses its INPUTS, constants, derivative_at and
+    project_state) from one communication point to the next.
 
     SciPy's `ode` with 'dopri5' (Hairer's Fortran DOPRI5, adaptive, 5th order): the inputs jump
     at every communication point, so each `advance` restarts the integrator from the state
@@ -28,21 +29,22 @@ class VehicleSimulator:
     run restored from it continues bit for bit. Each restart first tries the whole interval in
     one step (at a 0.1 s control period that step is almost always accepted, and it saves the
     two evaluations of DOPRI5's initial-step guess); the error control shortens it when needed.
-    The battery is projected onto zero when a step ends just past flat (its derivative switches
-    off there).
+    After each step the vehicle projects the state (`project_state`: the AUV's battery onto
+    zero when a step ends just past flat).
     """
 
     def __init__(self, model, x0, rtol: float = 1e-4, atol: float = 1e-6, max_steps: int = 100000):
         if not (rtol > 0 and atol > 0):
             raise ValueError(f"tolerances must be positive (rtol={rtol}, atol={atol})")
         self.model = model
+        self._input_names = model.INPUTS.element_names()
         self.rtol = float(rtol)
         self.atol = float(atol)
         self._x = np.array(x0, dtype=float)
-        self._u = np.zeros(6)
+        self._u = np.zeros(len(self._input_names))
         # The compiled derivative is handed to SciPy directly, with the held inputs and the
         # constants as extra arguments: no Python frame between DOPRI5 and the physics.
-        self._solver = ode(state_derivative_at)
+        self._solver = ode(model.derivative_at)
         self._solver.set_f_params(self._u, model.constants)
         self._solver.set_integrator("dopri5", rtol=self.rtol, atol=self.atol, nsteps=max_steps)
 
@@ -59,10 +61,10 @@ class VehicleSimulator:
     def advance(self, t0: float, t1: float, u) -> np.ndarray:
         """Integrate from t0 to t1 with the inputs u held; returns (and keeps) the new state."""
         u = np.asarray(u, dtype=float)
-        if u.shape != (len(INPUT_NAMES),):
-            raise ValueError(f"inputs must be {len(INPUT_NAMES)} numbers {INPUT_NAMES}, got {u!r}")
+        if u.shape != self._u.shape:
+            raise ValueError(f"inputs must be {self._u.size} numbers {self._input_names}, got {u!r}")
         if not _all_finite(u):
-            name, value = next((n, v) for n, v in zip(INPUT_NAMES, u) if not math.isfinite(v))
+            name, value = next((n, v) for n, v in zip(self._input_names, u) if not math.isfinite(v))
             raise ValueError(f"input {name} = {value!r} is not finite")
         if not t1 > t0:
             if t1 == t0:
@@ -78,7 +80,6 @@ class VehicleSimulator:
             raise IntegrationError(
                 f"dopri5 failed between t={t0} and t={t1} (return code "
                 f"{self._solver.get_return_code()}); last state {x!r}")
-        if x[BATTERY] < 0.0:
-            x[BATTERY] = 0.0
+        self.model.project_state(x)
         self._x = x    # only now: a failed advance leaves the simulator where it was
         return self.state

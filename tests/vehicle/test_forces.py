@@ -6,11 +6,11 @@ import pytest
 
 from vehicle_model import (AuvParameters, Environment, VehicleModel, VehicleSimulator,
                            initial_state, inputs, submerged_fraction)
-from vehicle_model.foil import lift_coefficient, lift_slope
-from vehicle_model.forces import (DIVE_PLANE, YAW_PLANE, axial_drag_wrench, coriolis_wrench,
+from vehicle_model.auv.foil import lift_coefficient, lift_slope
+from vehicle_model.auv.forces import (DIVE_PLANE, YAW_PLANE, axial_drag_wrench, coriolis_wrench,
                                   cross_flow_strip_wrench, roll_damping_moment, rudder_wrench,
                                   slender_body_lift_wrench, thrust_wrench)
-from vehicle_model.hull import submerged_fraction_slope
+from vehicle_model.auv.hull import submerged_fraction_slope
 
 P = AuvParameters()
 SECTIONS = (np.array(P.section_x), np.array(P.section_diameter), np.array(P.section_length))

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from vehicle_model import AuvParameters, Environment, VehicleModel, initial_state
-from vehicle_model.forces import (DIVE_PLANE, YAW_PLANE, coriolis_jacobian, coriolis_wrench,
+from vehicle_model.auv.forces import (DIVE_PLANE, YAW_PLANE, coriolis_jacobian, coriolis_wrench,
                                   cross_flow_strip_jacobian, cross_flow_strip_wrench,
                                   rudder_wrench, rudder_wrench_jacobian,
                                   slender_body_lift_jacobian, slender_body_lift_wrench)

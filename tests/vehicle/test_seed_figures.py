@@ -6,8 +6,8 @@ import pytest
 
 from vehicle_model import (AuvParameters, Environment, VehicleModel, VehicleSimulator,
                            hull_properties_of, initial_state, inputs)
-from vehicle_model.dynamics import C_RHO, pack_constants
-from vehicle_model.forces import (YAW_PLANE, axial_drag_wrench, coriolis_jacobian,
+from vehicle_model.auv.dynamics import C_RHO, pack_constants
+from vehicle_model.auv.forces import (YAW_PLANE, axial_drag_wrench, coriolis_jacobian,
                                   rudder_wrench_jacobian, slender_body_lift_jacobian,
                                   weight_and_buoyancy_wrench)
 from vehicle_model.rotation import quaternion_from_euler, rotation_matrix

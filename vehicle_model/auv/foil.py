@@ -2,7 +2,7 @@
 `RudderClMax` at `RudderAoaMax`, C1 through the stall; induced-drag polar."""
 import math
 
-from ._jit import jit
+from .._jit import jit
 
 
 @jit

@@ -2,6 +2,7 @@
 import math
 from typing import Optional
 
+from .forces import drag_per_speed_squared, frontal_area
 from .hull import hull_properties_of
 
 #: The design cruise point of seed 001's parameter set: 30 W of the 120 W maximum.
@@ -12,10 +13,10 @@ def authority_check_cruise_speed(params) -> float:
     """The forward speed the check assumes: where the hull drag 1/2 rho A_f C_d u^2 balances the
     thrust of a quarter of MaxPropulsionPower (seed 001's 30 W of 120 W, giving 1.5 m/s)."""
     thrust = params.ThrustPerPower * CRUISE_POWER_FRACTION * params.MaxPropulsionPower
-    drag_per_speed_squared = 0.5 * params.Rho * math.pi * params.Diameter ** 2 / 4 * params.AxialDragCoeff
-    if drag_per_speed_squared <= 0.0:
+    drag = drag_per_speed_squared(params.Rho, frontal_area(params.Diameter), params.AxialDragCoeff)
+    if drag <= 0.0:
         return math.inf
-    return math.sqrt(thrust / drag_per_speed_squared)
+    return math.sqrt(thrust / drag)
 
 
 def dive_authority_warning(params, gravity: float = 9.81, name: str = "vehicle") -> Optional[str]:

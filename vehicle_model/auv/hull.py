@@ -3,7 +3,7 @@
 import math
 from typing import NamedTuple
 
-from ._jit import jit
+from .._jit import jit
 
 
 class HullProperties(NamedTuple):

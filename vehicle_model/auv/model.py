@@ -1,28 +1,33 @@
-"""The vehicle as a Python object: parameters in, derivatives, Jacobians and outputs out."""
+"""The AUV as a Python object: parameters in, derivatives, Jacobians and outputs out. It
+implements `vehicle_model.protocol.Vehicle`."""
 from __future__ import annotations
 
-import math
-from typing import Dict, Optional, Tuple
+from typing import Dict, List, Optional, Tuple
 
 import numpy as np
 
 from . import dynamics
-from .dynamics import OUTPUT_LAYOUT
+from .authority import dive_authority_warning
+from .dynamics import BATTERY, INPUTS, OUTPUTS, STATE
+from .forces import drag_per_speed_squared, frontal_area
 from .hull import hull_properties_of
-from .parameters import AuvParameters, Environment
-from .rotation import quaternion_from_euler
-
+from .parameters import AuvParameters
+from ..environment import Environment
+from ..linearization import linearize
+from ..rotation import quaternion_from_euler
 
 def initial_state(Pos0=(0.0, 0.0, 0.0), Quater0=(1.0, 0.0, 0.0, 0.0), LocalVel0=(0.0, 0.0, 0.0),
                   Omega0=(0.0, 0.0, 0.0), Battery0: float = 1.8e6) -> np.ndarray:
     """The 14-state vector. The quaternion is normalised; a zero or non-finite one is refused."""
-    parts = {"Pos0": (Pos0, 3), "Quater0": (Quater0, 4), "LocalVel0": (LocalVel0, 3),
-             "Omega0": (Omega0, 3), "Battery0": ((Battery0,), 1)}
+    given = {"Pos0": Pos0, "Quater0": Quater0, "LocalVel0": LocalVel0, "Omega0": Omega0,
+             "Battery0": Battery0}
     arrays = {}
-    for name, (value, size) in parts.items():
+    for signal in STATE:
+        name = signal.name + "0"
+        value = given[name]
         array = np.asarray(value, dtype=float).reshape(-1)
-        if array.size != size:
-            raise ValueError(f"{name} = {value!r} must have {size} elements")
+        if array.size != signal.size:
+            raise ValueError(f"{name} = {value!r} must have {signal.size} elements")
         if not np.all(np.isfinite(array)):
             raise ValueError(f"{name} = {value!r} must be finite")
         arrays[name] = array
@@ -31,17 +36,30 @@ def initial_state(Pos0=(0.0, 0.0, 0.0), Quater0=(1.0, 0.0, 0.0, 0.0), LocalVel0=
         raise ValueError(f"Quater0 = {tuple(Quater0)!r} has zero norm: not an attitude")
     if arrays["Battery0"][0] < 0.0:
         raise ValueError(f"Battery0 = {Battery0!r} must not be negative")
-    return np.concatenate([arrays["Pos0"], arrays["Quater0"] / norm, arrays["LocalVel0"],
-                           arrays["Omega0"], arrays["Battery0"]])
+    arrays["Quater0"] = arrays["Quater0"] / norm
+    return np.concatenate([arrays[signal.name + "0"] for signal in STATE])
 
 
 def inputs(thrust_power=0.0, rudder_yaw=0.0, rudder_dive=0.0, external_force=(0.0, 0.0, 0.0)):
-    """The input vector u = [ThrustPower, RudderYaw, RudderDive, ExternalForce (3)]."""
-    return np.array([thrust_power, rudder_yaw, rudder_dive, *external_force], dtype=float)
+    """The input vector u in the order of `INPUTS`: ThrustPower, RudderYaw, RudderDive,
+    ExternalForce (3)."""
+    u = np.zeros(INPUTS.size)
+    u[INPUTS.start("ThrustPower")] = thrust_power
+    u[INPUTS.start("RudderYaw")] = rudder_yaw
+    u[INPUTS.start("RudderDive")] = rudder_dive
+    force = INPUTS.start("ExternalForce")
+    u[force:force + 3] = external_force
+    return u
 
 
-class VehicleModel:
-    """The AUV of seed 000/001 with fixed parameters and environment."""
+class AuvModel:
+    """The AUV of seed 000/001 with fixed parameters and environment (a `Vehicle`)."""
+
+    STATE = STATE
+    INPUTS = INPUTS
+    OUTPUTS = OUTPUTS
+    #: The compiled derivative with the time first, handed to SciPy as it is.
+    derivative_at = staticmethod(dynamics.state_derivative_at)
 
     def __init__(self, params: Optional[AuvParameters] = None, env: Optional[Environment] = None):
         self.params = params if params is not None else AuvParameters()
@@ -62,27 +80,41 @@ class VehicleModel:
 
     def linearize(self, x, u) -> Tuple[np.ndarray, np.ndarray]:
         """A = dx'/dx and B = dx'/du at (x, u), from the analytic Jacobians."""
-        return self.state_jacobian(x, u), self.input_jacobian(x, u)
+        return linearize(self, x, u)
 
     def output_vector(self, x, u) -> np.ndarray:
         return dynamics.output_vector(np.asarray(x, float), np.asarray(u, float), self.constants)
 
     def outputs(self, x, u) -> Dict[str, object]:
         """The outputs of seed 001 by name: arrays for vectors, floats for scalars."""
-        flat = self.output_vector(x, u)
-        result = {}
-        for name, (start, size) in OUTPUT_LAYOUT.items():
-            result[name] = float(flat[start]) if size == 1 else flat[start:start + size].copy()
-        return result
+        return OUTPUTS.split(self.output_vector(x, u))
+
+    @staticmethod
+    def project_state(x: np.ndarray) -> None:
+        """A step that ends just past a flat battery leaves it at zero (its derivative switches
+        off there). The quaternion needs nothing: its kinematics restore the unit norm."""
+        if x[BATTERY] < 0.0:
+            x[BATTERY] = 0.0
+
+    def initial_state(self, **parts) -> np.ndarray:
+        """`initial_state` with this vehicle's InitialBattery as the default Battery0."""
+        parts.setdefault("Battery0", self.params.InitialBattery)
+        return initial_state(**parts)
+
+    def startup_warnings(self, name: str) -> List[str]:
+        warning = dive_authority_warning(self.params, self.env.Gravity, name=name)
+        return [warning] if warning else []
 
     # --- operating points -------------------------------------------------------------------
     def hull_drag_per_speed_squared(self) -> float:
         """1/2 rho A_f C_d: the axial hull drag is this times u^2."""
-        return 0.5 * self.params.Rho * math.pi * self.params.Diameter ** 2 / 4 * self.params.AxialDragCoeff
+        return drag_per_speed_squared(self.params.Rho, frontal_area(self.params.Diameter),
+                                      self.params.AxialDragCoeff)
 
     def fin_drag_per_speed_squared(self) -> float:
         """Profile drag of both fin planes at zero lift: 2 x 1/2 rho A Cd0."""
-        return self.params.Rho * self.params.RudderArea * self.params.RudderCd0
+        return 2.0 * drag_per_speed_squared(self.params.Rho, self.params.RudderArea,
+                                            self.params.RudderCd0)
 
     def cruise_power(self, speed: float) -> float:
         """The propulsion power that holds `speed` straight and level (drag of hull and fins)."""

@@ -10,13 +10,20 @@ import math
 
 import numpy as np
 
-from ._jit import jit
+from .._jit import jit
 from .foil import drag_coefficient, lift_coefficient, lift_slope
-from .rotation import cross, rotate_back, skew
+from ..rotation import cross, rotate_back, skew
 
 #: Regularisation under the cross-flow speed: w_k = sqrt(v_ky^2 + v_kz^2 + eps) (seed 000).
+#: Without it the bare magnitude has a kink at zero cross-flow, where its derivative jumps,
+#: and the adaptive integrator would be pinned at its smallest step there. At 1e-12 the floor
+#: under w_k is 1e-6 m/s, a force of order 1e-10 N on the default hull: far below any
+#: tolerance of the model, far above the scale at which the derivative misbehaves.
 CROSS_FLOW_SPEED_EPSILON = 1e-12
-#: Floor under the squared fin inflow speed in the flow-angle derivatives (seed 000).
+#: Floor under the squared fin inflow speed in the flow-angle derivatives (seed 000). The fin
+#: force itself vanishes smoothly at zero inflow (the dynamic pressure goes to zero
+#: quadratically), but its derivative holds 1/(u_f^2 + s_f^2) from the flow angle; the floor
+#: keeps that finite at a standstill, where the force it multiplies is zero anyway.
 INFLOW_SPEED_EPSILON = 1e-12
 
 #: The fin planes, named by the body axis of the in-plane transverse inflow they turn.
@@ -67,12 +74,30 @@ def external_force_wrench(rotation, force_ned):
     return w
 
 
+def frontal_area(diameter):
+    """A_f = pi D^2 / 4, the area the axial drag coefficient refers to."""
+    return math.pi * diameter ** 2 / 4.0
+
+
+@jit
+def drag_per_speed_squared(rho, area, drag_coeff):
+    """1/2 rho A C_d: a quadratic drag is this times the speed squared. The one place of the
+    formula: the hull drag below, the cruise power and the dive-authority speed use it."""
+    return 0.5 * rho * area * drag_coeff
+
+
 @jit
 def axial_drag_wrench(rel_vel, rho, frontal_area, axial_drag_coeff):
-    """Fx = -1/2 rho A_f C_d |u_r| u_r; the other five components are exactly zero."""
+    """Fx = -1/2 rho A_f C_d |u_r| u_r; the other five components are exactly zero.
+
+    No transverse term on purpose: the transverse resistance belongs to the cross-flow strip
+    theory (`cross_flow_strip_wrench`), and adding it here as well would count it twice. That
+    is why this is a pure function: a purely transverse relative velocity must give a zero
+    wrench, and a test asserts it (seed 000).
+    """
     w = np.zeros(6)
     u = rel_vel[0]
-    w[0] = -0.5 * rho * frontal_area * axial_drag_coeff * abs(u) * u
+    w[0] = -drag_per_speed_squared(rho, frontal_area, axial_drag_coeff) * abs(u) * u
     return w
 
 
@@ -80,7 +105,7 @@ def axial_drag_wrench(rel_vel, rho, frontal_area, axial_drag_coeff):
 def axial_drag_jacobian(rel_vel, rho, frontal_area, axial_drag_coeff):
     """dFx/du = -rho A_f C_d |u_r|."""
     j = np.zeros((6, 6))
-    j[0, 0] = -rho * frontal_area * axial_drag_coeff * abs(rel_vel[0])
+    j[0, 0] = -2.0 * drag_per_speed_squared(rho, frontal_area, axial_drag_coeff) * abs(rel_vel[0])
     return j
 
 
@@ -92,7 +117,8 @@ def cross_flow_strip_wrench(rel_vel, omega, rho, cross_flow_drag_coeff, section_
     For each section k at r_k = (x_k, 0, 0): v_k = v_r + omega x r_k,
     w_k = sqrt(v_ky^2 + v_kz^2 + eps), c_k = 1/2 rho C_cf D_k L_k,
     F_k = (0, -c_k w_k v_ky, -c_k w_k v_kz), M_k = r_k x F_k = (0, -x_k F_kz, x_k F_ky).
-    Surge force and roll moment are exactly zero.
+    Surge force and roll moment are exactly zero: the surge resistance is the axial drag's, and
+    a surge component here would count it twice (a pure function, so a test can assert it).
     """
     w = np.zeros(6)
     for k in range(section_x.shape[0]):

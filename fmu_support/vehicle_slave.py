@@ -1,0 +1,266 @@
+"""`VehicleSlave`: the FMU of any vehicle that follows `vehicle_model.protocol.Vehicle`.
+
+A vehicle's slave module only names its pieces:
+
+    class Auv(VehicleSlave):
+        vehicle_class = AuvModel                      # a Vehicle: model(params, env)
+        parameter_classes = (AuvParameters, Environment)   # its constructor's arguments
+        simulator_class = VehicleSimulator
+        initial_state_defaults = {"Pos0": (0, 0, 0), ...}
+
+and this class registers, in this order (the value references follow it):
+* the inputs, from `vehicle_class.INPUTS` (start value 0);
+* the outputs, from `vehicle_class.OUTPUTS`, refreshed at the end of each step and at
+  initialisation from the state and the inputs of that step (no direct feedthrough);
+* one parameter per field of each parameter class, from the declaration beside the field
+  (`vehicle_model.parameters.parameter`: unit, description, labels, variability; a vector
+  that may be None is all zeros in the FMU and means None);
+* the initial state, one parameter per part of `vehicle_class.STATE` ("Pos" -> `Pos0`);
+* RelativeTolerance and AbsoluteTolerance of the integrator (tunable).
+
+The model and the simulator are rebuilt when a parameter they use changes (a tunable one
+during the run: the vehicle keeps its state). A bad parameter fails initialisation with the
+parameter named; a failed step leaves the vehicle at the start of the step (see
+`fmu_support.slave`). The FMU state is the registered variables plus the vehicle's state and
+time: the simulator restarts its integrator from the state at every step, so a restored run
+continues bit for bit.
+
+This module imports nothing of the project beyond `fmu_support`: the vehicle's classes come in
+as class attributes.
+"""
+from __future__ import annotations
+
+import dataclasses
+import math
+from typing import Any, ClassVar, Dict, Optional, Tuple
+
+import numpy as np
+
+from .slave import FmuError, FmuSlave
+
+
+class VehicleSlave(FmuSlave):
+    """Base of a vehicle's slave; see the module documentation."""
+
+    #: The vehicle model class (a `vehicle_model.protocol.Vehicle`), built as
+    #: `vehicle_class(*instances of parameter_classes)`.
+    vehicle_class: ClassVar[Any] = None
+    parameter_classes: ClassVar[Tuple[type, ...]] = ()
+    #: `vehicle_model.VehicleSimulator` (or anything with its constructor, state, set_state
+    #: and advance).
+    simulator_class: ClassVar[Any] = None
+    #: Start values of the initial-state parameters, by name (STATE part + "0").
+    initial_state_defaults: ClassVar[Dict[str, Any]] = {}
+    #: Text appended to an initial-state parameter's description, by name.
+    initial_state_notes: ClassVar[Dict[str, str]] = {}
+    #: Logged at initialisation: where the vehicle library was imported from ("vehicle_model
+    #: from FOLDER": the FMU's resources, unless the host had imported another copy first).
+    library_origin: ClassVar[Optional[str]] = None
+
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        self._model = None
+        self._sim = None
+        self._built_key = None
+        self._time = 0.0
+        self._warned_time = False
+        self._parameter_names = []   # every Real parameter, for the finite check, in order
+        self._key_names = []         # the parameters the model and simulator are built from
+        vehicle = self.vehicle_class
+
+        self._inputs_now = np.zeros(vehicle.INPUTS.size)
+        for signal in vehicle.INPUTS:
+            self._register_signal(signal, "input", attr="_inputs_now",
+                                  start=vehicle.INPUTS.start(signal.name))
+
+        self._outputs = np.zeros(vehicle.OUTPUTS.size)
+        for signal in vehicle.OUTPUTS:
+            self._register_signal(signal, "output", attr="_outputs",
+                                  start=vehicle.OUTPUTS.start(signal.name), depends_on=[])
+
+        for cls in self.parameter_classes:
+            defaults = cls()
+            for field in dataclasses.fields(cls):
+                if "unit" in field.metadata:
+                    self._add_parameter(field.name, field.metadata, getattr(defaults, field.name))
+
+        for signal in vehicle.STATE:
+            name = signal.name + "0"
+            description = ("Initial " + signal.description[0].lower() + signal.description[1:]
+                           + self.initial_state_notes.get(name, ""))
+            default = self.initial_state_defaults[name]
+            self._add_real_parameter(name, signal.size, signal.unit, description,
+                                     signal.labels, default, "fixed")
+
+        self.RelativeTolerance = 1e-4   # the library's defaults; see README, 'Why dopri5'
+        self.AbsoluteTolerance = 1e-6
+        self.add_real("RelativeTolerance", causality="parameter", variability="tunable",
+                      unit="1", description="Relative tolerance of the dopri5 integrator")
+        self.add_real("AbsoluteTolerance", causality="parameter", variability="tunable",
+                      unit="1", description="Absolute tolerance of the dopri5 integrator "
+                                            "(on every state, in its own unit)")
+        self._parameter_names += ["RelativeTolerance", "AbsoluteTolerance"]
+        self._key_names += ["RelativeTolerance", "AbsoluteTolerance"]
+
+    # ------------------------------------------------------------------ registration
+    def _register_signal(self, signal, causality, attr, start, depends_on=None):
+        """One input or output part as Reals over elements of the array self.<attr>."""
+        units = signal.element_units()
+        descriptions = signal.element_descriptions()
+        for i, name in enumerate(signal.element_names()):
+            self.add_real(name, causality=causality, unit=units[i], description=descriptions[i],
+                          element=(attr, start + i), depends_on=depends_on)
+
+    def _add_parameter(self, name, declaration, default):
+        size = declaration["size"]
+        description = declaration["description"]
+        if default is None:   # derived from other parameters: all zeros in the FMU
+            default = (0.0,) * size
+            description = f"{description}; all {size} zero = {declaration['zero_means']}"
+        self._add_real_parameter(name, size, declaration["unit"], description,
+                                 declaration["labels"], default, declaration["variability"])
+        self._key_names.append(name)
+
+    def _add_real_parameter(self, name, size, unit, description, labels, default, variability):
+        if size == 1:
+            setattr(self, name, float(default))
+            self.add_real(name, causality="parameter", variability=variability,
+                          unit=unit or "1", description=description or name)
+            self._parameter_names.append(name)
+            return
+        labels = labels or tuple(f"element {i + 1}" for i in range(size))
+        setattr(self, name, [float(v) for v in default])
+        self.add_real_vector(name, size, causality="parameter", variability=variability,
+                             unit=unit, description=[f"{description}: {label}" for label in labels])
+        self._parameter_names += [f"{name}[{i + 1}]" for i in range(size)]
+
+    # ------------------------------------------------------------------ parameters -> model
+    def _value(self, name):
+        value = getattr(self, name)
+        return float(value) if isinstance(value, float) else tuple(float(v) for v in value)
+
+    def _parameter_values(self, cls):
+        values = {}
+        for field in dataclasses.fields(cls):
+            if "unit" not in field.metadata:
+                continue
+            value = self._value(field.name)
+            if field.metadata["zero_means"] and all(v == 0.0 for v in value):
+                value = None
+            values[field.name] = value
+        return values
+
+    def _check_finite(self):
+        for name in self._parameter_names:
+            value = self._scalar(name)
+            if not math.isfinite(value):
+                raise FmuError(f"parameter {name} = {value!r} is not finite")
+
+    def _scalar(self, name):
+        if name.endswith("]"):
+            base, index = name[:-1].split("[")
+            return float(getattr(self, base)[int(index) - 1])
+        return float(getattr(self, name))
+
+    def _build(self):
+        """(Re)build the model and the simulator when a parameter they use has changed.
+        Returns True when it did. Raises FmuError naming the parameter at fault."""
+        key = tuple(self._value(name) for name in self._key_names)
+        if key == self._built_key and self._model is not None:
+            return False
+        self._check_finite()
+        try:
+            model = self.vehicle_class(*[cls(**self._parameter_values(cls))
+                                         for cls in self.parameter_classes])
+        except ValueError as error:
+            raise FmuError(str(error)) from None
+        rtol, atol = self.RelativeTolerance, self.AbsoluteTolerance
+        if not rtol > 0:
+            raise FmuError(f"parameter RelativeTolerance = {rtol!r} must be positive")
+        if not atol > 0:
+            raise FmuError(f"parameter AbsoluteTolerance = {atol!r} must be positive")
+        x = self._sim.state if self._sim is not None else self._initial_state(model)
+        self._model = model
+        self._sim = self.simulator_class(model, x, rtol=rtol, atol=atol)
+        self._built_key = key
+        return True
+
+    def initial_state_parts(self, model) -> Dict[str, Any]:
+        """The initial-state parameters by name, as `model.initial_state` takes them. A
+        subclass maps FMU conventions here (the AUV: a negative Battery0 = InitialBattery)."""
+        return {signal.name + "0": getattr(self, signal.name + "0") for signal in model.STATE}
+
+    def _initial_state(self, model):
+        try:
+            return model.initial_state(**self.initial_state_parts(model))
+        except ValueError as error:
+            raise FmuError(str(error)) from None
+
+    def _initial_inputs(self):
+        """The inputs for the outputs of the initial state. A non-finite input start value is
+        read as zero here: SPEC 2.6 refuses a NaN input at the step that would use it, so the
+        instance initialises and the host may still correct the input before stepping."""
+        return np.where(np.isfinite(self._inputs_now), self._inputs_now, 0.0)
+
+    def _refresh_outputs(self, u):
+        self._outputs[:] = self._model.output_vector(self._sim.state, u)
+
+    # ------------------------------------------------------------------ FMI hooks
+    def fmu_enter_initialization(self, start_time):
+        self._time = start_time
+        self._sim = None  # the initial state is rebuilt from the parameters
+        self._model = None
+        self._built_key = None
+
+    def fmu_initial_outputs(self):
+        self._sim = None
+        self._model = None
+        self._build()
+        self._refresh_outputs(self._initial_inputs())
+
+    def fmu_exit_initialization(self):
+        self._sim = None   # start from the initial-state parameters as they are now
+        self._model = None
+        self._build()
+        self._refresh_outputs(self._initial_inputs())
+        self.parameters_changed = False
+        if self.library_origin:
+            self.log_info(f"{self.instance_name}: {self.library_origin}")
+        for warning in self._model.startup_warnings(self.instance_name):
+            self.log_warning(warning)
+
+    def fmu_do_step(self, current_time, step_size):
+        u = self._inputs_now.copy()   # VehicleSimulator.advance refuses (and names) a NaN
+        if not step_size >= 0.0:
+            raise FmuError(f"communication step size {step_size} must not be negative")
+        if not self._warned_time and abs(current_time - self._time) > 1e-9 * max(1.0, abs(current_time)):
+            self._warned_time = True
+            self.log_warning(f"fmi2DoStep at t={current_time} but the vehicle is at t={self._time}; "
+                             f"integrating from t={current_time}")
+        if self.parameters_changed:
+            self._build()  # tunable parameters; the vehicle stays as it was on failure
+            self.parameters_changed = False
+        # A failed advance raises and leaves the vehicle at the start of the step.
+        self._sim.advance(current_time, current_time + step_size, u)
+        self._refresh_outputs(u)
+        self._time = current_time + step_size
+
+    def fmu_get_state(self):
+        return {"time": self._time,
+                "x": None if self._sim is None else self._sim.state.tolist(),
+                "warned_time": self._warned_time}
+
+    def fmu_set_state(self, internal):
+        self._time = float(internal["time"])
+        self._warned_time = bool(internal["warned_time"])
+        if internal["x"] is None:
+            self._sim = None
+            self._model = None
+            self._built_key = None
+            return
+        # A state restored into an instance that was never initialised builds from the
+        # restored parameters; otherwise this is a no-op unless they differ from the model's.
+        self._build()
+        self._sim.set_state(np.array(internal["x"], dtype=float))
+        self.parameters_changed = False
+

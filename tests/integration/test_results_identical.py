@@ -1,0 +1,37 @@
+"""Every scenario's results.csv is byte-identical to the one written before the vehicle
+library was restructured (issue 10): short runs of each (tools/check_results_identical.py
+SHORT_RUNS; the battery one goes flat within it), against the sha256 recorded then.
+
+The full scenarios: `.venv/bin/python tools/check_results_identical.py` (about 20 s)."""
+from __future__ import annotations
+
+import csv
+import json
+
+import pytest
+
+from tools.check_results_identical import HASHES, SHORT_RUNS, check, run_scenario
+
+
+@pytest.fixture(scope="module")
+def outcome(fmus_built, tmp_path_factory):
+    return check(sorted(SHORT_RUNS), hashes=json.loads(HASHES.read_text())["short"],
+                 keep=tmp_path_factory.mktemp("short-runs"), short=True)
+
+
+@pytest.mark.parametrize("name", sorted(SHORT_RUNS))
+def test_results_csv_is_byte_identical_to_the_recorded_run(outcome, name):
+    assert outcome[name]["same"], (
+        f"{name}: results.csv changed (sha256 {outcome[name]['sha256']}); if the change is "
+        f"meant to alter the results, record them with tools/check_results_identical.py "
+        f"--short --record and say so in the commit")
+
+
+def test_the_short_battery_run_goes_flat(tmp_path, fmus_built):
+    """The battery's projection onto zero after a step (the vehicle's project_state) is in the
+    compared run."""
+    path = run_scenario("battery", tmp_path / "battery", SHORT_RUNS["battery"])
+    with open(path, newline="") as handle:
+        rows = list(csv.DictReader(handle))
+    fractions = [float(row["vehicle.BatteryFraction"]) for row in rows]
+    assert fractions[0] > 0.5 and fractions[-1] == 0.0

@@ -1,0 +1,114 @@
+#!/usr/bin/env python3
+"""Fly every scenario and check that its results.csv is byte-identical to the reference.
+
+    .venv/bin/python tools/check_results_identical.py                 # all, against the hashes
+    .venv/bin/python tools/check_results_identical.py zigzag survey   # some
+    .venv/bin/python tools/check_results_identical.py --reference /work/baseline   # cmp files
+    .venv/bin/python tools/check_results_identical.py --short         # short runs (the test's)
+    .venv/bin/python tools/check_results_identical.py --record        # rewrite the hashes
+
+The reference hashes (tests/integration/results_sha256.json) are the sha256 of each
+scenario's results.csv as `python -m master run NAME --no-plots` wrote it before the vehicle
+library was restructured (issue 10): "full" for the whole scenarios, "short" for the short
+runs of SHORT_RUNS that tests/integration/test_results_identical.py flies. A change that keeps
+the physics and the recording unchanged keeps them. `--record` is for a change that is MEANT to change the results, and says
+so in its commit. The results are reproducible bit for bit on one platform; another CPU or
+libm may round a transcendental function differently, which would show here first.
+
+Prints one line per scenario (name, OK / DIFFERENT, seconds) and exits 1 if any differs.
+"""
+from __future__ import annotations
+
+import argparse
+import filecmp
+import hashlib
+import json
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Dict, Optional, Sequence
+
+ROOT = Path(__file__).resolve().parent.parent
+HASHES = ROOT / "tests" / "integration" / "results_sha256.json"
+
+
+#: The short runs of the test: a minute of each scenario; the battery one with a small battery
+#: so that it goes flat (and the run stops 30 s later) within it.
+SHORT_RUNS = {name: ["--stop-time", "60"] for name in (
+    "current", "depth_step", "disturbance", "free_drift", "survey", "turning_circle", "zigzag")}
+SHORT_RUNS["battery"] = ["--stop-time", "120", "--set", "vehicle.Battery0=2000"]
+
+
+def scenario_names() -> list:
+    return sorted(p.stem for p in (ROOT / "scenarios").glob("*.yaml"))
+
+
+def sha256_of(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def run_scenario(name: str, out: Path, extra: Sequence[str] = (), root: Path = ROOT) -> Path:
+    """`python -m master run NAME --no-plots EXTRA --out OUT` in `root`; returns
+    OUT/results.csv."""
+    command = [sys.executable, "-m", "master", "run", name, "--no-plots", "-q", *extra,
+               "--out", str(out)]
+    result = subprocess.run(command, cwd=root, capture_output=True, text=True)
+    if result.returncode != 0:
+        raise RuntimeError(f"{name}: master run failed ({result.returncode}):\n"
+                           f"{result.stdout}{result.stderr[-3000:]}")
+    return out / "results.csv"
+
+
+def check(names: Sequence[str], reference: Optional[Path] = None,
+          hashes: Optional[Dict[str, str]] = None, keep: Optional[Path] = None,
+          short: bool = False) -> Dict[str, dict]:
+    """Run each scenario (the SHORT_RUNS version with `short`) and compare: with `reference`
+    byte by byte against REFERENCE/NAME/results.csv, else its sha256 against `hashes`. Returns
+    name -> {same, seconds, sha256}."""
+    outcome = {}
+    with tempfile.TemporaryDirectory(prefix="results-identical-") as temporary:
+        base = keep or Path(temporary)
+        for name in names:
+            started = time.perf_counter()
+            csv = run_scenario(name, base / name, SHORT_RUNS[name] if short else ())
+            digest = sha256_of(csv)
+            if reference is not None:
+                same = filecmp.cmp(csv, reference / name / "results.csv", shallow=False)
+            else:
+                same = hashes is not None and hashes.get(name) == digest
+            outcome[name] = {"same": same, "seconds": time.perf_counter() - started,
+                             "sha256": digest}
+    return outcome
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("names", nargs="*", help="scenarios (default: every scenarios/*.yaml)")
+    parser.add_argument("--reference", type=Path,
+                        help="folder of reference runs (REFERENCE/NAME/results.csv) to cmp against")
+    parser.add_argument("--record", action="store_true",
+                        help=f"write the hashes of these runs to {HASHES.relative_to(ROOT)}")
+    parser.add_argument("--keep", type=Path, help="keep the runs in this folder")
+    parser.add_argument("--short", action="store_true", help="the short runs of the test")
+    args = parser.parse_args(argv)
+    names = args.names or (sorted(SHORT_RUNS) if args.short else scenario_names())
+    recorded = json.loads(HASHES.read_text()) if HASHES.exists() else {}
+    kind = "short" if args.short else "full"
+    hashes = recorded.setdefault(kind, {})
+    outcome = check(names, reference=args.reference, hashes=hashes, keep=args.keep,
+                    short=args.short)
+    for name, result in outcome.items():
+        verdict = "recorded" if args.record else ("OK" if result["same"] else "DIFFERENT")
+        print(f"{name:16s} {verdict:9s} {result['seconds']:6.1f} s  {result['sha256']}")
+    if args.record:
+        hashes.update({name: result["sha256"] for name, result in outcome.items()})
+        recorded[kind] = dict(sorted(hashes.items()))
+        HASHES.write_text(json.dumps(recorded, indent=2, sort_keys=True) + "\n")
+        return 0
+    return 0 if all(result["same"] for result in outcome.values()) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

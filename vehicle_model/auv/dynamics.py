@@ -1,0 +1,371 @@
+"""The vehicle's state derivative, its analytic Jacobians and its outputs.
+
+State (14): Pos (NED, m), Quater (scalar first, body to NED), LocalVel (body velocity over
+ground, m/s), Omega (rad/s), Battery (J). Inputs (6): ThrustPower (W), RudderYaw (rad),
+RudderDive (rad), ExternalForce (NED, N). The tables STATE, INPUTS and OUTPUTS below are the
+one place of these orders; the compiled functions index with the integers derived from them.
+
+The equations (SPEC 2.3): with the water velocity v_w = R^T V_c(depth) and v_r = LocalVel - v_w,
+    M (v_r', omega') = tau_total(v_r, omega, ...)            (Coriolis and Munk inside tau)
+    LocalVel' = v_r' + d(v_w)/dt = v_r' - omega x v_w + R^T (dV_c/dz) z'
+For a current uniform in NED the last term vanishes and this is the seed's equation. With a
+depth-sheared current the vehicle's response to the fluid acceleration (Froude-Krylov plus
+added mass) is taken equal to its inertia to it, which is exact for a neutrally buoyant body.
+
+The constants travel as one flat float vector (`CONSTANTS`, packed by `pack_constants`) so
+that the compiled functions have a fixed, cheap signature.
+"""
+import numpy as np
+
+from .._jit import jit
+from .forces import (
+    DIVE_PLANE, YAW_PLANE, axial_drag_jacobian, frontal_area, axial_drag_wrench, coriolis_jacobian,
+    coriolis_wrench, cross_flow_strip_jacobian, cross_flow_strip_wrench, external_force_wrench,
+    roll_damping_moment, roll_damping_slope, rudder_wrench, rudder_wrench_jacobian,
+    slender_body_lift_jacobian, slender_body_lift_wrench, thrust_wrench,
+    weight_and_buoyancy_wrench,
+)
+from .hull import hull_properties_of, submerged_fraction
+from ..environment import current_ned, sea_floor_depth
+from ..parameters import NED, XYZ
+from ..protocol import ConstantTable, Signal, SignalTable
+from ..rotation import (
+    cross, euler_angles, quaternion_derivative, quaternion_derivative_jacobian,
+    quaternion_rate_matrix, rotate, rotate_back, rotation_matrix, rotation_matrix_derivatives,
+    skew,
+)
+
+# ---- the vectors (their orders are written here only; see vehicle_model.protocol)
+STATE = SignalTable(
+    Signal("Pos", 3, "m", "Position of the body origin, NED", NED),
+    Signal("Quater", 4, "1", "Attitude quaternion body to NED, scalar first", ("q0", "q1", "q2", "q3")),
+    Signal("LocalVel", 3, "m/s", "Velocity over ground in the body frame", XYZ),
+    Signal("Omega", 3, "rad/s", "Angular velocity in the body frame", XYZ),
+    Signal("Battery", 1, "J", "Battery energy"),
+)
+INPUTS = SignalTable(
+    Signal("ThrustPower", 1, "W", "Commanded propulsion power, clamped to [0, MaxPropulsionPower]"),
+    Signal("RudderYaw", 1, "rad", "Commanded deflection of the yaw fins (positive: turn to "
+                                  "starboard), clamped to +-MaxRudderAngle"),
+    Signal("RudderDive", 1, "rad", "Commanded deflection of the dive fins (positive: nose down, "
+                                   "dive), clamped to +-MaxRudderAngle"),
+    Signal("ExternalForce", 3, "N", "External force at the body origin, NED", NED),
+)
+OUTPUTS = SignalTable(
+    Signal("Pos", 3, "m", ("North position of the body origin", "East position of the body origin",
+                           "Down position of the body origin")),
+    Signal("Vel", 3, "m/s", ("North velocity of the body origin over ground",
+                             "East velocity of the body origin over ground",
+                             "Down velocity of the body origin over ground")),
+    Signal("Quater", 4, "1", ("Attitude quaternion body to NED, scalar part q0",
+                              "Attitude quaternion body to NED, q1",
+                              "Attitude quaternion body to NED, q2",
+                              "Attitude quaternion body to NED, q3")),
+    Signal("Euler", 3, "rad", ("Roll angle (ZYX convention)",
+                               "Pitch angle (ZYX convention), nose up positive",
+                               "Yaw angle (ZYX convention)")),
+    Signal("Heading", 1, "rad", "Yaw angle, the third element of Euler"),
+    Signal("Pitch", 1, "rad", "Pitch angle, the second element of Euler; positive is nose up"),
+    Signal("Depth", 1, "m", "Depth of the body origin below the mean free surface, positive down"),
+    Signal("Speed", 1, "m/s", "Forward speed through the water (body-x velocity relative to the current)"),
+    Signal("Altitude", 1, "m", "Height of the body origin above the seafloor"),
+    Signal("SeaDepth", 1, "m", "Depth of the seafloor below the surface at the vehicle position"),
+    Signal("Battery", 1, "J", "Remaining battery energy"),
+    Signal("BatteryFraction", 1, "1", "Remaining battery energy as a fraction of InitialBattery"),
+    Signal("Thrust", 1, "N", "Thrust delivered along body x during the last step (0 with a flat battery)"),
+)
+STATE_SIZE = STATE.size
+INPUT_SIZE = INPUTS.size
+OUTPUT_SIZE = OUTPUTS.size
+BATTERY = STATE.start("Battery")
+# The compiled functions slice the state and the outputs with these integers (numba freezes
+# a global integer into the compiled code; a global slice object it would unpickle per call).
+X_POS, X_QUAT, X_VEL, X_OMEGA = (STATE.start(n) for n in ("Pos", "Quater", "LocalVel", "Omega"))
+assert X_OMEGA == X_VEL + 3, "the velocity block of the Jacobian takes LocalVel, Omega together"
+U_THRUST_POWER, U_RUDDER_YAW, U_RUDDER_DIVE, U_EXTERNAL_FORCE = (
+    INPUTS.start(n) for n in ("ThrustPower", "RudderYaw", "RudderDive", "ExternalForce"))
+Y_POS, Y_VEL, Y_QUAT, Y_EULER = (OUTPUTS.start(n) for n in ("Pos", "Vel", "Quater", "Euler"))
+Y_HEADING, Y_PITCH, Y_DEPTH, Y_SPEED = (OUTPUTS.start(n) for n in ("Heading", "Pitch", "Depth", "Speed"))
+Y_ALTITUDE, Y_SEA_DEPTH, Y_BATTERY, Y_BATTERY_FRACTION, Y_THRUST = (
+    OUTPUTS.start(n) for n in ("Altitude", "SeaDepth", "Battery", "BatteryFraction", "Thrust"))
+
+# ---- the constant vector: one slot per line, its size and where its value comes from
+# (p: AuvParameters, e: Environment, h: HullProperties). Declared in this file because the
+# compiled functions below read the indices (see vehicle_model.protocol, step 3).
+CONSTANTS = ConstantTable()
+C_MASS = CONSTANTS.add("mass", 1, lambda p, e, h: h.mass)
+C_VOLUME = CONSTANTS.add("volume", 1, lambda p, e, h: h.volume)
+C_RADIUS = CONSTANTS.add("radius", 1, lambda p, e, h: h.radius)
+C_RHO = CONSTANTS.add("Rho", 1, lambda p, e, h: p.Rho)
+C_GRAVITY = CONSTANTS.add("Gravity", 1, lambda p, e, h: e.Gravity)
+C_COG = CONSTANTS.add("COG", 3, lambda p, e, h: p.COG)
+C_INERTIA = CONSTANTS.add("rigid-body inertia Ixx Iyy Izz", 3,
+                          lambda p, e, h: (h.inertia_xx, h.inertia_yy, h.inertia_yy))
+C_ADDED = CONSTANTS.add("AddedMass", 6, lambda p, e, h: p.AddedMass)
+C_MASS_INV = CONSTANTS.add("diagonal of M^-1", 6, lambda p, e, h: _inverse_mass_diagonal(p, h))
+C_THRUST_PER_POWER = CONSTANTS.add("ThrustPerPower", 1, lambda p, e, h: p.ThrustPerPower)
+C_MAX_POWER = CONSTANTS.add("MaxPropulsionPower", 1, lambda p, e, h: p.MaxPropulsionPower)
+C_HOTEL = CONSTANTS.add("HotelPower", 1, lambda p, e, h: p.HotelPower)
+C_THRUSTER_POS = CONSTANTS.add("ThrusterPos", 3, lambda p, e, h: p.ThrusterPos)
+C_FRONTAL_AREA = CONSTANTS.add("frontal area", 1, lambda p, e, h: frontal_area(p.Diameter))
+C_AXIAL_CD = CONSTANTS.add("AxialDragCoeff", 1, lambda p, e, h: p.AxialDragCoeff)
+C_CROSS_FLOW_CD = CONSTANTS.add("CrossFlowDragCoeff", 1, lambda p, e, h: p.CrossFlowDragCoeff)
+C_SECTION_X = CONSTANTS.add("section x", 3, lambda p, e, h: p.section_x)
+C_SECTION_D = CONSTANTS.add("section diameter", 3, lambda p, e, h: p.section_diameter)
+C_SECTION_L = CONSTANTS.add("section length", 3, lambda p, e, h: p.section_length)
+C_ROLL_LINEAR = CONSTANTS.add("RollDampingLinear", 1, lambda p, e, h: p.RollDampingLinear)
+C_ROLL_QUADRATIC = CONSTANTS.add("RollDampingQuadratic", 1, lambda p, e, h: p.RollDampingQuadratic)
+C_RUDDER_AREA = CONSTANTS.add("RudderArea", 1, lambda p, e, h: p.RudderArea)
+C_RUDDER_AR = CONSTANTS.add("RudderAspectRatio", 1, lambda p, e, h: p.RudderAspectRatio)
+C_RUDDER_POS = CONSTANTS.add("RudderPos", 3, lambda p, e, h: p.RudderPos)
+C_RUDDER_CL_MAX = CONSTANTS.add("RudderClMax", 1, lambda p, e, h: p.RudderClMax)
+C_RUDDER_AOA_MAX = CONSTANTS.add("RudderAoaMax", 1, lambda p, e, h: p.RudderAoaMax)
+C_RUDDER_CD0 = CONSTANTS.add("RudderCd0", 1, lambda p, e, h: p.RudderCd0)
+C_RUDDER_OSWALD = CONSTANTS.add("RudderOswald", 1, lambda p, e, h: p.RudderOswald)
+C_MAX_RUDDER = CONSTANTS.add("MaxRudderAngle", 1, lambda p, e, h: p.MaxRudderAngle)
+C_QUAT_TAU = CONSTANTS.add("QuaternionConvergenceTime", 1, lambda p, e, h: p.QuaternionConvergenceTime)
+C_CURRENT = CONSTANTS.add("CurrentVelocity", 3, lambda p, e, h: e.CurrentVelocity)
+C_CURRENT_GRADIENT = CONSTANTS.add("CurrentDepthGradient", 3, lambda p, e, h: e.CurrentDepthGradient)
+C_SEA_FLOOR = CONSTANTS.add("SeaFloorDepth", 1, lambda p, e, h: e.SeaFloorDepth)
+C_SEA_FLOOR_SLOPE = CONSTANTS.add("SeaFloorSlope", 2, lambda p, e, h: e.SeaFloorSlope)
+C_INITIAL_BATTERY = CONSTANTS.add("InitialBattery", 1, lambda p, e, h: p.InitialBattery)
+# The separated end of the slender-body lift: aft end of the aftmost section going ahead,
+# forward end of the foremost going astern (sections are ordered bow to stern).
+C_LIFT_X_AFT = CONSTANTS.add("lift end x, ahead", 1,
+                             lambda p, e, h: p.section_x[2] - p.section_length[2] / 2.0)
+C_LIFT_AREA_AFT = CONSTANTS.add("lift end area, ahead", 1,
+                                lambda p, e, h: frontal_area(p.section_diameter[2]))
+C_LIFT_X_FORE = CONSTANTS.add("lift end x, astern", 1,
+                              lambda p, e, h: p.section_x[0] + p.section_length[0] / 2.0)
+C_LIFT_AREA_FORE = CONSTANTS.add("lift end area, astern", 1,
+                                 lambda p, e, h: frontal_area(p.section_diameter[0]))
+CONSTANT_COUNT = CONSTANTS.size
+
+
+def _inverse_mass_diagonal(params, hull):
+    """The diagonal of (M_RB + M_A)^-1: rigid body (m, m, m, Ixx, Iyy, Izz) plus added mass."""
+    rigid = np.array([hull.mass] * 3 + [hull.inertia_xx, hull.inertia_yy, hull.inertia_yy])
+    return 1.0 / (rigid + np.asarray(params.AddedMass, dtype=float))
+
+
+def pack_constants(params, env):
+    """The flat constant vector of an `AuvParameters` and an `Environment`."""
+    hull = hull_properties_of(params.Length, params.Diameter, params.AverageDensity)
+    return CONSTANTS.pack(params, env, hull)
+
+
+@jit
+def water_velocity_ned(depth, c):
+    """The current at `depth`, NED (vehicle_model.environment.current_ned)."""
+    return current_ned(depth, c[C_CURRENT:C_CURRENT + 3], c[C_CURRENT_GRADIENT:C_CURRENT_GRADIENT + 3])
+
+
+@jit
+def propulsion_power(commanded_power, battery, c):
+    """clamp(ThrustPower, 0, MaxPropulsionPower), zero while the battery is flat."""
+    if battery <= 0.0:
+        return 0.0
+    return min(max(commanded_power, 0.0), c[C_MAX_POWER])
+
+
+@jit
+def compute_thrust(power, surge_speed, c):
+    """T = ThrustPerPower * P: speed independent (seed 001); the one place to change the law."""
+    return c[C_THRUST_PER_POWER] * power
+
+
+@jit
+def _rudder(plane, rel_vel, omega, deflection, c):
+    return rudder_wrench(plane, rel_vel, omega, deflection, c[C_RHO], c[C_RUDDER_AREA],
+                         c[C_RUDDER_AR], c[C_RUDDER_POS:C_RUDDER_POS + 3], c[C_RUDDER_CL_MAX],
+                         c[C_RUDDER_AOA_MAX], c[C_RUDDER_CD0], c[C_RUDDER_OSWALD],
+                         c[C_MAX_RUDDER])
+
+
+@jit
+def _rudder_jacobian(plane, rel_vel, omega, deflection, c):
+    return rudder_wrench_jacobian(plane, rel_vel, omega, deflection, c[C_RHO], c[C_RUDDER_AREA],
+                                  c[C_RUDDER_AR], c[C_RUDDER_POS:C_RUDDER_POS + 3],
+                                  c[C_RUDDER_CL_MAX], c[C_RUDDER_AOA_MAX], c[C_RUDDER_CD0],
+                                  c[C_RUDDER_OSWALD], c[C_MAX_RUDDER])
+
+
+@jit
+def hydrodynamic_wrench(rel_vel, omega, rudder_yaw, rudder_dive, c):
+    """Every velocity-dependent wrench: hull drag, strip theory, slender-body lift, roll
+    damping, both fin planes and the Coriolis-centripetal (Munk) terms."""
+    w = axial_drag_wrench(rel_vel, c[C_RHO], c[C_FRONTAL_AREA], c[C_AXIAL_CD])
+    w += cross_flow_strip_wrench(rel_vel, omega, c[C_RHO], c[C_CROSS_FLOW_CD],
+                                 c[C_SECTION_X:C_SECTION_X + 3], c[C_SECTION_D:C_SECTION_D + 3],
+                                 c[C_SECTION_L:C_SECTION_L + 3])
+    w += slender_body_lift_wrench(rel_vel, omega, c[C_RHO], c[C_LIFT_X_AFT], c[C_LIFT_AREA_AFT],
+                                  c[C_LIFT_X_FORE], c[C_LIFT_AREA_FORE])
+    w[3] += roll_damping_moment(omega[0], c[C_ROLL_LINEAR], c[C_ROLL_QUADRATIC])
+    if c[C_RUDDER_AREA] > 0.0:
+        w += _rudder(YAW_PLANE, rel_vel, omega, rudder_yaw, c)
+        w += _rudder(DIVE_PLANE, rel_vel, omega, rudder_dive, c)
+    w += coriolis_wrench(rel_vel, omega, c[C_MASS], c[C_INERTIA:C_INERTIA + 3],
+                         c[C_ADDED:C_ADDED + 3], c[C_ADDED + 3:C_ADDED + 6])
+    return w
+
+
+@jit
+def hydrodynamic_jacobian(rel_vel, omega, rudder_yaw, rudder_dive, c):
+    """d(hydrodynamic_wrench)/d(v_r, omega), 6 x 6: the complete velocity block."""
+    j = axial_drag_jacobian(rel_vel, c[C_RHO], c[C_FRONTAL_AREA], c[C_AXIAL_CD])
+    j += cross_flow_strip_jacobian(rel_vel, omega, c[C_RHO], c[C_CROSS_FLOW_CD],
+                                   c[C_SECTION_X:C_SECTION_X + 3],
+                                   c[C_SECTION_D:C_SECTION_D + 3],
+                                   c[C_SECTION_L:C_SECTION_L + 3])
+    j += slender_body_lift_jacobian(rel_vel, omega, c[C_RHO], c[C_LIFT_X_AFT],
+                                    c[C_LIFT_AREA_AFT], c[C_LIFT_X_FORE], c[C_LIFT_AREA_FORE])
+    j[3, 3] += roll_damping_slope(omega[0], c[C_ROLL_LINEAR], c[C_ROLL_QUADRATIC])
+    if c[C_RUDDER_AREA] > 0.0:
+        j += _rudder_jacobian(YAW_PLANE, rel_vel, omega, rudder_yaw, c)[0]
+        j += _rudder_jacobian(DIVE_PLANE, rel_vel, omega, rudder_dive, c)[0]
+    j += coriolis_jacobian(rel_vel, omega, c[C_MASS], c[C_INERTIA:C_INERTIA + 3],
+                           c[C_ADDED:C_ADDED + 3], c[C_ADDED + 3:C_ADDED + 6])
+    return j
+
+
+@jit
+def state_derivative(x, u, c):
+    """x' for the state x, the inputs u held, and the constants c (see the module docstring)."""
+    q = x[X_QUAT:X_QUAT + 4]
+    vel = x[X_VEL:X_VEL + 3]
+    omega = x[X_OMEGA:X_OMEGA + 3]
+    depth = x[X_POS + 2]
+    battery = x[BATTERY]
+    rotation = rotation_matrix(q)
+    water = rotate_back(rotation, water_velocity_ned(depth, c))
+    rel_vel = vel - water
+
+    power = propulsion_power(u[U_THRUST_POWER], battery, c)
+    tau = weight_and_buoyancy_wrench(rotation, depth, c[C_MASS], c[C_VOLUME], c[C_RADIUS],
+                                     c[C_RHO], c[C_GRAVITY], c[C_COG:C_COG + 3],
+                                     submerged_fraction(depth, c[C_RADIUS]))
+    tau += thrust_wrench(compute_thrust(power, rel_vel[0], c), c[C_THRUSTER_POS:C_THRUSTER_POS + 3])
+    tau += hydrodynamic_wrench(rel_vel, omega, u[U_RUDDER_YAW], u[U_RUDDER_DIVE], c)
+    tau += external_force_wrench(rotation, u[U_EXTERNAL_FORCE:U_EXTERNAL_FORCE + 3])
+    acceleration = c[C_MASS_INV:C_MASS_INV + 6] * tau
+
+    xdot = np.empty(STATE_SIZE)
+    xdot[X_POS:X_POS + 3] = rotate(rotation, vel)
+    xdot[X_QUAT:X_QUAT + 4] = quaternion_derivative(q, omega, c[C_QUAT_TAU])
+    shear = c[C_CURRENT_GRADIENT:C_CURRENT_GRADIENT + 3] * xdot[X_POS + 2]
+    xdot[X_VEL:X_VEL + 3] = acceleration[0:3] - cross(omega, water) + rotate_back(rotation, shear)
+    xdot[X_OMEGA:X_OMEGA + 3] = acceleration[3:6]
+    xdot[BATTERY] = -(power + c[C_HOTEL]) if battery > 0.0 else 0.0
+    return xdot
+
+
+@jit
+def state_derivative_at(t, x, u, c):
+    """`state_derivative` with the time first, the signature SciPy's integrators call."""
+    return state_derivative(x, u, c)
+
+
+@jit
+def state_jacobian(x, u, c):
+    """d x' / d x, 14 x 14.
+
+    Analytic (seed 000 and 003): dPos'/dQuater (dR/dq v), dPos'/dLocalVel = R,
+    dQuater'/dQuater (rate matrix and norm term), dQuater'/dOmega = T(q), and the complete
+    6 x 6 velocity block with the fins. Left to central differences, as the seed does: the
+    velocity rows against Pos and Quater (weight and buoyancy against attitude, the submerged
+    fraction, the current's dependence on depth and attitude). The battery row and column are
+    zero: the discharge and the flat-battery switch do not depend smoothly on a state.
+    """
+    q = x[X_QUAT:X_QUAT + 4]
+    vel = x[X_VEL:X_VEL + 3]
+    omega = x[X_OMEGA:X_OMEGA + 3]
+    rotation = rotation_matrix(q)
+    water = rotation.T @ water_velocity_ned(x[X_POS + 2], c)
+    rel_vel = vel - water
+    j = np.zeros((STATE_SIZE, STATE_SIZE))
+
+    d_rotation = rotation_matrix_derivatives(q)
+    for k in range(4):
+        j[X_POS:X_POS + 3, X_QUAT + k] = d_rotation[k] @ vel
+    j[X_POS:X_POS + 3, X_VEL:X_VEL + 3] = rotation
+    j[X_QUAT:X_QUAT + 4, X_QUAT:X_QUAT + 4] = quaternion_derivative_jacobian(q, omega, c[C_QUAT_TAU])
+    j[X_QUAT:X_QUAT + 4, X_OMEGA:X_OMEGA + 3] = quaternion_rate_matrix(q)
+
+    # the velocity block: (LocalVel, Omega) against themselves, six consecutive states
+    block = hydrodynamic_jacobian(rel_vel, omega, u[U_RUDDER_YAW], u[U_RUDDER_DIVE], c)
+    for row in range(6):
+        block[row, :] *= c[C_MASS_INV + row]
+    gradient = c[C_CURRENT_GRADIENT:C_CURRENT_GRADIENT + 3]
+    j[X_VEL:X_VEL + 6, X_VEL:X_VEL + 6] = block
+    j[X_VEL:X_VEL + 3, X_OMEGA:X_OMEGA + 3] += skew(water)          # -omega x v_w = v_w x omega
+    j[X_VEL:X_VEL + 3, X_VEL:X_VEL + 3] += np.outer(rotation.T @ gradient, rotation[2, :])  # R^T G z', z' = R_3 v
+
+    for col in range(X_POS, X_QUAT + 4):   # the velocity rows against Pos and Quater
+        step = 1e-6 * max(1.0, abs(x[col]))
+        plus = x.copy()
+        minus = x.copy()
+        plus[col] += step
+        minus[col] -= step
+        difference = (state_derivative(plus, u, c) - state_derivative(minus, u, c)) / (2.0 * step)
+        j[X_VEL:X_VEL + 6, col] = difference[X_VEL:X_VEL + 6]
+    return j
+
+
+@jit
+def input_jacobian(x, u, c):
+    """d x' / d u, 14 x 6, analytic.
+
+    ThrustPower: ThrustPerPower along body x at ThrusterPos and -1 on the battery, inside the
+    clamp and while the battery holds energy; zero elsewhere. RudderYaw, RudderDive: the fin
+    wrench's deflection derivative, zero outside the stop. ExternalForce: M^-1 R^T.
+    """
+    q = x[X_QUAT:X_QUAT + 4]
+    omega = x[X_OMEGA:X_OMEGA + 3]
+    rotation = rotation_matrix(q)
+    water = rotation.T @ water_velocity_ned(x[X_POS + 2], c)
+    rel_vel = x[X_VEL:X_VEL + 3] - water
+    minv = c[C_MASS_INV:C_MASS_INV + 6]
+    b = np.zeros((STATE_SIZE, INPUT_SIZE))
+    if x[BATTERY] > 0.0 and 0.0 < u[U_THRUST_POWER] < c[C_MAX_POWER]:
+        dw = thrust_wrench(c[C_THRUST_PER_POWER], c[C_THRUSTER_POS:C_THRUSTER_POS + 3])
+        b[X_VEL:X_VEL + 6, U_THRUST_POWER] = minv * dw
+        b[BATTERY, U_THRUST_POWER] = -1.0
+    if c[C_RUDDER_AREA] > 0.0:
+        b[X_VEL:X_VEL + 6, U_RUDDER_YAW] = minv * _rudder_jacobian(
+            YAW_PLANE, rel_vel, omega, u[U_RUDDER_YAW], c)[1]
+        b[X_VEL:X_VEL + 6, U_RUDDER_DIVE] = minv * _rudder_jacobian(
+            DIVE_PLANE, rel_vel, omega, u[U_RUDDER_DIVE], c)[1]
+    b[X_VEL:X_VEL + 3, U_EXTERNAL_FORCE:U_EXTERNAL_FORCE + 3] = rotation.T * minv[0:3].reshape(3, 1)
+    return b
+
+
+@jit
+def output_vector(x, u, c):
+    """The outputs of seed 001 as one flat vector, in the order of `OUTPUTS`."""
+    q = x[X_QUAT:X_QUAT + 4]
+    rotation = rotation_matrix(q)
+    depth = x[X_POS + 2]
+    water = rotate_back(rotation, water_velocity_ned(depth, c))
+    euler = euler_angles(rotation)
+    battery = max(x[BATTERY], 0.0)
+    sea_depth = sea_floor_depth(x[X_POS], x[X_POS + 1], c[C_SEA_FLOOR],
+                                c[C_SEA_FLOOR_SLOPE:C_SEA_FLOOR_SLOPE + 2])
+    out = np.full(OUTPUT_SIZE, np.nan)   # NaN: a slot nobody fills shows (a test checks)
+    out[Y_POS:Y_POS + 3] = x[X_POS:X_POS + 3]
+    out[Y_VEL:Y_VEL + 3] = rotate(rotation, x[X_VEL:X_VEL + 3])
+    out[Y_QUAT:Y_QUAT + 4] = q
+    out[Y_EULER:Y_EULER + 3] = euler
+    out[Y_HEADING] = euler[2]
+    out[Y_PITCH] = euler[1]
+    out[Y_DEPTH] = depth
+    out[Y_SPEED] = x[X_VEL] - water[0]                 # through the water
+    out[Y_ALTITUDE] = sea_depth - depth
+    out[Y_SEA_DEPTH] = sea_depth
+    out[Y_BATTERY] = battery
+    out[Y_BATTERY_FRACTION] = battery / c[C_INITIAL_BATTERY] if c[C_INITIAL_BATTERY] > 0.0 else 0.0
+    out[Y_THRUST] = compute_thrust(propulsion_power(u[U_THRUST_POWER], x[BATTERY], c), out[Y_SPEED], c)
+    return out
+
+
+#: name -> (first index, size) in `output_vector`.
+OUTPUT_LAYOUT = OUTPUTS.layout
