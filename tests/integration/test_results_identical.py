@@ -34,4 +34,5 @@ def test_the_short_battery_run_goes_flat(tmp_path, fmus_built):
     with open(path, newline="") as handle:
         rows = list(csv.DictReader(handle))
     fractions = [float(row["vehicle.BatteryFraction"]) for row in rows]
-    assert fractions[0] > 0.5 and fractions[-1] == 0.0
+    assert fractions[0] == pytest.approx(2000.0 / 18000.0) and fractions[-1] == 0.0
+    assert 0 < fractions.index(0.0) < len(fractions) - 100   # flat, then 30 s more (0.1 s steps)
