@@ -5,7 +5,7 @@ from typing import Dict, Optional, Sequence, Tuple
 
 import numpy as np
 
-from ..parameters import Environment
+from ..environment import Environment
 from ..rotation import quaternion_rate_matrix
 from ..waves import WaveParameters
 from . import dynamics
