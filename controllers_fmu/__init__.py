@@ -1,6 +1,7 @@
-"""Instruments, guidance and control of the survey AUV as plain Python (no FMI here).
+"""Instruments, guidance and control of the survey AUV as plain Python (no FMI in the
+libraries; their parameters are declared with unit and description, `declare.parameter`).
 
-The thin pythonfmu slaves ``auv_sensors_fmu.AuvSensors`` and ``auv_control_fmu.AuvControl``
+Beside them, the thin pythonfmu slaves ``auv_sensors_fmu.AuvSensors`` and ``auv_control_fmu.AuvControl``
 wrap :class:`controllers_fmu.sensors.SensorSuite` and :class:`controllers_fmu.control.ControlStack`.
 
 Conventions (NED, SI): heading 0 = north, pi/2 = east, wrapped to (-pi, pi]; pitch positive

@@ -18,64 +18,14 @@ state; a restored run continues bit for bit.
 from __future__ import annotations
 
 import copy
-import sys
-from pathlib import Path
-
-try:
-    import controllers_fmu  # noqa: F401
-except ImportError:  # imported from the source tree without the project on sys.path
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from fmu_support import FmuError, FmuSlave
+from fmu_support.declare import Var, parameters_of, register
 
 from controllers_fmu.control import ControlConfig, ControlInputs, ControlStack
-from controllers_fmu.fmi_vars import Var, register, units_of
 
-_D = ControlConfig()
-
-PARAMETERS = [
-    Var("GuidanceMode", "String", "parameter", _D.GuidanceMode, None,
-        "Guidance: 'mission' (waypoints, line of sight), 'hold' (command inputs), 'zigzag'"),
-    Var("Waypoints", "String", "parameter", _D.Waypoints, None,
-        "Mission waypoints 'north,east,depth; north,east,depth; ...' [m, NED, depth positive down]"),
-    Var("DiveMode", "String", "parameter", _D.DiveMode, None,
-        "Dive guidance: 'depth' (hold DepthRef), 'altitude' (hold TargetAltitude), 'yoyo'"),
-    Var("YoyoMinDepth", "Real", "parameter", _D.YoyoMinDepth, "m", "Yo-yo: shallowest depth, where the climb turns into a dive"),
-    Var("YoyoMaxDepth", "Real", "parameter", _D.YoyoMaxDepth, "m", "Yo-yo: deepest depth, where the dive turns into a climb"),
-    Var("DiveAngle", "Real", "parameter", _D.DiveAngle, "rad", "Yo-yo pitch magnitude and limit of the depth loop's pitch reference"),
-    Var("TargetAltitude", "Real", "parameter", _D.TargetAltitude, "m", "Altitude held in DiveMode 'altitude'"),
-    Var("CruiseSpeed", "Real", "parameter", _D.CruiseSpeed, "m/s", "Speed reference of the mission"),
-    Var("LookAhead", "Real", "parameter", _D.LookAhead, "m", "Line-of-sight lookahead distance"),
-    Var("LosIntegralGain", "Real", "parameter", _D.LosIntegralGain, "1",
-        "Integral line-of-sight gain (removes the cross-track offset of a cross current; 0: plain LOS)"),
-    Var("AcceptanceRadius", "Real", "parameter", _D.AcceptanceRadius, "m", "Waypoint acceptance radius"),
-    Var("SpeedKp", "Real", "parameter", _D.SpeedKp, "W.s/m", "Speed loop proportional gain"),
-    Var("SpeedKi", "Real", "parameter", _D.SpeedKi, "W/m", "Speed loop integral gain"),
-    Var("SpeedKd", "Real", "parameter", _D.SpeedKd, "W.s2/m", "Speed loop derivative gain"),
-    Var("SpeedIntegralBand", "Real", "parameter", _D.SpeedIntegralBand, "m/s", "Speed integrator runs only while |speed error| is within this band"),
-    Var("SpeedFilterTime", "Real", "parameter", _D.SpeedFilterTime, "s", "Time constant of the first-order filter on the speed loop's derivative term"),
-    Var("ThrustFeedForward", "Real", "parameter", _D.ThrustFeedForward, "W.s2/m2",
-        "Thrust feed-forward: ThrustFeedForward * SpeedRef^2 W (drag coefficient / ThrustPerPower)"),
-    Var("MaxPropulsionPower", "Real", "parameter", _D.MaxPropulsionPower, "W", "Upper limit of ThrustPower (lower limit 0)"),
-    Var("HeadingKp", "Real", "parameter", _D.HeadingKp, "1", "Heading loop proportional gain [rad rudder / rad]"),
-    Var("HeadingKi", "Real", "parameter", _D.HeadingKi, "1/s", "Heading loop integral gain"),
-    Var("HeadingKd", "Real", "parameter", _D.HeadingKd, "s", "Heading loop derivative gain"),
-    Var("HeadingIntegralBand", "Real", "parameter", _D.HeadingIntegralBand, "rad", "Heading integrator runs only while |heading error| is within this band"),
-    Var("HeadingFilterTime", "Real", "parameter", _D.HeadingFilterTime, "s", "Time constant of the first-order filter on the heading loop's derivative term"),
-    Var("MaxRudderYaw", "Real", "parameter", _D.MaxRudderYaw, "rad", "Limit of RudderYaw (+-)"),
-    Var("PitchKp", "Real", "parameter", _D.PitchKp, "1", "Pitch loop proportional gain [rad fin / rad]"),
-    Var("PitchKi", "Real", "parameter", _D.PitchKi, "1/s", "Pitch loop integral gain"),
-    Var("PitchKd", "Real", "parameter", _D.PitchKd, "s", "Pitch loop derivative gain"),
-    Var("PitchFilterTime", "Real", "parameter", _D.PitchFilterTime, "s", "Time constant of the first-order filter on the pitch loop's derivative term"),
-    Var("MaxRudderDive", "Real", "parameter", _D.MaxRudderDive, "rad", "Limit of RudderDive (+-)"),
-    Var("DepthKp", "Real", "parameter", _D.DepthKp, "rad/m", "Depth loop proportional gain (depth error -> pitch reference)"),
-    Var("DepthKi", "Real", "parameter", _D.DepthKi, "rad/(m.s)", "Depth loop integral gain"),
-    Var("DepthKd", "Real", "parameter", _D.DepthKd, "rad.s/m", "Depth loop derivative gain"),
-    Var("DepthIntegralBand", "Real", "parameter", _D.DepthIntegralBand, "m", "Depth integrator runs only while |depth error| is within this band"),
-    Var("DepthFilterTime", "Real", "parameter", _D.DepthFilterTime, "s", "Time constant of the first-order filter on the depth loop's derivative term"),
-    Var("ZigZagRudder", "Real", "parameter", _D.ZigZagRudder, "rad", "Zig-zag rudder angle"),
-    Var("ZigZagHeading", "Real", "parameter", _D.ZigZagHeading, "rad", "Zig-zag heading deviation that reverses the rudder"),
-]
+#: The parameters: the configuration's fields, declared beside them (controllers_fmu/control.py).
+PARAMETERS = parameters_of(ControlConfig)
 
 INPUTS = [
     Var("MeasuredDepth", "Real", "input", 0.0, "m", "Measured depth, positive down"),
@@ -86,7 +36,7 @@ INPUTS = [
     Var("AltitudeValid", "Boolean", "input", False, None, "DVL bottom lock"),
     Var("NavNorth", "Real", "input", 0.0, "m", "Navigation position north"),
     Var("NavEast", "Real", "input", 0.0, "m", "Navigation position east"),
-    Var("SpeedCommand", "Real", "input", _D.CruiseSpeed, "m/s", "Speed reference in GuidanceMode 'hold' and 'zigzag'"),
+    Var("SpeedCommand", "Real", "input", ControlConfig.CruiseSpeed, "m/s", "Speed reference in GuidanceMode 'hold' and 'zigzag'"),
     Var("HeadingCommand", "Real", "input", 0.0, "rad", "Heading reference in GuidanceMode 'hold'"),
     Var("DepthCommand", "Real", "input", 0.0, "m",
         "Depth reference in GuidanceMode 'hold' and 'zigzag' (DiveMode 'depth'); initial depth reference in DiveMode 'altitude'"),
@@ -106,8 +56,6 @@ OUTPUTS = [
 ]
 
 TABLE = PARAMETERS + INPUTS + OUTPUTS
-UNITS = units_of(TABLE)
-
 
 
 class AuvControl(FmuSlave):
@@ -123,7 +71,7 @@ class AuvControl(FmuSlave):
     def __init__(self, **kwargs):
         super().__init__(**kwargs)
         self.values = {}
-        register(self, TABLE)
+        register(self, TABLE, self.values)
         self.stack = None
 
     def _config(self) -> ControlConfig:

@@ -17,46 +17,14 @@ and the held DVL altitude; a restored run continues bit for bit.
 from __future__ import annotations
 
 import copy
-import sys
-from pathlib import Path
-
-try:
-    import controllers_fmu  # noqa: F401
-except ImportError:  # imported from the source tree without the project on sys.path
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from fmu_support import FmuError, FmuSlave
+from fmu_support.declare import Var, parameters_of, register
 
-from controllers_fmu.fmi_vars import Var, register, units_of
 from controllers_fmu.sensors import SensorConfig, SensorSuite, TruthInputs
 
-_D = SensorConfig()
-
-PARAMETERS = [
-    Var("Seed", "Integer", "parameter", _D.Seed, None,
-        "Seed of the noise generator (numpy PCG64); same seed, same noise, bit for bit"),
-    Var("DepthNoiseStd", "Real", "parameter", _D.DepthNoiseStd, "m", "Depth sensor white-noise standard deviation"),
-    Var("DepthBias", "Real", "parameter", _D.DepthBias, "m", "Depth sensor constant bias"),
-    Var("DepthLag", "Real", "parameter", _D.DepthLag, "s", "Depth sensor first-order lag time constant (0 = none)"),
-    Var("DepthRange", "Real", "parameter", _D.DepthRange, "m", "Depth sensor full scale; readings clamped to [0, DepthRange]"),
-    Var("AttitudeNoiseStd", "Real", "parameter", _D.AttitudeNoiseStd, "rad", "AHRS roll and pitch white-noise standard deviation"),
-    Var("HeadingNoiseStd", "Real", "parameter", _D.HeadingNoiseStd, "rad", "AHRS heading white-noise standard deviation"),
-    Var("RollBias", "Real", "parameter", _D.RollBias, "rad", "AHRS roll constant bias"),
-    Var("PitchBias", "Real", "parameter", _D.PitchBias, "rad", "AHRS pitch constant bias"),
-    Var("HeadingBias", "Real", "parameter", _D.HeadingBias, "rad", "AHRS heading constant bias"),
-    Var("AhrsLag", "Real", "parameter", _D.AhrsLag, "s", "AHRS first-order lag time constant, on the circle for angles (0 = none)"),
-    Var("AttitudeRange", "Real", "parameter", _D.AttitudeRange, "rad", "AHRS range: |roll| and |pitch| readings clamped to it"),
-    Var("SpeedNoiseStd", "Real", "parameter", _D.SpeedNoiseStd, "m/s", "DVL speed-through-water white-noise standard deviation"),
-    Var("SpeedBias", "Real", "parameter", _D.SpeedBias, "m/s", "DVL speed constant bias"),
-    Var("AltitudeNoiseStd", "Real", "parameter", _D.AltitudeNoiseStd, "m", "DVL altitude white-noise standard deviation"),
-    Var("AltitudeBias", "Real", "parameter", _D.AltitudeBias, "m", "DVL altitude constant bias"),
-    Var("DvlLag", "Real", "parameter", _D.DvlLag, "s", "DVL first-order lag time constant (0 = none)"),
-    Var("DvlRange", "Real", "parameter", _D.DvlRange, "m", "DVL bottom-lock range: largest altitude it measures"),
-    Var("NavNoiseStd", "Real", "parameter", _D.NavNoiseStd, "m", "Navigation position white-noise standard deviation (north and east)"),
-    Var("NavBiasNorth", "Real", "parameter", _D.NavBiasNorth, "m", "Navigation north constant bias"),
-    Var("NavBiasEast", "Real", "parameter", _D.NavBiasEast, "m", "Navigation east constant bias"),
-    Var("NavLag", "Real", "parameter", _D.NavLag, "s", "Navigation first-order lag time constant (0 = none)"),
-]
+#: The parameters: the configuration's fields, declared beside them (controllers_fmu/sensors.py).
+PARAMETERS = parameters_of(SensorConfig)
 
 INPUTS = (
     [Var(f"Pos[{i}]", "Real", "input", 0.0, "m", f"True position, NED component {i}") for i in (1, 2, 3)]
@@ -81,8 +49,6 @@ OUTPUTS = [
 ]
 
 TABLE = PARAMETERS + INPUTS + OUTPUTS
-UNITS = units_of(TABLE)
-
 
 
 class AuvSensors(FmuSlave):
@@ -98,7 +64,7 @@ class AuvSensors(FmuSlave):
     def __init__(self, **kwargs):
         super().__init__(**kwargs)
         self.values = {}
-        register(self, TABLE)
+        register(self, TABLE, self.values)
         self.suite = None
 
     # ---------------------------------------------------------------- mapping

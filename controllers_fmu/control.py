@@ -40,6 +40,7 @@ from dataclasses import dataclass, fields
 from typing import Dict, Optional
 
 from .angles import angle_diff, wrap_pi
+from .declare import parameter
 from .guidance import WaypointManager, YoyoGuidance, parse_waypoints
 from .pid import PID
 
@@ -49,55 +50,73 @@ DIVE_MODES = ("depth", "altitude", "yoyo")
 
 @dataclass
 class ControlConfig:
-    """Parameters of :class:`ControlStack`; the field names are the FMU parameter names.
+    """Parameters of :class:`ControlStack`, each declared with its unit and description: the
+    field names are the FMU parameter names (fmu_support.declare).
 
     Default gains are tuned for the default vehicle (seed 001) at 1.5 m/s and a 0.1 s
     control period, with the default (noisy) instruments, by Nelder-Mead on simulated +-1 m
     depth steps (also at 1.0 and 2.0 m/s and a 0.2 s period), 90 deg heading changes and speed
-    steps; tests/test_closed_loop.py checks the figures they meet.
+    steps; tests/integration/test_closed_loop.py checks the figures they meet.
     """
-    GuidanceMode: str = "mission"
-    Waypoints: str = "100,0,5; 100,100,5; 0,100,5; 0,0,5"
-    DiveMode: str = "depth"
-    YoyoMinDepth: float = 2.0          # m
-    YoyoMaxDepth: float = 10.0         # m
-    DiveAngle: float = 0.349           # rad
-    TargetAltitude: float = 5.0        # m
-    CruiseSpeed: float = 1.5           # m/s
-    LookAhead: float = 10.0            # m
-    LosIntegralGain: float = 0.1       # 1, integral LOS (0: plain LOS), see guidance.WaypointManager
-    AcceptanceRadius: float = 5.0      # m
-    # speed -> ThrustPower
-    SpeedKp: float = 200.0             # W/(m/s)
-    SpeedKi: float = 30.0              # W/(m s^-1 s)
-    SpeedKd: float = 0.0               # W s/(m/s)
-    SpeedIntegralBand: float = 0.05    # m/s, the speed integrator runs only within this error
-    ThrustFeedForward: float = 14.5    # W/(m/s)^2: (4.03 + 0.33) N s2/m2 / 0.30 N/W
-    MaxPropulsionPower: float = 120.0  # W
-    # heading -> RudderYaw
-    HeadingKp: float = 2.0             # rad/rad
-    HeadingKi: float = 0.02            # rad/(rad s)
-    HeadingKd: float = 1.0             # rad s/rad
-    HeadingIntegralBand: float = 0.05  # rad, the heading integrator runs only within this error
-    MaxRudderYaw: float = 0.35         # rad
-    # pitch -> RudderDive (sign inverted: positive RudderDive = nose down)
-    PitchKp: float = 2.7               # rad/rad
-    PitchKi: float = 0.25              # rad/(rad s)
-    PitchKd: float = 1.5               # rad s/rad
-    MaxRudderDive: float = 0.35        # rad
-    # depth -> PitchRef (limited to +-DiveAngle)
-    DepthKp: float = 0.5               # rad/m
-    DepthKi: float = 0.03              # rad/(m s)
-    DepthKd: float = 0.36              # rad s/m
-    DepthIntegralBand: float = 0.25    # m, the depth integrator runs only within this error
-    # time constants of the first-order filters on the derivative terms
-    SpeedFilterTime: float = 0.5       # s
-    HeadingFilterTime: float = 1.0     # s
-    PitchFilterTime: float = 1.0       # s
-    DepthFilterTime: float = 1.0       # s
-    # zig-zag manoeuvre
-    ZigZagRudder: float = 0.349        # rad
-    ZigZagHeading: float = 0.349       # rad
+    GuidanceMode: str = parameter(
+        "mission", None,
+        "Guidance: 'mission' (waypoints, line of sight), 'hold' (command inputs), 'zigzag'")
+    Waypoints: str = parameter(
+        "100,0,5; 100,100,5; 0,100,5; 0,0,5", None,
+        "Mission waypoints 'north,east,depth; north,east,depth; ...' [m, NED, depth positive down]")
+    DiveMode: str = parameter(
+        "depth", None,
+        "Dive guidance: 'depth' (hold DepthRef), 'altitude' (hold TargetAltitude), 'yoyo'")
+    YoyoMinDepth: float = parameter(
+        2.0, "m", "Yo-yo: shallowest depth, where the climb turns into a dive")
+    YoyoMaxDepth: float = parameter(
+        10.0, "m", "Yo-yo: deepest depth, where the dive turns into a climb")
+    DiveAngle: float = parameter(
+        0.349, "rad", "Yo-yo pitch magnitude and limit of the depth loop's pitch reference")
+    TargetAltitude: float = parameter(5.0, "m", "Altitude held in DiveMode 'altitude'")
+    CruiseSpeed: float = parameter(1.5, "m/s", "Speed reference of the mission")
+    LookAhead: float = parameter(10.0, "m", "Line-of-sight lookahead distance")
+    LosIntegralGain: float = parameter(
+        0.1, "1", "Integral line-of-sight gain (removes the cross-track offset of a cross "
+                  "current; 0: plain LOS)")
+    AcceptanceRadius: float = parameter(5.0, "m", "Waypoint acceptance radius")
+    SpeedKp: float = parameter(200.0, "W.s/m", "Speed loop proportional gain")
+    SpeedKi: float = parameter(30.0, "W/m", "Speed loop integral gain")
+    SpeedKd: float = parameter(0.0, "W.s2/m", "Speed loop derivative gain")
+    SpeedIntegralBand: float = parameter(
+        0.05, "m/s", "Speed integrator runs only while |speed error| is within this band")
+    SpeedFilterTime: float = parameter(
+        0.5, "s", "Time constant of the first-order filter on the speed loop's derivative term")
+    # (4.03 + 0.33) N s2/m2 of hull and fin drag / 0.30 N/W
+    ThrustFeedForward: float = parameter(
+        14.5, "W.s2/m2", "Thrust feed-forward: ThrustFeedForward * SpeedRef^2 W (drag "
+                         "coefficient / ThrustPerPower)")
+    MaxPropulsionPower: float = parameter(120.0, "W", "Upper limit of ThrustPower (lower limit 0)")
+    HeadingKp: float = parameter(2.0, "1", "Heading loop proportional gain [rad rudder / rad]")
+    HeadingKi: float = parameter(0.02, "1/s", "Heading loop integral gain")
+    HeadingKd: float = parameter(1.0, "s", "Heading loop derivative gain")
+    HeadingIntegralBand: float = parameter(
+        0.05, "rad", "Heading integrator runs only while |heading error| is within this band")
+    HeadingFilterTime: float = parameter(
+        1.0, "s", "Time constant of the first-order filter on the heading loop's derivative term")
+    MaxRudderYaw: float = parameter(0.35, "rad", "Limit of RudderYaw (+-)")
+    PitchKp: float = parameter(2.7, "1", "Pitch loop proportional gain [rad fin / rad]")
+    PitchKi: float = parameter(0.25, "1/s", "Pitch loop integral gain")
+    PitchKd: float = parameter(1.5, "s", "Pitch loop derivative gain")
+    PitchFilterTime: float = parameter(
+        1.0, "s", "Time constant of the first-order filter on the pitch loop's derivative term")
+    MaxRudderDive: float = parameter(0.35, "rad", "Limit of RudderDive (+-)")
+    DepthKp: float = parameter(
+        0.5, "rad/m", "Depth loop proportional gain (depth error -> pitch reference)")
+    DepthKi: float = parameter(0.03, "rad/(m.s)", "Depth loop integral gain")
+    DepthKd: float = parameter(0.36, "rad.s/m", "Depth loop derivative gain")
+    DepthIntegralBand: float = parameter(
+        0.25, "m", "Depth integrator runs only while |depth error| is within this band")
+    DepthFilterTime: float = parameter(
+        1.0, "s", "Time constant of the first-order filter on the depth loop's derivative term")
+    ZigZagRudder: float = parameter(0.349, "rad", "Zig-zag rudder angle")
+    ZigZagHeading: float = parameter(
+        0.349, "rad", "Zig-zag heading deviation that reverses the rudder")
 
     def validate(self) -> None:
         """Raise ValueError naming the first bad parameter."""

@@ -22,8 +22,8 @@ except ImportError:  # imported from the source tree without the project on sys.
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from fmu_support import FmuError, FmuSlave
+from fmu_support.declare import Var, register
 
-from controllers_fmu.fmi_vars import Var, register
 from controllers_fmu.h100.instruments import H100Instruments, InstrumentConfig, Truth
 
 _D = InstrumentConfig()

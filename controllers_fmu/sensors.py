@@ -37,6 +37,7 @@ from typing import Dict, List, Sequence
 import numpy as np
 
 from .angles import wrap_pi
+from .declare import parameter
 from .filters import AngleLag, FirstOrderLag
 
 NOISE_CHANNELS = ("depth", "roll", "pitch", "heading", "speed", "altitude", "north", "east")
@@ -44,33 +45,37 @@ NOISE_CHANNELS = ("depth", "roll", "pitch", "heading", "speed", "altitude", "nor
 
 @dataclass
 class SensorConfig:
-    """Parameters of :class:`SensorSuite`; the field names are the FMU parameter names."""
-    Seed: int = 1
-    # pressure depth sensor
-    DepthNoiseStd: float = 0.01      # m
-    DepthBias: float = 0.0           # m
-    DepthLag: float = 0.1            # s
-    DepthRange: float = 300.0        # m, full scale
-    # attitude and heading reference
-    AttitudeNoiseStd: float = 0.002  # rad, roll and pitch
-    HeadingNoiseStd: float = 0.005   # rad
-    RollBias: float = 0.0            # rad
-    PitchBias: float = 0.0           # rad
-    HeadingBias: float = 0.0         # rad
-    AhrsLag: float = 0.05            # s
-    AttitudeRange: float = math.pi   # rad, |roll| and |pitch| reported up to this
-    # Doppler velocity log
-    SpeedNoiseStd: float = 0.01      # m/s
-    SpeedBias: float = 0.0           # m/s
-    AltitudeNoiseStd: float = 0.05   # m
-    AltitudeBias: float = 0.0        # m
-    DvlLag: float = 0.2              # s
-    DvlRange: float = 30.0           # m, largest altitude with bottom lock
-    # navigation position
-    NavNoiseStd: float = 0.1         # m, each of north and east
-    NavBiasNorth: float = 0.0        # m
-    NavBiasEast: float = 0.0         # m
-    NavLag: float = 0.0              # s
+    """Parameters of :class:`SensorSuite`, each declared with its unit and description: the
+    field names are the FMU parameter names (fmu_support.declare)."""
+    Seed: int = parameter(
+        1, None, "Seed of the noise generator (numpy PCG64); same seed, same noise, bit for bit")
+    DepthNoiseStd: float = parameter(0.01, "m", "Depth sensor white-noise standard deviation")
+    DepthBias: float = parameter(0.0, "m", "Depth sensor constant bias")
+    DepthLag: float = parameter(0.1, "s", "Depth sensor first-order lag time constant (0 = none)")
+    DepthRange: float = parameter(
+        300.0, "m", "Depth sensor full scale; readings clamped to [0, DepthRange]")
+    AttitudeNoiseStd: float = parameter(
+        0.002, "rad", "AHRS roll and pitch white-noise standard deviation")
+    HeadingNoiseStd: float = parameter(0.005, "rad", "AHRS heading white-noise standard deviation")
+    RollBias: float = parameter(0.0, "rad", "AHRS roll constant bias")
+    PitchBias: float = parameter(0.0, "rad", "AHRS pitch constant bias")
+    HeadingBias: float = parameter(0.0, "rad", "AHRS heading constant bias")
+    AhrsLag: float = parameter(
+        0.05, "s", "AHRS first-order lag time constant, on the circle for angles (0 = none)")
+    AttitudeRange: float = parameter(
+        math.pi, "rad", "AHRS range: |roll| and |pitch| readings clamped to it")
+    SpeedNoiseStd: float = parameter(
+        0.01, "m/s", "DVL speed-through-water white-noise standard deviation")
+    SpeedBias: float = parameter(0.0, "m/s", "DVL speed constant bias")
+    AltitudeNoiseStd: float = parameter(0.05, "m", "DVL altitude white-noise standard deviation")
+    AltitudeBias: float = parameter(0.0, "m", "DVL altitude constant bias")
+    DvlLag: float = parameter(0.2, "s", "DVL first-order lag time constant (0 = none)")
+    DvlRange: float = parameter(30.0, "m", "DVL bottom-lock range: largest altitude it measures")
+    NavNoiseStd: float = parameter(
+        0.1, "m", "Navigation position white-noise standard deviation (north and east)")
+    NavBiasNorth: float = parameter(0.0, "m", "Navigation north constant bias")
+    NavBiasEast: float = parameter(0.0, "m", "Navigation east constant bias")
+    NavLag: float = parameter(0.0, "s", "Navigation first-order lag time constant (0 = none)")
 
     @classmethod
     def noiseless(cls, **overrides) -> "SensorConfig":
@@ -121,8 +126,7 @@ class TruthInputs:
         for name, v in (("Depth", self.depth), ("Speed", self.speed)):
             if not math.isfinite(v):
                 raise ValueError(f"input {name} is not finite ({v!r})")
-        if math.isnan(self.altitude):
-            pass  # NaN altitude = no seafloor seen: handled as loss of bottom lock
+        # a NaN altitude passes: no seafloor seen, handled as a loss of bottom lock
 
 
 @dataclass

@@ -2,6 +2,8 @@
 
 * `FmuSlave`: base class with unit- and description-aware variable registration, exception
   shielding, FMU-state hooks and the FMI rules on setting variables (see `fmu_support.slave`).
+* `declare`: the one way a slave's variables are declared (a parameter beside the dataclass
+  field it configures; `Var` rows for inputs and outputs).
 * `VehicleSlave`: the FMU of any vehicle of `vehicle_model` (its tables and declared
   parameters become the FMU's variables; see `fmu_support.vehicle_slave`).
 * `SI_UNITS` / `base_unit_exponents`: the unit table `tools/build_fmus.py` writes into

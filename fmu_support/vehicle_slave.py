@@ -13,8 +13,8 @@ and this class registers, in this order (the value references follow it):
 * the outputs, from `vehicle_class.OUTPUTS`, refreshed at the end of each step and at
   initialisation from the state and the inputs of that step (no direct feedthrough);
 * one parameter per field of each parameter class, from the declaration beside the field
-  (`vehicle_model.parameters.parameter`: unit, description, labels, variability; a vector
-  that may be None is all zeros in the FMU and means None);
+  (`fmu_support.declare`: unit, description, labels, variability; a vector that may be None
+  is all zeros in the FMU and means None);
 * the initial state, one parameter per part of `vehicle_class.STATE` ("Pos" -> `Pos0`);
 * RelativeTolerance and AbsoluteTolerance of the integrator (tunable).
 
@@ -36,6 +36,7 @@ from typing import Any, ClassVar, Dict, Optional, Tuple
 
 import numpy as np
 
+from .declare import declaration
 from .slave import FmuError, FmuSlave
 
 
@@ -81,8 +82,9 @@ class VehicleSlave(FmuSlave):
         for cls in self.parameter_classes:
             defaults = cls()
             for field in dataclasses.fields(cls):
-                if "unit" in field.metadata:
-                    self._add_parameter(field.name, field.metadata, getattr(defaults, field.name))
+                declared = declaration(field)
+                if declared is not None:
+                    self._add_parameter(field.name, declared, getattr(defaults, field.name))
 
         for signal in vehicle.STATE:
             name = signal.name + "0"
@@ -142,10 +144,11 @@ class VehicleSlave(FmuSlave):
     def _parameter_values(self, cls):
         values = {}
         for field in dataclasses.fields(cls):
-            if "unit" not in field.metadata:
+            declared = declaration(field)
+            if declared is None:
                 continue
             value = self._value(field.name)
-            if field.metadata["zero_means"] and all(v == 0.0 for v in value):
+            if declared["zero_means"] and all(v == 0.0 for v in value):
                 value = None
             values[field.name] = value
         return values

@@ -20,9 +20,7 @@ For each FMU (table FMUS below) the script
    it into fmus/ (atomically) and writes the stamp.
 
 Units, descriptions and output dependencies come from the slave itself: slaves derived from
-`fmu_support.FmuSlave` record them when they register a variable (`self.fmu_meta`); a slave on
-plain pythonfmu may instead define `fmu_units = {"Name": "m", ...}` (a vector's base name
-covers all of its `Name[i]`).
+`fmu_support.FmuSlave` record them when they register a variable (`self.fmu_meta`).
 
 Layout of an FMU: resources/<slave>.py (the script, imported as a top-level module named after
 the file), resources/<package>/ for each bundled package (the script's own package without the
@@ -142,12 +140,11 @@ def _variability(var: ET.Element, type_name: str) -> Optional[str]:
     return variability
 
 
-def complete_model_description(xml_text: bytes, meta: Dict[str, dict], capabilities: Dict[str, bool],
-                               fallback_units: Optional[Dict[str, str]] = None) -> Tuple[bytes, List[str]]:
+def complete_model_description(xml_text: bytes, meta: Dict[str, dict],
+                               capabilities: Dict[str, bool]) -> Tuple[bytes, List[str]]:
     """Return the completed modelDescription.xml and a list of warnings (e.g. no description)."""
     from fmu_support.units import base_unit_exponents
 
-    fallback_units = fallback_units or {}
     warnings: List[str] = []
     root = ET.fromstring(xml_text)
     cosim = root.find("CoSimulation")
@@ -172,8 +169,6 @@ def complete_model_description(xml_text: bytes, meta: Dict[str, dict], capabilit
         if type_name != "Real":
             continue
         unit = (meta.get(name) or {}).get("unit")
-        if unit is None:
-            unit = fallback_units.get(name, fallback_units.get(name.split("[")[0]))
         if unit:
             base_unit_exponents(unit)  # raises on an unknown unit
             type_element.set("unit", unit)
@@ -302,8 +297,7 @@ def slave_metadata(script: Path, stage: Path):
     instance = cls(instance_name="build_fmus", resources=str(stage))
     meta = getattr(instance, "fmu_meta", {}) or {}
     capabilities = dict(getattr(cls, "fmu_capabilities", {}) or {})
-    fallback = dict(getattr(instance, "fmu_units", {}) or {})
-    return cls, meta, capabilities, fallback
+    return cls, meta, capabilities
 
 
 def build_one(spec: FmuSpec, dest: Path, check: bool = True, root: Path = ROOT,
@@ -326,14 +320,14 @@ def build_one(spec: FmuSpec, dest: Path, check: bool = True, root: Path = ROOT,
             post_stage(stage, script)
         sys.path.insert(0, str(stage))  # `import vehicle_model` etc. from the stage
         importlib.invalidate_caches()
-        cls, meta, capabilities, fallback = slave_metadata(script, stage)
+        cls, meta, capabilities = slave_metadata(script, stage)
         if cls.__name__ != spec.name:
             raise SystemExit(f"{spec.script}: the slave class is {cls.__name__}, expected {spec.name}")
         project_files = [stage / package for package in spec.packages]
         built = Path(FmuBuilder.build_FMU(script, dest=out, project_files=project_files))
         with zipfile.ZipFile(built) as archive:
             xml_text = archive.read("modelDescription.xml")
-        completed, warnings = complete_model_description(xml_text, meta, capabilities, fallback)
+        completed, warnings = complete_model_description(xml_text, meta, capabilities)
         rewrite_zip_member(built, "modelDescription.xml", completed)
         if spec.numba_cache:
             add_numba_cache(built, cls, stage, spec.numba_cache)

@@ -1,0 +1,115 @@
+"""One declaration style for every slave's variables.
+
+A parameter is declared once, beside the dataclass field it configures, in the field's
+`metadata`:
+
+    DepthLag: float = parameter(0.1, "s", "Depth sensor first-order lag time constant")
+
+The keys (`DECLARATION_KEYS`): `unit` (a name of fmu_support/units.py, one per element for a
+vector whose elements differ, None for a String / Integer / Boolean), `description`,
+`variability` ("fixed" or "tunable"), and for vectors `size`, `labels` (element names for the
+descriptions) and `zero_means` (a vector that may be None: what all zeros stand for in the
+FMU). The helpers that write them live with the plain-Python libraries, which import nothing
+of FMI: `vehicle_model.parameters.parameter` and `controllers_fmu.declare.parameter`. This
+module reads them: `declaration(field)` for one field, `parameters_of(ConfigClass)` for the
+`Var` rows of a scalar configuration; `VehicleSlave` registers a vehicle's (vector) parameters
+from the same keys.
+
+Inputs and outputs configure no field: a slave lists them as `Var` rows (a vehicle gives them
+as `SignalTable`s, see `VehicleSlave`). `register` registers rows on a slave whose values live
+in one dict.
+"""
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import Any, Dict, Iterable, List, Optional
+
+DECLARATION_KEYS = ("unit", "description", "variability", "size", "labels", "zero_means")
+_DEFAULTS = {"variability": "fixed", "size": 1, "labels": None, "zero_means": None}
+
+_COERCE = {"Real": float, "Integer": int, "Boolean": bool, "String": str}
+#: The FMI type of a field's annotation (a string under `from __future__ import annotations`).
+_TYPES = {"float": "Real", "int": "Integer", "bool": "Boolean", "str": "String",
+          float: "Real", int: "Integer", bool: "Boolean", str: "String"}
+
+
+def declaration(field: dataclasses.Field) -> Optional[Dict[str, Any]]:
+    """The declaration of a dataclass field, every key present; None if it has none."""
+    if "description" not in field.metadata:
+        return None
+    return {key: field.metadata.get(key, _DEFAULTS.get(key)) for key in DECLARATION_KEYS}
+
+
+@dataclass(frozen=True)
+class Var:
+    """One scalar FMI variable: name, type (Real | Integer | Boolean | String), causality
+    (parameter | input | output), start value, unit (Real only), description, variability
+    (None: fixed for a parameter, continuous for a Real, discrete otherwise)."""
+    name: str
+    type: str
+    causality: str
+    start: Any
+    unit: Optional[str] = None
+    description: str = ""
+    variability: Optional[str] = None
+
+
+def parameters_of(config_cls) -> List[Var]:
+    """One parameter `Var` per field of a configuration dataclass, in field order, its default
+    the start value; a vector field (declared `size` > 1, a tuple of floats) gives one Real per
+    element, `Name[1]` ..., described "description: label". Raises ValueError for a field
+    without a declaration."""
+    rows = []
+    for field in dataclasses.fields(config_cls):
+        declared = declaration(field)
+        where = f"{config_cls.__name__}.{field.name}"
+        if declared is None:
+            raise ValueError(f"{where}: declared without unit and description "
+                             f"(use parameter(default, unit, description))")
+        size = declared["size"]
+        if size > 1:
+            units = declared["unit"] if isinstance(declared["unit"], tuple) else (declared["unit"],) * size
+            labels = declared["labels"] or tuple(f"element {i + 1}" for i in range(size))
+            default = field.default if field.default is not dataclasses.MISSING else field.default_factory()
+            rows += [Var(f"{field.name}[{i + 1}]", "Real", "parameter", default[i], units[i],
+                         f"{declared['description']}: {labels[i]}", declared["variability"])
+                     for i in range(size)]
+            continue
+        kind = _TYPES.get(field.type)
+        if kind is None:
+            raise ValueError(f"{where}: no FMI type for the annotation {field.type!r}")
+        rows.append(Var(field.name, kind, "parameter", field.default, declared["unit"],
+                        declared["description"], declared["variability"]))
+    return rows
+
+
+def register(slave, table: Iterable[Var], values: Optional[Dict[str, Any]] = None) -> Dict[str, Var]:
+    """Register every row on `slave` (an `FmuSlave`), its value in `values[name]` (default:
+    the dict `slave.values`; set to the start value here); returns the rows by name. Outputs
+    are declared without direct feedthrough (`depends_on=[]`): they change only at
+    initialisation and in do_step."""
+    values = slave.values if values is None else values
+    rows: Dict[str, Var] = {}
+    for row in table:
+        if row.type != "Real" and row.unit is not None:
+            raise ValueError(f"variable {row.name}: a {row.type} has no unit")
+        convert = _COERCE[row.type]
+        values[row.name] = convert(row.start)
+
+        def getter(n=row.name):
+            return values[n]
+
+        def setter(v, n=row.name, c=convert):
+            values[n] = c(v)
+
+        kw: Dict[str, Any] = dict(causality=row.causality, description=row.description,
+                                  variability=row.variability, getter=getter, setter=setter)
+        if row.causality == "output":
+            kw["depends_on"] = []
+        if row.type == "Real":
+            slave.add_real(row.name, unit=row.unit, **kw)
+        else:
+            getattr(slave, f"add_{row.type.lower()}")(row.name, **kw)
+        rows[row.name] = row
+    return rows

@@ -1,0 +1,265 @@
+"""`FmuSlave` as a Python object (no FMU build): registration, the FMI rules on setting
+variables, the status shield, the FMU state, and the declarations of `fmu_support.declare`."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import pytest
+from pythonfmu.enums import Fmi2Status
+
+from fmu_support import FmuError, FmuSlave
+from fmu_support.declare import Var, parameters_of, register
+
+
+class Counter(FmuSlave):
+    """Counts up by Rate per second; fails a step when Rate is negative."""
+
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        self.Rate = 1.0
+        self.Limit = 10.0
+        self.Count = 0.0
+        self.Label = "counter"
+        self.Wrapped = False
+        self.Steps = 0
+        self.trace = np.zeros(3)
+        self.add_real("Rate", causality="input", unit="1/s", description="Counting rate")
+        self.add_real("Limit", causality="parameter", unit="1", description="Largest count")
+        self.add_real("Count", causality="output", unit="1", description="The count",
+                      depends_on=[])
+        self.add_string("Label", causality="parameter", description="A name")
+        self.add_boolean("Wrapped", causality="output", description="Count reached Limit")
+        self.add_integer("Steps", causality="output", description="Steps taken")
+        self.add_real_vector("Trace", 3, causality="output", unit=("1", "1/s", "s"),
+                             description=["count", "rate", "time"], attr="trace")
+        self.time = 0.0
+
+    def fmu_exit_initialization(self):
+        if self.Limit <= 0.0:
+            raise FmuError(f"parameter Limit = {self.Limit!r} must be positive")
+
+    def fmu_do_step(self, current_time, step_size):
+        if self.Rate < 0.0:
+            raise FmuError(f"input Rate = {self.Rate!r} must not be negative")
+        self.Count = min(self.Count + self.Rate * step_size, self.Limit)
+        self.Wrapped = self.Count >= self.Limit
+        self.Steps += 1
+        self.time = current_time + step_size
+        self.trace[:] = (self.Count, self.Rate, self.time)
+
+    def fmu_get_state(self):
+        return {"time": self.time, "trace": self.trace.tolist()}
+
+    def fmu_set_state(self, internal):
+        self.time = internal["time"]
+        self.trace[:] = internal["trace"]
+
+
+def vr(slave, name):
+    return next(v.value_reference for v in slave.vars.values() if v.name == name)
+
+
+def errors(slave):
+    return [m.msg for m in slave.log_queue if m.status == Fmi2Status.error]
+
+
+def initialised(**parameters):
+    slave = Counter(instance_name="c")
+    slave.setup_experiment(0.0)
+    slave.enter_initialization_mode()
+    for name, value in parameters.items():
+        slave.set_real([vr(slave, name)], [value])
+    slave.exit_initialization_mode()
+    return slave
+
+
+def test_registration_records_units_dependencies_and_legal_variabilities():
+    slave = Counter(instance_name="c")
+    assert slave.fmu_meta["Rate"] == {"unit": "1/s", "depends_on": None}
+    assert slave.fmu_meta["Count"]["depends_on"] == []
+    assert [slave.fmu_meta[f"Trace[{i}]"]["unit"] for i in (1, 2, 3)] == ["1", "1/s", "s"]
+    variability = {v.name: v.variability.name for v in slave.vars.values()}
+    assert variability["Limit"] == "fixed" and variability["Label"] == "fixed"
+    assert variability["Rate"] == "continuous"
+    assert variability["Wrapped"] == "discrete" and variability["Steps"] == "discrete"
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    (dict(unit="furlong", description="x"), "unknown unit 'furlong'"),
+    (dict(unit="m", description=""), "a description is required"),
+])
+def test_registration_refuses_an_unknown_unit_or_no_description(kwargs, message):
+    slave = Counter(instance_name="c")
+    slave.Extra = 0.0
+    with pytest.raises(ValueError, match=message):
+        slave.add_real("Extra", causality="input", **kwargs)
+
+
+def test_registration_refuses_a_name_twice_and_a_missing_attribute():
+    slave = Counter(instance_name="c")
+    with pytest.raises(ValueError, match="Rate registered twice"):
+        slave.add_real("Rate", causality="input", unit="1/s", description="again")
+    with pytest.raises(ValueError, match="attribute self.Nothing does not exist"):
+        slave.add_real("Nothing", causality="input", unit="1", description="none")
+
+
+def test_a_step_advances_and_outputs_read_as_one_slice():
+    slave = initialised()
+    assert slave.do_step(0.0, 0.5) is True
+    assert slave.get_real([vr(slave, "Count")]) == [0.5]
+    refs = [vr(slave, f"Trace[{i}]") for i in (1, 2, 3)]
+    assert slave.get_real(refs) == [0.5, 1.0, 0.5]
+    assert slave.get_integer([vr(slave, "Steps")]) == [1]
+    assert slave.get_boolean([vr(slave, "Wrapped")]) == [False]
+
+
+def test_a_fixed_parameter_or_an_output_set_after_initialisation_is_refused_and_ignored():
+    slave = initialised(Limit=4.0)
+    slave.set_real([vr(slave, "Limit"), vr(slave, "Count")], [99.0, 7.0])
+    assert slave.Limit == 4.0 and slave.Count == 0.0
+    assert any("cannot set Limit now: it is a fixed parameter" in m for m in errors(slave))
+    assert any("cannot set Count now: its causality is output" in m for m in errors(slave))
+    slave.set_real([vr(slave, "Rate")], [2.0])   # an input: fine at any time
+    assert slave.Rate == 2.0
+
+
+def test_a_failed_step_is_a_discard_that_leaves_the_instance_usable():
+    slave = initialised()
+    slave.do_step(0.0, 1.0)
+    slave.set_real([vr(slave, "Rate")], [-1.0])
+    assert slave.do_step(1.0, 1.0) is False
+    assert "input Rate = -1.0 must not be negative" in errors(slave)[-1]
+    assert slave.Count == 1.0
+    slave.set_real([vr(slave, "Rate")], [1.0])
+    assert slave.do_step(1.0, 1.0) is True and slave.Count == 2.0
+
+
+def test_a_step_before_initialisation_is_refused():
+    slave = Counter(instance_name="c")
+    assert slave.do_step(0.0, 1.0) is False
+    assert "not initialised" in errors(slave)[-1]
+
+
+def test_a_bad_parameter_fails_initialisation_naming_it():
+    slave = Counter(instance_name="c")
+    slave.setup_experiment(0.0)
+    slave.enter_initialization_mode()
+    slave.set_real([vr(slave, "Limit")], [-3.0])
+    with pytest.raises(FmuError, match="parameter Limit = -3.0 must be positive"):
+        slave.exit_initialization_mode()
+    assert "initialisation of c failed: parameter Limit = -3.0" in errors(slave)[-1]
+
+
+def test_a_wrongly_typed_reference_fails_the_call_naming_the_variable():
+    slave = initialised()
+    with pytest.raises(FmuError, match=r"\(Label\) is not a Real"):
+        slave.get_real([vr(slave, "Label")])
+
+
+def test_the_fmu_state_round_trips_through_bytes_and_continues_identically():
+    slave = initialised()
+    slave.do_step(0.0, 1.0)
+    saved = slave._fmu_state_from_bytes(slave._fmu_state_to_bytes(slave._get_fmu_state()))
+    slave.do_step(1.0, 1.0)
+    after_two = (slave.Count, slave.Steps, slave.trace.tolist())
+    slave._set_fmu_state(saved)
+    assert (slave.Count, slave.Steps) == (1.0, 1)
+    slave.do_step(1.0, 1.0)
+    assert (slave.Count, slave.Steps, slave.trace.tolist()) == after_two
+
+
+def test_a_foreign_state_is_refused():
+    slave = initialised()
+    with pytest.raises(FmuError, match="not an FMU state of this FMU"):
+        slave._set_fmu_state({"format": None, "error": "garbage"})
+
+
+def test_a_percent_sign_reaches_the_host_escaped():
+    slave = Counter(instance_name="c")
+    slave.log_warning("50% done")
+    assert slave.log_queue[-1].msg == "50%% done"
+
+
+# ---------------------------------------------------------------------- declarations
+def parameter(default, unit, description, variability="fixed"):
+    return field(default=default, metadata={"unit": unit, "description": description,
+                                            "variability": variability})
+
+
+@dataclass
+class Settings:
+    Gain: float = parameter(2.0, "1", "A gain")
+    Mode: str = parameter("fast", None, "A mode")
+    Seed: int = parameter(3, None, "A seed")
+    Offset: float = parameter(0.5, "m", "A tunable offset", "tunable")
+
+
+class Declared(FmuSlave):
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        self.values = {}
+        register(self, parameters_of(Settings) + [
+            Var("In", "Real", "input", 0.0, "m", "An input"),
+            Var("Out", "Boolean", "output", False, None, "An output")], self.values)
+
+    def fmu_do_step(self, current_time, step_size):
+        self.values["Out"] = self.values["In"] > self.values["Offset"]
+
+
+def test_parameters_are_declared_once_beside_their_fields():
+    rows = {row.name: row for row in parameters_of(Settings)}
+    assert rows["Gain"] == Var("Gain", "Real", "parameter", 2.0, "1", "A gain", "fixed")
+    assert rows["Mode"].type == "String" and rows["Seed"].type == "Integer"
+    assert rows["Offset"].variability == "tunable"
+
+
+def test_declared_variables_register_with_their_types_units_and_variabilities():
+    slave = Declared(instance_name="d")
+    kinds = {v.name: (type(v).__name__, v.causality.name, v.variability.name)
+             for v in slave.vars.values()}
+    assert kinds == {"Gain": ("Real", "parameter", "fixed"),
+                     "Mode": ("String", "parameter", "fixed"),
+                     "Seed": ("Integer", "parameter", "fixed"),
+                     "Offset": ("Real", "parameter", "tunable"),
+                     "In": ("Real", "input", "continuous"),
+                     "Out": ("Boolean", "output", "discrete")}
+    assert slave.fmu_meta["Offset"]["unit"] == "m" and slave.fmu_meta["Out"]["depends_on"] == []
+    assert slave.values == {"Gain": 2.0, "Mode": "fast", "Seed": 3, "Offset": 0.5, "In": 0.0,
+                            "Out": False}
+
+
+def test_a_tunable_declared_parameter_may_change_during_the_run():
+    slave = Declared(instance_name="d")
+    slave.setup_experiment(0.0)
+    slave.enter_initialization_mode()
+    slave.exit_initialization_mode()
+    refs = {v.name: v.value_reference for v in slave.vars.values()}
+    slave.set_real([refs["Offset"], refs["Gain"], refs["In"]], [2.0, 5.0, 1.0])
+    assert slave.values["Offset"] == 2.0 and slave.values["Gain"] == 2.0
+    slave.do_step(0.0, 1.0)
+    assert slave.get_boolean([refs["Out"]]) == [False]
+
+
+def test_an_undeclared_field_or_a_unit_on_a_string_is_refused():
+    @dataclass
+    class Bare:
+        Gain: float = 1.0
+
+    with pytest.raises(ValueError, match=r"Bare.Gain: declared without unit and description"):
+        parameters_of(Bare)
+    with pytest.raises(ValueError, match="a String has no unit"):
+        register(FmuSlave(instance_name="x"), [Var("S", "String", "parameter", "", "m", "s")], {})
+
+
+def test_a_vector_field_declares_one_real_per_element():
+    @dataclass
+    class Mounted:
+        Offset: tuple = field(default=(1.0, 2.0, 3.0), metadata={
+            "unit": "m", "description": "Mounting offset", "size": 3,
+            "labels": ("x", "y", "z")})
+
+    rows = parameters_of(Mounted)
+    assert [(r.name, r.start, r.unit, r.description) for r in rows] == [
+        ("Offset[1]", 1.0, "m", "Mounting offset: x"), ("Offset[2]", 2.0, "m", "Mounting offset: y"),
+        ("Offset[3]", 3.0, "m", "Mounting offset: z")]
