@@ -1,22 +1,40 @@
-"""Small fmpy harness for the project's FMUs: build (if stale), extract, instantiate, set/get
-by name whatever the type, and a Gauss-Seidel loop over Auv + AuvSensors + AuvControl."""
+"""The one FMU test harness: drive the project's FMUs through fmpy as another tool would, and
+run the master's CLI in a fresh process as users do.
+
+    from tests.harness import Instance, build, unpack
+    build("Auv")                                        # tools/build_fmus.py, a no-op when fresh
+    auv = Instance(unpack("Auv", tmp_path), "Auv", "auv0").initialize(Pos0=(0, 0, 10))
+    auv.step(10.0, h=0.1); auv.get("Depth"); auv.close()
+
+    from tests.harness import master
+    run = master("run", "zigzag", "--no-plots", out=tmp_path / "z")   # -> Run (rc, csv, summary)
+
+`tests/` is importable as a package from the checkout (pyproject: `pythonpath = ["."]`).
+"""
 from __future__ import annotations
 
+import csv
+import json
+import os
 import subprocess
 import sys
+import time
 from pathlib import Path
-from typing import Dict, List
+from typing import Callable, Dict, List, Optional
 
+import numpy as np
 from fmpy import calloc, extract, free, read_model_description
 from fmpy.fmi1 import FMICallException
 from fmpy.fmi2 import (FMU2Slave, fmi2CallbackAllocateMemoryTYPE, fmi2CallbackFreeMemoryTYPE,
                        fmi2CallbackFunctions, fmi2CallbackLoggerTYPE)
 
-ROOT = Path(__file__).resolve().parents[2]
-FMUS = ROOT / "fmus"
+ROOT = Path(__file__).resolve().parent.parent
+FMU_DIR = ROOT / "fmus"
+FMU_NAMES = ("Auv", "AuvSensors", "AuvControl")
 OK, WARNING, DISCARD, ERROR, FATAL = 0, 1, 2, 3, 4
 
 
+# ------------------------------------------------------------------------------ FMUs via fmpy
 def build(*names: str) -> None:
     """Bring fmus/<name>.fmu up to date with tools/build_fmus.py (a no-op when it is)."""
     result = subprocess.run([sys.executable, str(ROOT / "tools" / "build_fmus.py"), "-q", *names],
@@ -25,19 +43,24 @@ def build(*names: str) -> None:
 
 
 def unpack(name: str, folder: Path):
-    fmu = FMUS / f"{name}.fmu"
+    """(model description, extracted folder) of fmus/<name>.fmu, validated by fmpy."""
+    fmu = FMU_DIR / f"{name}.fmu"
     md = read_model_description(str(fmu), validate=True)
     return md, extract(str(fmu), unzipdir=str(folder))
 
 
 class Instance:
-    """One instance of an extracted FMU with its log messages captured."""
+    """One instance of an extracted FMU, its log messages captured in `messages`
+    ((status, category, text) tuples). `parameters` are set by `initialize`."""
 
-    def __init__(self, unpacked, model_identifier: str, name: str):
+    def __init__(self, unpacked, model_identifier: str, name: str, **parameters):
         md, unzipdir = unpacked
         self.md = md
         self.var = {v.name: v for v in md.modelVariables}
+        self.vr = {v.name: v.valueReference for v in md.modelVariables}
         self.messages: List = []
+        self.parameters = parameters
+        self.time = 0.0
 
         def logger(env, instance, status, category, message):
             self.messages.append((status, (category or b"").decode(), (message or b"").decode()))
@@ -52,9 +75,11 @@ class Instance:
         self.freed = False
 
     def set(self, **values) -> None:
-        by_type: Dict[str, tuple] = {"Real": ([], []), "Integer": ([], []), "Boolean": ([], []), "String": ([], [])}
+        """Set variables by name whatever their type; a tuple or list sets `name[1]`, ..."""
+        by_type: Dict[str, tuple] = {"Real": ([], []), "Integer": ([], []), "Boolean": ([], []),
+                                     "String": ([], [])}
         for name, value in values.items():
-            if isinstance(value, (tuple, list)):
+            if isinstance(value, (tuple, list, np.ndarray)):
                 items = [(f"{name}[{i + 1}]", v) for i, v in enumerate(value)]
             else:
                 items = [(name, value)]
@@ -62,12 +87,13 @@ class Instance:
                 var = self.var[n]
                 vrs, vals = by_type[var.type]
                 vrs.append(var.valueReference)
-                vals.append(v)
+                vals.append(float(v) if var.type == "Real" else v)
         for kind, (vrs, vals) in by_type.items():
             if vrs:
                 getattr(self.fmu, f"set{kind}")(vrs, vals)
 
     def get(self, *names):
+        """The values of `names` (one value for one name), strings decoded."""
         out = []
         for n in names:
             var = self.var[n]
@@ -75,12 +101,23 @@ class Instance:
             out.append(value.decode() if isinstance(value, bytes) else value)
         return out[0] if len(out) == 1 else out
 
+    def vector(self, name: str, size: int = 3) -> np.ndarray:
+        return np.array(self.get(*[f"{name}[{i + 1}]" for i in range(size)]))
+
     def initialize(self, **parameters) -> "Instance":
+        """setupExperiment(0), enterInitializationMode, set the constructor's and these
+        parameters, exitInitializationMode."""
         self.fmu.setupExperiment(startTime=0.0)
         self.fmu.enterInitializationMode()
-        self.set(**parameters)
+        self.set(**{**self.parameters, **parameters})
         self.fmu.exitInitializationMode()
         return self
+
+    def step(self, duration: float, h: float = 0.5) -> None:
+        """doStep from the instance's time by h until `duration` has passed."""
+        for _ in range(int(round(duration / h))):
+            self.fmu.doStep(self.time, h)
+            self.time += h
 
     def errors(self) -> List[str]:
         return [m for s, _, m in self.messages if s >= ERROR]
@@ -95,6 +132,7 @@ class Instance:
             self.fmu.freeInstance()
 
 
+# ------------------------------------------------------------------------------ the AUV stack
 SENSOR_OUTPUTS = ("MeasuredDepth", "MeasuredPitch", "MeasuredHeading", "MeasuredSpeed",
                   "MeasuredAltitude", "AltitudeValid", "NavNorth", "NavEast")
 TRUTH = ("Pos[1]", "Pos[2]", "Pos[3]", "Euler[1]", "Euler[2]", "Euler[3]", "Depth", "Speed",
@@ -103,26 +141,21 @@ COMMANDS = ("ThrustPower", "RudderYaw", "RudderDive")
 
 
 def cosimulate(vehicle: Instance, sensors: Instance, control: Instance, t_end: float, dt: float,
-               commands=None, record=("Depth", "Euler[3]", "Pos[1]", "Pos[2]")) -> Dict[str, list]:
+               commands: Optional[Callable[[float], dict]] = None,
+               record=("Depth", "Euler[3]", "Pos[1]", "Pos[2]")) -> Dict[str, list]:
     """Gauss-Seidel: vehicle [t, t+dt] with the commands held -> sensors read the new truth ->
     control computes the next commands. All three must be initialised, sensors and control
-    with inputs consistent with the vehicle's initial outputs (done here at t = 0)."""
+    with inputs consistent with the vehicle's initial outputs (`initialize_stack`)."""
     rec: Dict[str, list] = {k: [] for k in ("t", *record, *COMMANDS, "WaypointIndex", "MissionFinished")}
-
-    def exchange(t):
-        truth = dict(zip(TRUTH, vehicle.get(*TRUTH)))
-        sensors.set(**truth)
-        return truth
-
     t = 0.0
     for k in range(int(round(t_end / dt))):
         cmd = dict(zip(COMMANDS, control.get(*COMMANDS)))
         vehicle.set(**cmd)
         vehicle.fmu.doStep(t, dt)
-        truth = exchange(t + dt)
+        truth = dict(zip(TRUTH, vehicle.get(*TRUTH)))
+        sensors.set(**truth)
         sensors.fmu.doStep(t, dt)
-        meas = dict(zip(SENSOR_OUTPUTS, sensors.get(*SENSOR_OUTPUTS)))
-        control.set(**meas)
+        control.set(**dict(zip(SENSOR_OUTPUTS, sensors.get(*SENSOR_OUTPUTS))))
         if commands is not None:
             control.set(**commands(t + dt))
         control.fmu.doStep(t, dt)
@@ -156,3 +189,58 @@ def initialize_stack(vehicle: Instance, sensors: Instance, control: Instance, *,
     if commands is not None:
         control.set(**commands(0.0))
     control.fmu.exitInitializationMode()
+
+
+# ------------------------------------------------------------------------------ the master's CLI
+def _env():
+    env = dict(os.environ)
+    env["PYTHONPATH"] = str(ROOT) + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    return env
+
+
+class Run:
+    """A finished `python -m master` process: rc, stdout, stderr, the output folder, wall time."""
+
+    def __init__(self, proc: subprocess.CompletedProcess, out: Optional[Path], wall: float):
+        self.rc = proc.returncode
+        self.stdout = proc.stdout
+        self.stderr = proc.stderr
+        self.out = out
+        self.wall = wall
+
+    @property
+    def summary(self) -> dict:
+        return json.loads((self.out / "summary.json").read_text())
+
+    @property
+    def csv_path(self) -> Path:
+        return self.out / "results.csv"
+
+    def table(self) -> tuple:
+        with open(self.csv_path, newline="") as f:
+            rows = list(csv.reader(f))
+        return rows[0], rows[1:]
+
+    def column(self, name: str) -> List[float]:
+        header, rows = self.table()
+        i = header.index(name)
+        return [float(r[i]) for r in rows]
+
+    def __repr__(self):
+        return f"<Run rc={self.rc}\n--- stdout\n{self.stdout}\n--- stderr\n{self.stderr[-3000:]}>"
+
+
+def master(*args: str, out: Optional[Path] = None, cwd: Path = ROOT, timeout: float = 300) -> Run:
+    """`python -m master ARGS [--out OUT]` in a fresh interpreter."""
+    cmd = [sys.executable, "-m", "master", *args]
+    if out is not None:
+        cmd += ["--out", str(out)]
+    t0 = time.perf_counter()
+    proc = subprocess.run(cmd, cwd=cwd, env=_env(), capture_output=True, text=True, timeout=timeout)
+    return Run(proc, out, time.perf_counter() - t0)
+
+
+def popen_master(*args: str, out: Path, cwd: Path = ROOT) -> subprocess.Popen:
+    cmd = [sys.executable, "-m", "master", *args, "--out", str(out)]
+    return subprocess.Popen(cmd, cwd=cwd, env=_env(), stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)

@@ -8,10 +8,9 @@ import zipfile
 
 import pytest
 
-pytest.importorskip("fmpy")
-from fmpy.fmi1 import FMICallException  # noqa: E402
+from fmpy.fmi1 import FMICallException
 
-from cosim_helpers import DISCARD, ERROR, FATAL, FMUS, Instance, build, unpack  # noqa: E402
+from tests.harness import DISCARD, ERROR, FATAL, FMU_DIR, Instance, build, unpack
 
 NOISELESS = dict(DepthNoiseStd=0.0, DepthLag=0.0, AttitudeNoiseStd=0.0, HeadingNoiseStd=0.0,
                  AhrsLag=0.0, SpeedNoiseStd=0.0, AltitudeNoiseStd=0.0, DvlLag=0.0,
@@ -42,7 +41,7 @@ def make(unpacked):
 def test_fmpy_validate_reports_no_problem(name):
     from fmpy.validation import validate_fmu
     build("AuvSensors", "AuvControl")
-    assert validate_fmu(str(FMUS / f"{name}.fmu")) == []
+    assert validate_fmu(str(FMU_DIR / f"{name}.fmu")) == []
 
 
 @pytest.mark.parametrize("name", ["AuvSensors", "AuvControl"])
@@ -78,7 +77,7 @@ def test_model_description(unpacked, name):
 
 def test_fmus_bundle_their_sources():
     for name, script in (("AuvSensors", "auv_sensors_fmu.py"), ("AuvControl", "auv_control_fmu.py")):
-        with zipfile.ZipFile(FMUS / f"{name}.fmu") as archive:
+        with zipfile.ZipFile(FMU_DIR / f"{name}.fmu") as archive:
             names = set(archive.namelist())
         assert f"resources/{script}" in names
         assert "resources/controllers_fmu/sensors.py" in names

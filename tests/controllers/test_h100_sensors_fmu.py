@@ -6,10 +6,9 @@ import math
 
 import pytest
 
-pytest.importorskip("fmpy")
-from fmpy.fmi1 import FMICallException  # noqa: E402
+from fmpy.fmi1 import FMICallException
 
-from cosim_helpers import DISCARD, ERROR, FMUS, Instance, build, unpack  # noqa: E402
+from tests.harness import DISCARD, ERROR, FMU_DIR, Instance, build, unpack
 
 NAME = "H100Sensors"
 NOISELESS = dict(AttitudeNoiseStd=0.0, HeadingNoiseStd=0.0, GyroNoiseStd=0.0, AccelNoiseStd=0.0,
@@ -42,7 +41,7 @@ def make(unpacked):
 def test_fmpy_validate_reports_no_problem():
     from fmpy.validation import validate_fmu
     build(NAME)
-    assert validate_fmu(str(FMUS / f"{NAME}.fmu")) == []
+    assert validate_fmu(str(FMU_DIR / f"{NAME}.fmu")) == []
 
 
 def test_model_description(unpacked):

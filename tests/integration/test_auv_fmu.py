@@ -1,7 +1,7 @@
 """fmus/Auv.fmu driven through fmpy's FMI 2.0 co-simulation API, as another tool would drive it.
 
 The FMU is (re)built by tools/build_fmus.py when its sources changed, extracted once for the
-module, and every test creates its own instance(s) of it.
+module, and every test creates its own instance(s) of it (tests/harness.py).
 """
 from __future__ import annotations
 
@@ -15,101 +15,26 @@ import zipfile
 from pathlib import Path
 from xml.etree import ElementTree as ET
 
-import numpy as np
 import pytest
+from fmpy.fmi1 import FMICallException
 
-fmpy = pytest.importorskip("fmpy")
-from fmpy import extract, read_model_description  # noqa: E402
-from fmpy.fmi2 import (FMU2Slave, fmi2CallbackAllocateMemoryTYPE, fmi2CallbackFreeMemoryTYPE,  # noqa: E402
-                       fmi2CallbackFunctions, fmi2CallbackLoggerTYPE)
-from fmpy.fmi1 import FMICallException  # noqa: E402
-from fmpy import calloc, free  # noqa: E402
+from tests.harness import DISCARD, ERROR, FATAL, FMU_DIR, WARNING, Instance, build, unpack
 
-ROOT = Path(__file__).resolve().parent.parent
-FMU = ROOT / "fmus" / "Auv.fmu"
+FMU = FMU_DIR / "Auv.fmu"
 CRUISE_SPEED_30W = 1.438        # SPEC 2.4, default fins, neutral trim
 HOTEL_POWER = 15.0
-
-OK, WARNING, DISCARD, ERROR, FATAL = 0, 1, 2, 3, 4
 
 
 @pytest.fixture(scope="module")
 def auv_fmu(tmp_path_factory):
     """(model description, extracted folder) of an up-to-date fmus/Auv.fmu."""
-    build = subprocess.run([sys.executable, str(ROOT / "tools" / "build_fmus.py"), "-q", "Auv"],
-                           cwd=ROOT, capture_output=True, text=True)
-    assert build.returncode == 0, build.stdout + build.stderr
-    md = read_model_description(str(FMU), validate=True)
-    unzipdir = extract(str(FMU), unzipdir=str(tmp_path_factory.mktemp("Auv")))
-    return md, unzipdir
+    build("Auv")
+    return unpack("Auv", tmp_path_factory.mktemp("Auv"))
 
 
-class Run:
-    """One instance of Auv.fmu with its log messages captured."""
-
-    def __init__(self, auv_fmu, name="auv", **parameters):
-        md, unzipdir = auv_fmu
-        self.md = md
-        self.vr = {v.name: v.valueReference for v in md.modelVariables}
-        self.messages = []
-
-        def logger(env, instance, status, category, message):
-            self.messages.append((status, (category or b"").decode(), (message or b"").decode()))
-
-        self.callbacks = fmi2CallbackFunctions()
-        self.callbacks.logger = fmi2CallbackLoggerTYPE(logger)
-        self.callbacks.allocateMemory = fmi2CallbackAllocateMemoryTYPE(calloc)
-        self.callbacks.freeMemory = fmi2CallbackFreeMemoryTYPE(free)
-        self.fmu = FMU2Slave(guid=md.guid, unzipDirectory=unzipdir, modelIdentifier="Auv",
-                             instanceName=name)
-        self.fmu.instantiate(callbacks=self.callbacks, loggingOn=True)
-        self.time = 0.0
-        self.parameters = parameters
-        self.freed = False
-
-    def set(self, **values):
-        names, numbers = [], []
-        for name, value in values.items():
-            if isinstance(value, (tuple, list)):
-                for i, v in enumerate(value):
-                    names.append(f"{name}[{i + 1}]")
-                    numbers.append(float(v))
-            else:
-                names.append(name)
-                numbers.append(float(value))
-        self.fmu.setReal([self.vr[n] for n in names], numbers)
-
-    def initialize(self):
-        self.fmu.setupExperiment(startTime=0.0)
-        self.fmu.enterInitializationMode()
-        self.set(**self.parameters)
-        self.fmu.exitInitializationMode()
-        return self
-
-    def get(self, *names):
-        values = self.fmu.getReal([self.vr[n] for n in names])
-        return values[0] if len(names) == 1 else values
-
-    def vector(self, name, size=3):
-        return np.array(self.get(*[f"{name}[{i + 1}]" for i in range(size)]))
-
-    def step(self, duration, h=0.5):
-        n = int(round(duration / h))
-        for _ in range(n):
-            self.fmu.doStep(self.time, h)
-            self.time += h
-
-    def errors(self):
-        return [m for s, _, m in self.messages if s >= ERROR]
-
-    def close(self):
-        if not self.freed:
-            self.freed = True
-            try:
-                self.fmu.terminate()
-            except FMICallException:
-                pass
-            self.fmu.freeInstance()
+def Run(auv_fmu, name="auv", **parameters):
+    """One instance of Auv.fmu with its log messages captured (tests.harness.Instance)."""
+    return Instance(auv_fmu, "Auv", name, **parameters)
 
 
 @pytest.fixture

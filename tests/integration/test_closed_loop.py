@@ -10,26 +10,17 @@ steady error < 0.1 m, overshoot < 5 %, settling < 10 s, where
 * steady error = |mean true depth - reference| over the last 10 s of the 30 s after the step.
 They are computed from the vehicle's true depth, with the default (noisy) instruments.
 
-Print the figures:  .venv/bin/python tests/test_closed_loop.py
+Print the figures:  .venv/bin/python tests/integration/test_closed_loop.py
 """
 from __future__ import annotations
 
 import math
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
-for p in (ROOT, ROOT / "tests" / "controllers"):
-    if str(p) not in sys.path:
-        sys.path.insert(0, str(p))
-
-from controllers_fmu import ControlConfig, SensorConfig  # noqa: E402
-from controllers_fmu.simulate import run_closed_loop, step_metrics  # noqa: E402
-
-pytest.importorskip("vehicle_model")
+from controllers_fmu import ControlConfig, SensorConfig
+from controllers_fmu.simulate import run_closed_loop, step_metrics
 
 DT = 0.1
 T_STEP = 30.0          # the vehicle settles at 10 m first (depth integrator trims buoyancy)
@@ -171,20 +162,19 @@ def test_zigzag_in_closed_loop():
 # ------------------------------------------------------------------ through the three FMUs
 @pytest.fixture(scope="module")
 def fmus(tmp_path_factory):
-    pytest.importorskip("fmpy")
-    from cosim_helpers import build, unpack
+    from tests.harness import build, unpack
     build("Auv", "AuvSensors", "AuvControl")
     return {n: unpack(n, tmp_path_factory.mktemp(n)) for n in ("Auv", "AuvSensors", "AuvControl")}
 
 
 def fmu_stack(fmus):
-    from cosim_helpers import Instance
+    from tests.harness import Instance
     return (Instance(fmus["Auv"], "Auv", "vehicle"), Instance(fmus["AuvSensors"], "AuvSensors", "sensors"),
             Instance(fmus["AuvControl"], "AuvControl", "control"))
 
 
 def test_depth_step_through_the_fmus(fmus):
-    from cosim_helpers import cosimulate, initialize_stack
+    from tests.harness import cosimulate, initialize_stack
     vehicle, sensors, control = fmu_stack(fmus)
     try:
         commands = lambda t: dict(SpeedCommand=CRUISE, HeadingCommand=0.0,  # noqa: E731
@@ -208,7 +198,7 @@ def test_depth_step_through_the_fmus(fmus):
 
 
 def test_small_mission_through_the_fmus(fmus):
-    from cosim_helpers import cosimulate, initialize_stack
+    from tests.harness import cosimulate, initialize_stack
     vehicle, sensors, control = fmu_stack(fmus)
     try:
         initialize_stack(vehicle, sensors, control,
