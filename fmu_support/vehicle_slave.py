@@ -79,7 +79,13 @@ class VehicleSlave(FmuSlave):
             self._register_signal(signal, "output", attr="_outputs",
                                   start=vehicle.OUTPUTS.start(signal.name), depends_on=[])
 
+        missing = [s.name + "0" for s in vehicle.STATE if s.name + "0" not in self.initial_state_defaults]
+        if missing:
+            raise ValueError(f"{type(self).__name__}.initial_state_defaults lacks {', '.join(missing)}")
         for cls in self.parameter_classes:
+            if not dataclasses.is_dataclass(cls):
+                raise TypeError(f"{type(self).__name__}: parameter class {cls.__name__} is not a "
+                                f"dataclass of declared fields (see fmu_support.declare)")
             defaults = cls()
             for field in dataclasses.fields(cls):
                 declared = declaration(field)

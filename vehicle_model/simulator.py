@@ -65,7 +65,7 @@ class VehicleSimulator:
             raise ValueError(f"inputs must be {self._u.size} numbers {self._input_names}, got {u!r}")
         if not _all_finite(u):
             name, value = next((n, v) for n, v in zip(self._input_names, u) if not math.isfinite(v))
-            raise ValueError(f"input {name} = {value!r} is not finite")
+            raise ValueError(f"input {name} = {float(value)!r} is not finite")
         if not t1 > t0:
             if t1 == t0:
                 return self.state
