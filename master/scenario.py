@@ -365,7 +365,27 @@ class LoadedScenario:
 
 
 class _Loader(yaml.SafeLoader):
-    """YAML 1.1 reads 1e-6 (no dot) as text; scenarios mean a number."""
+    """YAML 1.1 reads 1e-6 (no dot) as text; scenarios mean a number. A key given twice in one
+    mapping is an error (PyYAML would keep the last one silently: a second `vehicle:` under
+    `instances` would drop every parameter of the first)."""
+
+    def construct_mapping(self, node, deep=False):
+        if isinstance(node, yaml.MappingNode):
+            seen = {}
+            for key_node, _ in node.value:
+                if key_node.tag == "tag:yaml.org,2002:merge":
+                    continue  # keys merged in (<<: *anchor) may be overridden, as YAML allows
+                try:
+                    key = self.construct_object(key_node, deep=True)
+                    hash(key)
+                except Exception:
+                    continue  # reported by the base class
+                if key in seen:
+                    raise yaml.constructor.ConstructorError(
+                        None, None, f"the key {key!r} is given twice in one mapping (first at line {seen[key] + 1})",
+                        key_node.start_mark)
+                seen[key] = key_node.start_mark.line
+        return super().construct_mapping(node, deep=deep)
 
 
 _Loader.add_implicit_resolver(

@@ -351,3 +351,11 @@ def test_class_elements_past_the_end_are_named_in_connections_and_signals(tmp_pa
 def test_class_list_of_a_missing_folder_is_refused(tmp_path):
     r = master("list", "--dir", str(tmp_path / "nope"))
     assert r.rc == 2 and "--dir:" in r.stderr and "no such folder" in r.stderr, r
+
+
+def test_class_a_key_given_twice_in_a_file_is_refused(tmp_path):
+    """Silently wrong: YAML kept the last of two equal keys, so a second `vehicle:` under
+    `instances` dropped every parameter of the first."""
+    msg = refused(tmp_path, f"include: {DEPTH_STEP}\ninstances:\n  vehicle:\n    parameters: {{Length: 1.7}}\n"
+                            "  vehicle:\n    parameters: {Diameter: 0.2}\n")
+    assert "s.yaml: not valid YAML (line 5, column 3): the key 'vehicle' is given twice in one mapping (first at line 3)" in msg
