@@ -27,6 +27,7 @@ How it works (docs/campaigns.md has the user's side):
 from __future__ import annotations
 
 import argparse
+import contextlib
 import logging
 import math
 import os
@@ -47,7 +48,6 @@ from .campaign_spec import (
     RunSpec,
     apply_overrides,
     coerce,
-    expand,
     file_sha256,
     find_scenario_path,
     fmu_text_for,
@@ -236,7 +236,9 @@ class CampaignPlan:
         vary, fixed = type_values(campaign, base, types)
         # the scenario with the fixed overrides and the first run's values must be runnable: this
         # checks every override as `run --set` does (an input driven by a connection is refused)
-        first = expand(vary, campaign.seeds, campaign.seed_variable)[0] if vary or campaign.seeds else {}
+        first = {k: v[0] for k, v in vary.items()}
+        if campaign.seeds:
+            first[campaign.seed_variable] = 1
         self._check_base(base, {**fixed, **first}, campaign, stop_time=campaign.stop_time, step=campaign.step)
         if fixed:
             base = apply_overrides(base, fixed)
@@ -303,7 +305,8 @@ def _make_client(workers: int | None, scheduler: str | None, n_todo: int):
 
     if scheduler:
         try:
-            return Client(scheduler, timeout="30s"), None
+            # dask's own connect timeout (30 s unless DASK_DISTRIBUTED__COMM__TIMEOUTS__CONNECT says otherwise)
+            return Client(scheduler, timeout=dask.config.get("distributed.comm.timeouts.connect", "30s")), None
         except Exception as e:
             raise CampaignError("--scheduler", scheduler, f"cannot connect to the Dask scheduler: {e}") from None
     k = workers or os.cpu_count() or 1
@@ -357,116 +360,193 @@ def execute(plan: CampaignPlan, *, workers: int | None = None, scheduler: str | 
     ``force_transfer`` makes the workers send the run files back even when they see the
     campaign folder (what happens on a cluster without a shared file system; for tests)."""
     out = plan.out_dir
-    out.mkdir(parents=True, exist_ok=True)
-    (out / "runs").mkdir(exist_ok=True)
     say = log or (lambda msg: None)
-    with CampaignLock(out):
-        atomic_write_text(out / "campaign.yaml", plan.campaign_yaml())
-        token = secrets.token_hex(16)
-        atomic_write_text(out / TOKEN_FILE, token + "\n")
+    own_client = client is None
+    cluster = None
+    if own_client and scheduler:
+        # an unreachable scheduler is refused before anything is written
+        client, _ = _make_client(workers, scheduler, len(plan.runs))
+    try:
+        with _campaign_folder(plan) as out, _sigterm_interrupts():
+            return _execute_in(plan, out, client, own_client, cluster, workers, scheduler, retry_failed,
+                               run_plots, progress, plots, say, force_transfer)
+    finally:
+        if own_client and scheduler and client is not None:
+            client.close()
 
-        states: dict[str, dict] = {}
-        todo: list[RunSpec] = []
-        for r in plan.runs:
-            s = finished_summary(plan.run_dir(r), r.inputs_hash, retry_failed)
-            if s is not None:
-                camp = s.get("campaign", {})
-                states[r.run_id] = {"status": s.get("status"), "reason": s.get("reason", ""), "summary": s,
-                                    "wall_time_s": camp.get("run_wall_time_s"), "worker": camp.get("worker"),
-                                    "reused": True}
-            else:
-                todo.append(r)
 
-        def table() -> CampaignTable:
-            return build_table(plan.runs, states, out)
-
-        table().to_csv(out / "campaign.csv")
-        say(f"campaign {plan.name}: {len(plan.runs)} runs, {len(plan.runs) - len(todo)} already finished, "
-            f"{len(todo)} to run -> {display_path(out)}")
-        interrupted = False
-        if todo:
-            own_client = client is None
-            cluster = None
-            if own_client:
-                client, cluster = _make_client(workers, scheduler, len(todo))
-            where = (f"scheduler {scheduler}" if scheduler else
-                     f"local cluster of {len(client.scheduler_info().get('workers', {}))} worker processes"
-                     if cluster is not None else "the given Dask client")
-            say(f"running on {where}")
-            bar = _progress_bar(len(plan.runs), len(plan.runs) - len(todo), plan.name, progress)
-            futures = {}
-            try:
-                from distributed import as_completed
-
-                tag = secrets.token_hex(4)
-                for r in todo:
-                    task = {
-                        "run_id": r.run_id, "campaign_name": plan.name, "campaign_dir": str(out.resolve()),
-                        "run_dir": str(plan.run_dir(r).resolve()), "token": token, "scenario_text": r.scenario_text,
-                        "inputs_hash": r.inputs_hash, "fmu_hashes": plan.fmu_hashes, "fmu_texts": plan.fmu_texts,
-                        "values": _jsonable(r.values), "run_plots": run_plots, "force_transfer": force_transfer,
-                    }
-                    from .campaign_worker import execute_run
-
-                    fut = client.submit(execute_run, task, key=f"auv-run-{tag}-{r.index:05d}", pure=False, retries=0)
-                    futures[fut] = r
-                failed = 0
-                last_write = 0.0
-                for fut in as_completed(list(futures)):
-                    r = futures[fut]
-                    try:
-                        res = fut.result()
-                    except Exception as e:  # the worker died (KilledWorker), cancelled, ...
-                        res = {"run_id": r.run_id, "status": "error", "summary": None, "worker": None,
-                               "reason": f"the run did not return: {type(e).__name__}: {e}", "wall_time_s": None}
-                    if res.get("files"):
-                        _write_run_files(plan.run_dir(r), res["files"])
-                    states[r.run_id] = {"status": res["status"], "reason": res.get("reason", ""),
-                                        "summary": res.get("summary"), "wall_time_s": res.get("wall_time_s"),
-                                        "worker": res.get("worker"), "reused": False}
-                    if res["status"] != "completed":
-                        failed += 1
-                    if bar is not None:
-                        bar.update(1)
-                        if failed:
-                            bar.set_postfix(failed=failed, refresh=False)
-                    if time.monotonic() - last_write > 2.0:
-                        table().to_csv(out / "campaign.csv")
-                        last_write = time.monotonic()
-            except KeyboardInterrupt:
-                interrupted = True
-                for fut in futures:
-                    fut.cancel()
-            finally:
-                if bar is not None:
-                    bar.close()
-                if own_client:
-                    try:
-                        client.close()
-                    finally:
-                        if cluster is not None:
-                            cluster.close()
-        for r in plan.runs:
-            if r.run_id not in states:
-                states[r.run_id] = {"status": "interrupted" if interrupted else "pending",
-                                    "reason": "the campaign was interrupted before this run finished" if interrupted else ""}
-        t = table()
-        t.to_csv(out / "campaign.csv")
-        if plots:
-            try:
-                from .campaign_plots import make_plots
-
-                t.plots = make_plots(t, out / "plots", plan.seed_variable)
-            except Exception as e:  # the table matters more than the pictures
-                say(f"warning: campaign plots failed: {type(e).__name__}: {e}")
-                t.plots = []
+@contextlib.contextmanager
+def _campaign_folder(plan: CampaignPlan):
+    """The campaign folder, created, checked and locked: an --out that is a file or cannot be
+    written, or a folder that holds another campaign (another scenario or name), is refused
+    (CampaignError, exit 2) before anything is written into it."""
+    out = plan.out_dir
+    if out.exists() and not out.is_dir():
+        raise CampaignError("--out", display_path(out), "exists and is not a folder")
+    previous = out / "campaign.yaml"
+    if previous.is_file():
         try:
-            (out / TOKEN_FILE).unlink()
-        except FileNotFoundError:
-            pass
+            doc = yaml.safe_load(previous.read_text(encoding="utf-8")) or {}
+        except (OSError, ValueError, yaml.YAMLError):
+            doc = None
+        if not isinstance(doc, dict):
+            raise CampaignError("--out", display_path(out), f"holds a campaign.yaml that cannot be read; "
+                                                            f"choose another --out or remove the folder")
+        mine = Path(plan.campaign.scenario).resolve()
+        theirs = doc.get("scenario")
+        if doc.get("name") != plan.name or (theirs and Path(theirs).resolve() != mine):
+            raise CampaignError("--out", display_path(out),
+                                f"holds campaign {doc.get('name')!r} of {theirs}; this is campaign {plan.name!r} of "
+                                f"{display_path(mine)}: choose another --out (a campaign folder is resumed only by "
+                                f"the same campaign)")
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        (out / "runs").mkdir(exist_ok=True)
+    except OSError as e:
+        raise CampaignError("--out", display_path(out), f"cannot create the campaign folder: {e.strerror or e}") from None
+    if not os.access(out, os.W_OK | os.X_OK):
+        raise CampaignError("--out", display_path(out), "the campaign folder is not writable")
+    with CampaignLock(out):
+        yield out
+
+
+@contextlib.contextmanager
+def _sigterm_interrupts():
+    """SIGTERM stops the sweep as Ctrl-C does (runs cancelled, campaign.csv written with the runs
+    not done as `interrupted`, the token and the lock removed) instead of killing it on the spot."""
+    import signal
+    import threading
+
+    def handler(signum, frame):
+        raise KeyboardInterrupt
+
+    old = None
+    if threading.current_thread() is threading.main_thread():
+        try:
+            old = signal.signal(signal.SIGTERM, handler)
+        except (ValueError, OSError):
+            old = None
+    try:
+        yield
+    finally:
+        if old is not None:
+            signal.signal(signal.SIGTERM, old)
+
+
+def _execute_in(plan, out, client, own_client, cluster, workers, scheduler, retry_failed, run_plots, progress,
+                plots, say, force_transfer) -> CampaignTable:
+    atomic_write_text(out / "campaign.yaml", plan.campaign_yaml())
+    token = secrets.token_hex(16)
+    atomic_write_text(out / TOKEN_FILE, token + "\n")
+
+    states: dict[str, dict] = {}
+    todo: list[RunSpec] = []
+    for r in plan.runs:
+        s = _finished(plan, r, retry_failed)
+        if s is not None:
+            camp = s.get("campaign", {})
+            states[r.run_id] = {"status": s.get("status"), "reason": s.get("reason", ""), "summary": s,
+                                "wall_time_s": camp.get("run_wall_time_s"), "worker": camp.get("worker"),
+                                "reused": True}
+        else:
+            todo.append(r)
+
+    def table() -> CampaignTable:
+        return build_table(plan.runs, states, out)
+
+    table().to_csv(out / "campaign.csv")
+    say(f"campaign {plan.name}: {len(plan.runs)} runs, {len(plan.runs) - len(todo)} already finished, "
+        f"{len(todo)} to run -> {display_path(out)}")
+    interrupted = False
+    if todo:
+        if own_client and not scheduler:
+            client, cluster = _make_client(workers, scheduler, len(todo))
+        where = (f"scheduler {scheduler}" if scheduler else
+                 f"local cluster of {len(client.scheduler_info().get('workers', {}))} worker processes"
+                 if cluster is not None else "the given Dask client")
+        say(f"running on {where}")
+        bar = _progress_bar(len(plan.runs), len(plan.runs) - len(todo), plan.name, progress)
+        futures = {}
+        try:
+            from distributed import as_completed
+
+            tag = secrets.token_hex(4)
+            for r in todo:
+                task = {
+                    "run_id": r.run_id, "campaign_name": plan.name, "campaign_dir": str(out.resolve()),
+                    "run_dir": str(plan.run_dir(r).resolve()), "token": token, "scenario_text": r.scenario_text,
+                    "inputs_hash": r.inputs_hash, "fmu_hashes": plan.fmu_hashes, "fmu_texts": plan.fmu_texts,
+                    "values": _jsonable(r.values), "run_plots": run_plots, "force_transfer": force_transfer,
+                }
+                from .campaign_worker import execute_run
+
+                fut = client.submit(execute_run, task, key=f"auv-run-{tag}-{r.index:05d}", pure=False, retries=0)
+                futures[fut] = r
+            failed = 0
+            last_write = 0.0
+            for fut in as_completed(list(futures)):
+                r = futures[fut]
+                try:
+                    res = fut.result()
+                except Exception as e:  # the worker died (KilledWorker), cancelled, ...
+                    res = {"run_id": r.run_id, "status": "error", "summary": None, "worker": None,
+                           "reason": f"the run did not return: {type(e).__name__}: {e}", "wall_time_s": None}
+                if res.get("files"):
+                    _write_run_files(plan.run_dir(r), res["files"])
+                states[r.run_id] = {"status": res["status"], "reason": res.get("reason", ""),
+                                    "summary": res.get("summary"), "wall_time_s": res.get("wall_time_s"),
+                                    "worker": res.get("worker"), "reused": False}
+                if res["status"] != "completed":
+                    failed += 1
+                if bar is not None:
+                    bar.update(1)
+                    if failed:
+                        bar.set_postfix(failed=failed, refresh=False)
+                if time.monotonic() - last_write > 2.0:
+                    table().to_csv(out / "campaign.csv")
+                    last_write = time.monotonic()
+        except KeyboardInterrupt:
+            interrupted = True
+            for fut in futures:
+                fut.cancel()
+        finally:
+            if bar is not None:
+                bar.close()
+            if own_client and not scheduler:
+                try:
+                    client.close()
+                finally:
+                    if cluster is not None:
+                        cluster.close()
+    for r in plan.runs:
+        if r.run_id not in states:
+            states[r.run_id] = {"status": "interrupted" if interrupted else "pending",
+                                "reason": "the campaign was interrupted before this run finished" if interrupted else ""}
+    t = table()
+    t.to_csv(out / "campaign.csv")
+    if plots:
+        try:
+            from .campaign_plots import make_plots
+
+            t.plots = make_plots(t, out / "plots", plan.seed_variable)
+        except Exception as e:  # the table matters more than the pictures
+            say(f"warning: campaign plots failed: {type(e).__name__}: {e}")
+            t.plots = []
+    try:
+        (out / TOKEN_FILE).unlink()
+    except FileNotFoundError:
+        pass
     if interrupted:
         raise KeyboardInterrupt
     return t
+
+
+def _finished(plan: CampaignPlan, run: RunSpec, retry_failed: bool) -> dict | None:
+    """The run's summary when an earlier sweep finished it with the same inputs (the inputs
+    hash, which costs a scenario dump, is only worked out for runs that have a summary)."""
+    if not (plan.run_dir(run) / "summary.json").is_file():
+        return None
+    return finished_summary(plan.run_dir(run), run.inputs_hash, retry_failed)
 
 
 def _write_run_files(run_dir: Path, files: dict[str, bytes]):
@@ -538,6 +618,10 @@ def build_campaign(scenario: str | os.PathLike, vary: dict[str, Any] | None = No
         c.step = step
     if out_dir is not None:
         c.out = Path(out_dir)
+    if workers is not None and workers < 1:
+        raise CampaignError("--workers", str(workers), "the number of worker processes must be at least 1")
+    if seeds is not None and seeds > 100_000:
+        raise CampaignError("--seeds", str(seeds), "a campaign is limited to 100,000 runs")
     if workers is not None or scheduler is not None:
         c.workers, c.scheduler = workers, scheduler
     if c.workers is not None and c.scheduler is not None:
@@ -670,7 +754,7 @@ def cmd_sweep(args) -> int:
     if args.dry_run:
         print(f"campaign {plan.name}: {len(plan.runs)} runs -> {display_path(plan.out_dir)}")
         for r in plan.runs:
-            done = finished_summary(plan.run_dir(r), r.inputs_hash, c.retry_failed) is not None
+            done = _finished(plan, r, c.retry_failed) is not None
             print(f"  {r.run_id}{'  (finished)' if done else ''}")
         return EXIT_OK
     log = lambda m: print(m, file=sys.stderr)  # noqa: E731
@@ -679,8 +763,8 @@ def cmd_sweep(args) -> int:
         table = execute(plan, workers=c.workers, scheduler=c.scheduler, retry_failed=c.retry_failed,
                         run_plots=c.run_plots, progress=False if args.no_progress else None,
                         plots=not args.no_plots, log=log)
-    except ScenarioError as e:
-        print(f"error: {e}", file=sys.stderr)
+    except ScenarioError as e:  # refused before any run was submitted (--out, --scheduler, the lock)
+        print(f"error: campaign refused, nothing was run:\n{e}", file=sys.stderr)
         return EXIT_ERROR
     except KeyboardInterrupt:
         print(f"interrupted: what finished is in {display_path(plan.out_dir / 'campaign.csv')}; "
