@@ -233,23 +233,30 @@ class _OutputFolder:
             self._refuse(f"cannot create the output folder: {e.strerror or e}")
         if not os.access(out, os.W_OK | os.X_OK):
             self._refuse("the output folder is not writable")
-        self.fd = os.open(out, os.O_RDONLY)
+        for name in OWN_FILES:
+            if (out / name).is_dir():
+                self._refuse(f"{name} in it is a folder; remove it or choose another --out")
+        try:
+            self.fd = os.open(out, os.O_RDONLY)
+        except OSError as e:
+            self._refuse(f"cannot open the output folder: {e.strerror or e}")
         try:
             fcntl.flock(self.fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
+        except BlockingIOError:
             os.close(self.fd)
             self.fd = None
             self._refuse("another run is writing into this folder right now; wait for it or choose another --out")
+        except OSError:
+            pass  # a file system without locks: run unlocked rather than not at all
         try:
             for name in OWN_FILES:
                 p = out / name
-                if p.is_dir() and not p.is_symlink():
-                    self._refuse(f"{name} in it is a folder; remove it or choose another --out")
                 try:
                     p.unlink()
                 except FileNotFoundError:
                     pass
         except OSError as e:
+            self.__exit__()
             self._refuse(f"cannot remove the files of an earlier run: {e.strerror or e}")
         except BaseException:
             self.__exit__()
