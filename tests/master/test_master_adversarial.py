@@ -124,12 +124,13 @@ def test_06_tiny_steps_give_distinct_times(tmp_path):
 
 def test_07_two_runs_into_one_folder_the_second_is_refused(tmp_path):
     out = tmp_path / "o"
-    first = popen_master("run", "survey", "--stop-time", "600", "--no-plots", "--no-progress", out=out)
+    # long enough to be still running whatever the machine's load (it is interrupted below)
+    first = popen_master("run", "depth_step", "--stop-time", "100000", "--no-plots", "--no-progress", out=out)
     try:
         deadline = time.monotonic() + 60
         while not (out / "results.csv").exists() and time.monotonic() < deadline:
             time.sleep(0.05)
-        second = master("run", "depth_step", "--stop-time", "1", "--no-plots", out=out)
+        second = master("run", "zigzag", "--stop-time", "1", "--no-plots", out=out)
         assert second.rc == 2, second
         assert "another run is writing into this folder" in second.stderr
     finally:
@@ -137,7 +138,7 @@ def test_07_two_runs_into_one_folder_the_second_is_refused(tmp_path):
         first.communicate(timeout=120)
     assert first.returncode == 130
     s = json.loads((out / "summary.json").read_text())
-    assert s["scenario"] == "survey" and s["status"] == "interrupted"
+    assert s["scenario"] == "depth_step" and s["status"] == "interrupted"
     # and once the first has ended, the folder is free again
     assert master("run", "depth_step", "--stop-time", "1", "--no-plots", out=out).rc == 0
 
