@@ -18,22 +18,29 @@ A subclass registers its variables in `__init__` and implements the `fmu_*` hook
 (`fmu_exit_initialization`, `fmu_do_step`, ...); it does not override pythonfmu's
 `exit_initialization_mode` / `do_step` / `get_real` ... which this class wraps.
 
-Status codes. pythonfmu 0.7.0 maps a `False` returned by `do_step` to `fmi2Discard` and ANY
-Python exception to `fmi2Fatal`; Python cannot produce `fmi2Error`. On an exception its wrapper
-also releases its references to the slave class, the instance and the log queue, then releases
-them a second time when the host frees the instance (use after free: the host may crash). So:
+Status codes. Two native wrappers may run a slave, and they differ:
 
-* a failed step (bad input, integrator failure) is logged with status error and `do_step`
-  returns False -> `fmi2Discard`; the instance stays at the previous communication point and
-  remains usable (the master may fix its inputs, restore a state, or stop);
-* a failed initialisation (bad parameter) or an unusable call is logged with status error, then
-  `fail` donates one reference to each of those three objects (so the wrapper's extra release is
-  harmless) and raises -> `fmi2Fatal`. The logged message names the variable; pythonfmu's own
-  fatal message only says "unknown error".
+* The project's own (native/python_fmu.c, compiled into every FMU by tools/build_fmus.py when
+  a C compiler is found). It constructs the slave with `fmi2_exception_status=True`. Any
+  exception is the call's status: `fmi2Error` (or the exception's integer `fmi2_status`), its
+  text logged to the host, and the instance stays usable (`fmi2Reset`, `fmi2SetFMUstate`,
+  `fmi2FreeInstance`). So here `fail` just raises an `FmuError` (status error), and a failed
+  step (a non-finite input, an integrator failure) raises too: `fmi2Error`, the vehicle left
+  at the start of the step. A bad parameter fails `fmi2ExitInitializationMode` with
+  `fmi2Error`.
+* pythonfmu 0.7.0's stock binary (kept when no compiler was found). It maps a `False` from
+  `do_step` to `fmi2Discard` and ANY Python exception to `fmi2Fatal`, after which it releases
+  its references to the slave class, the instance and the log queue, and releases them again
+  when the host frees the instance (use after free). So there a failed step is logged and
+  `do_step` returns False (`fmi2Discard`, the instance usable), and `fail` logs the message,
+  donates one reference to each of those three objects (making the extra release harmless)
+  and raises: `fmi2Fatal`, after the logged message that names the variable (pythonfmu's own
+  fatal message only says "unknown error").
 
-Logging. pythonfmu forwards messages to the host's logger callback only when the instance was
-created with `loggingOn = fmi2True` (or after `fmi2SetDebugLogging(..., fmi2True, ...)`):
-a host that wants to see why a call failed must switch logging on.
+Logging. The project's wrapper forwards warnings and errors to the host's logger always, other
+messages when logging is on (`loggingOn` of fmi2Instantiate, `fmi2SetDebugLogging`); it escapes
+'%' itself. pythonfmu's forwards everything only when logging is on, and passes each message as
+a printf format: under it the `log_*` helpers double every '%'.
 """
 from __future__ import annotations
 
@@ -55,7 +62,10 @@ _PARAMETER_CAUSALITIES = ("parameter", "calculatedParameter", "structuralParamet
 
 
 class FmuError(Exception):
-    """A failure whose message is meant for the FMU's user: it names the variable at fault."""
+    """A failure whose message is meant for the FMU's user: it names the variable at fault.
+    Under the project's native wrapper the call returns `fmi2_status` with this message."""
+
+    fmi2_status = int(Fmi2Status.error)
 
 
 def _donate_reference(obj: Any) -> None:
@@ -81,6 +91,8 @@ class FmuSlave(Fmi2Slave):
     fmu_capabilities: ClassVar[Dict[str, bool]] = {}
 
     def __init__(self, **kwargs):
+        #: True under the project's native wrapper (see "Status codes" in the module doc)
+        self.exceptions_are_statuses = bool(kwargs.pop("fmi2_exception_status", False))
         super().__init__(**kwargs)
         #: name -> {"unit": str | None, "depends_on": list[str] | None}, read by the builder.
         self.fmu_meta: Dict[str, Dict[str, Any]] = {}
@@ -230,23 +242,37 @@ class FmuSlave(Fmi2Slave):
         """Restore what `fmu_get_state` returned (do not keep references into it)."""
 
     # ------------------------------------------------------------------ logging and failures
-    # pythonfmu passes the message to the host's logger as its printf format string, and
-    # fmpy's logger proxy (like many C hosts) formats it: a bare '%' would read garbage.
+    # pythonfmu's stock binary passes the message to the host's logger as its printf format
+    # string, and fmpy's logger proxy (like many C hosts) formats it: a bare '%' would read
+    # garbage. The project's wrapper escapes it itself.
+    def _text(self, message) -> str:
+        return str(message) if self.exceptions_are_statuses else str(message).replace("%", "%%")
+
     def log_info(self, message: str) -> None:
-        self.log(str(message).replace("%", "%%"), Fmi2Status.ok, category="logAll")
+        self.log(self._text(message), Fmi2Status.ok, category="logAll")
 
     def log_warning(self, message: str) -> None:
-        self.log(str(message).replace("%", "%%"), Fmi2Status.warning)
+        self.log(self._text(message), Fmi2Status.warning)
 
     def log_error(self, message: str) -> None:
-        self.log(str(message).replace("%", "%%"), Fmi2Status.error)
+        self.log(self._text(message), Fmi2Status.error)
 
     def fail(self, message: str):
-        """Log `message` as an error and make the current FMI call return fmi2Fatal."""
-        self.log_error(message)
-        for obj in (self, self.log_queue, type(self)):
-            _donate_reference(obj)
+        """Make the current FMI call fail with `message`: fmi2Error under the project's
+        wrapper, fmi2Fatal (after logging it) under pythonfmu's; see "Status codes"."""
+        if not self.exceptions_are_statuses:
+            self.log_error(message)
+            for obj in (self, self.log_queue, type(self)):
+                _donate_reference(obj)
         raise FmuError(message)
+
+    def _step_failed(self, message: str) -> bool:
+        """A failed step: fmi2Error under the project's wrapper (raises), fmi2Discard under
+        pythonfmu's (logs, returns False)."""
+        if self.exceptions_are_statuses:
+            raise FmuError(message)
+        self.log_error(message)
+        return False
 
     def _describe(self, error: BaseException) -> str:
         if isinstance(error, (FmuError, ValueError)):
@@ -277,15 +303,13 @@ class FmuSlave(Fmi2Slave):
 
     def do_step(self, current_time: float, step_size: float) -> bool:
         if self._phase != "stepping":
-            self.log_error(f"fmi2DoStep at t={current_time} refused: the instance is not "
-                           f"initialised (state: {self._phase})")
-            return False
+            return self._step_failed(f"fmi2DoStep at t={current_time} refused: the instance is "
+                                     f"not initialised (state: {self._phase})")
         try:
             self.fmu_do_step(float(current_time), float(step_size))
         except Exception as error:
-            self.log_error(f"fmi2DoStep from t={current_time} by {step_size} s failed: "
-                           f"{self._describe(error)}")
-            return False
+            return self._step_failed(f"fmi2DoStep from t={current_time} by {step_size} s failed: "
+                                     f"{self._describe(error)}")
         return True
 
     def terminate(self):

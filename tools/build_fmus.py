@@ -75,6 +75,16 @@ FMUS: Tuple[FmuSpec, ...] = (
 )
 
 
+def _native_wrapper():
+    """tools/native_wrapper.py (compiles the project's FMI wrapper into each FMU)."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    try:
+        import native_wrapper
+    finally:
+        sys.path.pop(0)
+    return native_wrapper
+
+
 # ------------------------------------------------------------------------------ sources
 def _is_ignored(path: Path) -> bool:
     import fnmatch
@@ -106,6 +116,7 @@ def source_digest(spec: FmuSpec, root: Path = ROOT, extra: Sequence[Path] = ()) 
             digest.update(b"no numba\n")
     for path in [Path(__file__).resolve(), *extra]:
         digest.update(path.read_bytes())
+    digest.update(_native_wrapper().digest_text().encode())
     for relative in [Path(spec.script), *package_files(root, spec.packages)]:
         digest.update(f"\0{relative.as_posix()}\0".encode())
         digest.update((root / relative).read_bytes())
@@ -331,6 +342,7 @@ def build_one(spec: FmuSpec, dest: Path, check: bool = True, root: Path = ROOT,
         rewrite_zip_member(built, "modelDescription.xml", completed)
         if spec.numba_cache:
             add_numba_cache(built, cls, stage, spec.numba_cache)
+        _native_wrapper().install(built, spec.name)  # the project's Linux binary, if it compiles
         for warning in warnings:
             print(f"  {spec.name}: warning: {warning}")
         if check:

@@ -1,0 +1,1083 @@
+/*
+ * The project's FMI 2.0 co-simulation wrapper for pythonfmu slaves.
+ *
+ * tools/native_wrapper.py compiles this file into binaries/linux64/<model>.so of each FMU, in
+ * place of pythonfmu 0.7.0's stock binary. It runs the same Python slaves (a subclass of
+ * pythonfmu's Fmi2Slave in resources/<slavemodule.txt>.py) and differs where the stock binary
+ * fails its hosts (docs/using_auv_fmu.md, "The native wrapper"):
+ *
+ *  - Python is found at run time. A Python host (fmpy, ecospy...) already has an interpreter:
+ *    its symbols are in the process and the FMU uses it. A host without Python (a C or C++
+ *    tool) gets one started here: libpython is loaded with dlopen(RTLD_GLOBAL), so numpy's and
+ *    scipy's extension modules find its symbols, and nobody needs LD_PRELOAD. The binary does
+ *    not link libpython, so it never brings a second interpreter into a Python host.
+ *  - Nothing is ever torn down: the interpreter state lives in one heap block that is never
+ *    freed, Py_Finalize is never called, and the library has no destructor. (pythonfmu 0.7.0's
+ *    static std::shared_ptr guard was released twice at exit, and its Py_Finalize read objects
+ *    that scipy had already freed: aborts and SIGSEGV at host exit.)
+ *  - A Python exception is a status, not the end of the instance: fmi2Error (or the status in
+ *    the exception's integer attribute `fmi2_status`), with the exception's text logged. The
+ *    instance keeps every reference, so fmi2Reset, fmi2SetFMUstate and fmi2FreeInstance work
+ *    afterwards. do_step returning False is fmi2Discard, as in pythonfmu.
+ *  - Logging: every message the slave queued (Fmi2Slave.log) reaches the host's logger after
+ *    each call; warnings and errors always, the others when logging is on for their category
+ *    (fmi2Instantiate's loggingOn, fmi2SetDebugLogging). The message is passed as the format
+ *    with each '%' doubled, so printf-style hosts and plain-text hosts both show it as is.
+ *
+ * The slave is constructed with the keyword arguments of pythonfmu (instance_name, resources,
+ * visible) plus `fmi2_exception_status=True`, which tells it that raising is how to report a
+ * failure here (fmu_support/slave.py uses it; plain pythonfmu slaves ignore it).
+ *
+ * Only functions of Python's stable ABI are used, looked up with dlsym, so this file needs no
+ * Python header and the binary works with any CPython 3 whose packages the slave can import.
+ * When this wrapper starts Python, it reads resources/python_environment.txt (written by
+ * tools/native_wrapper.py, `key=value` lines) and the environment, the environment first:
+ *   FMU_PYTHON_LIBRARY     / library=     the libpython to load (default: the recorded one,
+ *                                         else libpython3.so / the loader's search path);
+ *   FMU_PYTHON_EXECUTABLE  / executable=  the interpreter to act as: a venv's bin/python gives
+ *                                         the venv's site-packages (as running that python).
+ * PYTHONPATH and PYTHONHOME work as for any Python.
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <wchar.h>
+
+/* ---------------------------------------------------------------- FMI 2.0 types (the standard's ABI) */
+typedef void *fmi2Component;
+typedef void *fmi2ComponentEnvironment;
+typedef void *fmi2FMUstate;
+typedef unsigned int fmi2ValueReference;
+typedef double fmi2Real;
+typedef int fmi2Integer;
+typedef int fmi2Boolean;
+typedef char fmi2Char;
+typedef const fmi2Char *fmi2String;
+typedef char fmi2Byte;
+#define fmi2True 1
+#define fmi2False 0
+
+typedef enum { fmi2OK, fmi2Warning, fmi2Discard, fmi2Error, fmi2Fatal, fmi2Pending } fmi2Status;
+typedef enum { fmi2ModelExchange, fmi2CoSimulation } fmi2Type;
+typedef enum { fmi2DoStepStatus, fmi2PendingStatus, fmi2LastSuccessfulTime, fmi2Terminated } fmi2StatusKind;
+
+typedef void (*fmi2CallbackLogger)(fmi2ComponentEnvironment, fmi2String, fmi2Status, fmi2String, fmi2String, ...);
+typedef void *(*fmi2CallbackAllocateMemory)(size_t, size_t);
+typedef void (*fmi2CallbackFreeMemory)(void *);
+typedef void (*fmi2StepFinished)(fmi2ComponentEnvironment, fmi2Status);
+
+typedef struct {
+    const fmi2CallbackLogger logger;
+    const fmi2CallbackAllocateMemory allocateMemory;
+    const fmi2CallbackFreeMemory freeMemory;
+    const fmi2StepFinished stepFinished;
+    const fmi2ComponentEnvironment componentEnvironment;
+} fmi2CallbackFunctions;
+
+#define EXPORT __attribute__((visibility("default")))
+
+/* ---------------------------------------------------------------- the Python C API, by dlsym */
+typedef struct _object PyObject;   /* opaque: only pointers are handled here */
+typedef ssize_t Py_ssize_t;
+typedef int PyGILState_STATE;
+
+/* Every function the wrapper calls, with its stable-ABI signature. */
+#define PYTHON_FUNCTIONS(X)                                                                     \
+    X(int, Py_IsInitialized, (void))                                                            \
+    X(void, Py_InitializeEx, (int))                                                             \
+    X(void *, PyEval_SaveThread, (void))                                                        \
+    X(PyGILState_STATE, PyGILState_Ensure, (void))                                              \
+    X(void, PyGILState_Release, (PyGILState_STATE))                                             \
+    X(void, Py_IncRef, (PyObject *))                                                            \
+    X(void, Py_DecRef, (PyObject *))                                                            \
+    X(PyObject *, PyImport_ImportModule, (const char *))                                        \
+    X(PyObject *, PyObject_GetAttrString, (PyObject *, const char *))                           \
+    X(PyObject *, PyObject_CallObject, (PyObject *, PyObject *))                                \
+    X(PyObject *, PyObject_Str, (PyObject *))                                                   \
+    X(int, PyObject_IsTrue, (PyObject *))                                                       \
+    X(PyObject *, PyTuple_New, (Py_ssize_t))                                                    \
+    X(int, PyTuple_SetItem, (PyObject *, Py_ssize_t, PyObject *))                               \
+    X(PyObject *, PyList_New, (Py_ssize_t))                                                     \
+    X(int, PyList_SetItem, (PyObject *, Py_ssize_t, PyObject *))                                \
+    X(Py_ssize_t, PySequence_Size, (PyObject *))                                                \
+    X(PyObject *, PySequence_GetItem, (PyObject *, Py_ssize_t))                                 \
+    X(PyObject *, PyLong_FromLong, (long))                                                      \
+    X(PyObject *, PyLong_FromUnsignedLong, (unsigned long))                                     \
+    X(long, PyLong_AsLong, (PyObject *))                                                        \
+    X(PyObject *, PyFloat_FromDouble, (double))                                                 \
+    X(double, PyFloat_AsDouble, (PyObject *))                                                   \
+    X(PyObject *, PyBool_FromLong, (long))                                                      \
+    X(PyObject *, PyUnicode_FromString, (const char *))                                         \
+    X(PyObject *, PyUnicode_AsUTF8String, (PyObject *))                                         \
+    X(PyObject *, PyBytes_FromStringAndSize, (const char *, Py_ssize_t))                        \
+    X(char *, PyBytes_AsString, (PyObject *))                                                   \
+    X(Py_ssize_t, PyBytes_Size, (PyObject *))                                                   \
+    X(PyObject *, PyErr_Occurred, (void))                                                       \
+    X(void, PyErr_Fetch, (PyObject **, PyObject **, PyObject **))                               \
+    X(void, PyErr_NormalizeException, (PyObject **, PyObject **, PyObject **))                  \
+    X(void, PyErr_Clear, (void))                                                                \
+    X(PyObject *, Py_CompileString, (const char *, const char *, int))                          \
+    X(PyObject *, PyImport_ExecCodeModule, (const char *, PyObject *))                          \
+    X(PyObject *, PyDict_New, (void))                                                           \
+    X(int, PyDict_SetItemString, (PyObject *, const char *, PyObject *))
+
+typedef struct {
+#define DECLARE(ret, name, args) ret(*name) args;
+    PYTHON_FUNCTIONS(DECLARE)
+#undef DECLARE
+    /* optional: the interpreter to act as (removed from the stable ABI in Python 3.13+) */
+    void (*Py_SetProgramName)(const wchar_t *);
+    /* Python helpers compiled from HELPER_SOURCE below */
+    PyObject *create_slave;
+    PyObject *drain_log;
+} PythonApi;
+
+/* The one process-wide interpreter handle of this library: allocated once, never freed, so
+ * no exit handler or library destructor can release it twice (see the header comment). */
+static PythonApi *python = NULL;
+static pthread_mutex_t python_lock = PTHREAD_MUTEX_INITIALIZER;
+
+#define Py_file_input 257
+
+/* Python side of the wrapper: finding the slave class and reading the log queue are a few
+ * lines of Python and hundreds of C. Compiled once per library and process (as the module
+ * _fmu_native_wrapper_helpers; each library keeps its own functions). */
+static const char HELPER_SOURCE[] =
+    "import importlib, sys\n"
+    "def create_slave(resources, module_name, instance_name, visible):\n"
+    "    if resources not in sys.path:\n"
+    "        sys.path.insert(0, resources)\n"
+    "    module = importlib.import_module(module_name)\n"
+    "    from pythonfmu import Fmi2Slave\n"
+    "    found = [c for c in vars(module).values() if isinstance(c, type)\n"
+    "             and issubclass(c, Fmi2Slave) and c.__module__ == module.__name__]\n"
+    "    if len(found) != 1:\n"
+    "        raise RuntimeError(f'{module.__file__} defines {len(found)} subclasses of '\n"
+    "                           f'pythonfmu.Fmi2Slave, expected one')\n"
+    "    return found[0](instance_name=instance_name, resources=resources, visible=bool(visible),\n"
+    "                    fmi2_exception_status=True)\n"
+    "def drain_log(slave):\n"
+    "    queue = getattr(slave, 'log_queue', None)\n"
+    "    if not queue:\n"
+    "        return ()\n"
+    "    out = tuple((int(m.status), str(m.category or ''), str(m.msg)) for m in queue)\n"
+    "    del queue[:]\n"
+    "    return out\n";
+
+/* ---------------------------------------------------------------- one instance */
+typedef struct {
+    char *instance_name;
+    char *resources;      /* the resources folder, a plain path */
+    char *module_name;    /* from resources/slavemodule.txt */
+    int visible;
+    fmi2CallbackFunctions callbacks;
+    int logging_on;
+    char **categories;    /* categories enabled by fmi2SetDebugLogging; NULL = all */
+    size_t n_categories;
+    PyObject *slave;      /* the Python slave instance (owned reference) */
+    char **strings;       /* what the last fmi2GetString returned, freed on the next call */
+    size_t n_strings;
+} Instance;
+
+/* ---------------------------------------------------------------- logging */
+static int category_enabled(const Instance *inst, const char *category)
+{
+    if (!inst->logging_on) return 0;
+    if (inst->categories == NULL) return 1;
+    for (size_t i = 0; i < inst->n_categories; i++)
+        if (category && strcmp(inst->categories[i], category) == 0) return 1;
+    return 0;
+}
+
+/* Pass `message` to the host's logger as a format with every '%' doubled. */
+static void emit(const Instance *inst, fmi2Status status, const char *category, const char *message)
+{
+    if (inst->callbacks.logger == NULL) return;
+    if (status < fmi2Warning && !category_enabled(inst, category)) return;
+    size_t n = 0;
+    for (const char *p = message; *p; p++) n += (*p == '%') ? 2 : 1;
+    char *escaped = malloc(n + 1);
+    if (escaped == NULL) return;
+    char *q = escaped;
+    for (const char *p = message; *p; p++) {
+        *q++ = *p;
+        if (*p == '%') *q++ = '%';
+    }
+    *q = '\0';
+    inst->callbacks.logger(inst->callbacks.componentEnvironment, inst->instance_name, status,
+                           category ? category : "logAll", escaped);
+    free(escaped);
+}
+
+static void emitf(const Instance *inst, fmi2Status status, const char *category, const char *format, ...)
+{
+    char buffer[2048];
+    va_list args;
+    va_start(args, format);
+    vsnprintf(buffer, sizeof buffer, format, args);
+    va_end(args);
+    emit(inst, status, category, buffer);
+}
+
+static void log_error(const Instance *inst, const char *format, ...)
+{
+    char buffer[2048];
+    va_list args;
+    va_start(args, format);
+    vsnprintf(buffer, sizeof buffer, format, args);
+    va_end(args);
+    emit(inst, fmi2Error, "logStatusError", buffer);
+}
+
+/* The UTF-8 text of a Python object (str() of it) into buffer; "" on any failure. */
+static void text_of(PyObject *object, char *buffer, size_t size)
+{
+    buffer[0] = '\0';
+    if (object == NULL) return;
+    PyObject *text = python->PyObject_Str(object);
+    if (text == NULL) { python->PyErr_Clear(); return; }
+    PyObject *bytes = python->PyUnicode_AsUTF8String(text);
+    python->Py_DecRef(text);
+    if (bytes == NULL) { python->PyErr_Clear(); return; }
+    const char *s = python->PyBytes_AsString(bytes);
+    if (s) snprintf(buffer, size, "%s", s);
+    python->Py_DecRef(bytes);
+}
+
+/* Forward what the slave queued since the last call (GIL held). */
+static void drain_log(const Instance *inst)
+{
+    if (inst->slave == NULL) return;
+    PyObject *args = python->PyTuple_New(1);
+    python->Py_IncRef(inst->slave);
+    python->PyTuple_SetItem(args, 0, inst->slave);
+    PyObject *messages = python->PyObject_CallObject(python->drain_log, args);
+    python->Py_DecRef(args);
+    if (messages == NULL) { python->PyErr_Clear(); return; }
+    Py_ssize_t n = python->PySequence_Size(messages);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *m = python->PySequence_GetItem(messages, i);
+        PyObject *status = python->PySequence_GetItem(m, 0);
+        PyObject *category = python->PySequence_GetItem(m, 1);
+        PyObject *text = python->PySequence_GetItem(m, 2);
+        char category_text[128], message[8192];
+        text_of(category, category_text, sizeof category_text);
+        text_of(text, message, sizeof message);
+        long s = python->PyLong_AsLong(status);
+        if (s < fmi2OK || s > fmi2Fatal) s = fmi2OK;
+        emit(inst, (fmi2Status)s, category_text[0] ? category_text : NULL, message);
+        python->Py_DecRef(status);
+        python->Py_DecRef(category);
+        python->Py_DecRef(text);
+        python->Py_DecRef(m);
+    }
+    python->Py_DecRef(messages);
+    python->PyErr_Clear();
+}
+
+/* The status of the Python exception that is set (GIL held): its integer `fmi2_status`
+ * attribute if it has one in fmi2Warning..fmi2Fatal (then its text is the whole message),
+ * else fmi2Error with "Type: text". Logs the message and clears the exception. */
+static fmi2Status report_exception(const Instance *inst, const char *function)
+{
+    PyObject *type = NULL, *value = NULL, *traceback = NULL;
+    python->PyErr_Fetch(&type, &value, &traceback);
+    python->PyErr_NormalizeException(&type, &value, &traceback);
+    fmi2Status status = fmi2Error;
+    int chosen = 0;
+    if (value != NULL) {
+        PyObject *attribute = python->PyObject_GetAttrString(value, "fmi2_status");
+        if (attribute != NULL) {
+            long s = python->PyLong_AsLong(attribute);
+            if (s >= fmi2Warning && s <= fmi2Fatal) { status = (fmi2Status)s; chosen = 1; }
+            python->Py_DecRef(attribute);
+        }
+        python->PyErr_Clear();
+    }
+    char type_name[128] = "", text[8192] = "";
+    if (type != NULL) {
+        PyObject *name = python->PyObject_GetAttrString(type, "__name__");
+        text_of(name, type_name, sizeof type_name);
+        if (name) python->Py_DecRef(name);
+        python->PyErr_Clear();
+    }
+    text_of(value, text, sizeof text);
+    drain_log(inst);  /* what the slave logged before raising comes first */
+    static const char *categories[] = {"logAll", "logStatusWarning", "logStatusDiscard",
+                                       "logStatusError", "logStatusFatal"};
+    if (chosen)
+        emitf(inst, status, categories[status], "%s", text[0] ? text : function);
+    else
+        emitf(inst, status, categories[status], "%s: %s%s%s", function, type_name,
+              text[0] ? ": " : "", text);
+    if (type) python->Py_DecRef(type);
+    if (value) python->Py_DecRef(value);
+    if (traceback) python->Py_DecRef(traceback);
+    python->PyErr_Clear();
+    return status;
+}
+
+/* ---------------------------------------------------------------- starting or finding Python */
+static char *read_file_line(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    if (f == NULL) return NULL;
+    char line[4096];
+    char *result = NULL;
+    if (fgets(line, sizeof line, f)) {
+        line[strcspn(line, "\r\n")] = '\0';
+        result = strdup(line);
+    }
+    fclose(f);
+    return result;
+}
+
+/* The value of `key=` in resources/python_environment.txt, or NULL. */
+static char *environment_setting(const char *resources, const char *key)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/python_environment.txt", resources);
+    FILE *f = fopen(path, "r");
+    if (f == NULL) return NULL;
+    char line[4096];
+    char *result = NULL;
+    size_t n = strlen(key);
+    while (fgets(line, sizeof line, f)) {
+        line[strcspn(line, "\r\n")] = '\0';
+        if (strncmp(line, key, n) == 0 && line[n] == '=' && line[n + 1] != '\0') {
+            result = strdup(line + n + 1);
+            break;
+        }
+    }
+    fclose(f);
+    return result;
+}
+
+static char *setting(const char *resources, const char *variable, const char *key)
+{
+    const char *value = getenv(variable);
+    if (value && *value) return strdup(value);
+    return environment_setting(resources, key);
+}
+
+/* Look up every function in `handle` (RTLD_DEFAULT: the process). 0 if one is missing. */
+static int bind_api(PythonApi *api, void *handle, char *missing, size_t size)
+{
+#define BIND(ret, name, args)                                                                   \
+    *(void **)(&api->name) = dlsym(handle, #name);                                              \
+    if (api->name == NULL) { snprintf(missing, size, "%s", #name); return 0; }
+    PYTHON_FUNCTIONS(BIND)
+#undef BIND
+    *(void **)(&api->Py_SetProgramName) = dlsym(handle, "Py_SetProgramName");
+    return 1;
+}
+
+/* Compile HELPER_SOURCE (GIL held). */
+static int load_helpers(PythonApi *api, char *error, size_t size)
+{
+    PyObject *code = api->Py_CompileString(HELPER_SOURCE, "<fmu native wrapper>", Py_file_input);
+    PyObject *module = code ? api->PyImport_ExecCodeModule("_fmu_native_wrapper_helpers", code) : NULL;
+    if (code) api->Py_DecRef(code);
+    if (module != NULL) {
+        api->create_slave = api->PyObject_GetAttrString(module, "create_slave");
+        api->drain_log = api->PyObject_GetAttrString(module, "drain_log");
+        api->Py_DecRef(module);
+    }
+    if (api->create_slave == NULL || api->drain_log == NULL) {
+        snprintf(error, size, "cannot compile the wrapper's Python helpers");
+        api->PyErr_Clear();
+        return 0;
+    }
+    return 1;
+}
+
+/* Make `python` usable: the process's interpreter, else one started here. 1 on success. */
+static int ensure_python(const char *resources, char *error, size_t size)
+{
+    pthread_mutex_lock(&python_lock);
+    if (python != NULL) { pthread_mutex_unlock(&python_lock); return 1; }
+    PythonApi *api = calloc(1, sizeof *api);
+    char missing[128] = "";
+    int ok = 0;
+    if (api == NULL) { snprintf(error, size, "out of memory"); goto done; }
+
+    if (!bind_api(api, RTLD_DEFAULT, missing, sizeof missing)) {
+        /* No Python in the process: load libpython globally (its extension modules need
+         * its symbols) from the setting, else by its generic names. */
+        char *library = setting(resources, "FMU_PYTHON_LIBRARY", "library");
+        /* the setting, the same file name by the loader's search path, the stable-ABI one */
+        const char *base = library ? strrchr(library, '/') : NULL;
+        const char *candidates[] = {library, base ? base + 1 : NULL, "libpython3.so"};
+        void *handle = NULL;
+        char tried[1536] = "";
+        for (int i = 0; i < 3 && handle == NULL; i++) {
+            if (candidates[i] == NULL) continue;
+            handle = dlopen(candidates[i], RTLD_NOW | RTLD_GLOBAL);
+            if (handle == NULL) {
+                size_t used = strlen(tried);
+                snprintf(tried + used, sizeof tried - used, "%s%s", used ? "; " : "", dlerror());
+            }
+        }
+        free(library);
+        if (handle == NULL) {
+            snprintf(error, size, "no Python interpreter in the process and none could be "
+                     "loaded (set FMU_PYTHON_LIBRARY to a libpython3.X.so): %s", tried);
+            goto done;
+        }
+        memset(api, 0, sizeof *api);
+        if (!bind_api(api, handle, missing, sizeof missing)) {
+            snprintf(error, size, "the loaded libpython lacks %s", missing);
+            goto done;
+        }
+    }
+
+    if (!api->Py_IsInitialized()) {
+        char *executable = setting(resources, "FMU_PYTHON_EXECUTABLE", "executable");
+        if (executable != NULL && api->Py_SetProgramName != NULL) {
+            /* Python keeps the pointer: the copy is never freed. */
+            size_t n = mbstowcs(NULL, executable, 0);
+            wchar_t *wide = (n != (size_t)-1) ? calloc(n + 1, sizeof *wide) : NULL;
+            if (wide != NULL) {
+                mbstowcs(wide, executable, n + 1);
+                api->Py_SetProgramName(wide);
+            }
+        }
+        free(executable);
+        api->Py_InitializeEx(0);  /* 0: the host keeps its own signal handlers */
+        if (!api->Py_IsInitialized()) {
+            snprintf(error, size, "Python failed to start");
+            goto done;
+        }
+        /* Started here: this thread holds the GIL. Release it for good (every call takes it
+         * with PyGILState_Ensure, from whichever thread the host uses); the thread state
+         * stays alive, as does the interpreter, until the process ends. */
+        api->PyEval_SaveThread();
+    }
+
+    PyGILState_STATE gil = api->PyGILState_Ensure();
+    ok = load_helpers(api, error, size);
+    api->PyGILState_Release(gil);
+
+done:
+    if (ok) python = api;
+    else free(api);
+    pthread_mutex_unlock(&python_lock);
+    return ok;
+}
+
+/* ---------------------------------------------------------------- helpers */
+/* A file: URI (file:///a/b, file:/a/b, file://localhost/a/b, percent-encoded) to a path. */
+static char *path_of_uri(const char *uri)
+{
+    if (uri == NULL) return NULL;
+    const char *p = uri;
+    if (strncmp(p, "file://localhost/", 17) == 0) p += 16;
+    else if (strncmp(p, "file:///", 8) == 0) p += 7;
+    else if (strncmp(p, "file:/", 6) == 0) p += 5;
+    else if (strncmp(p, "file:", 5) == 0) return NULL;
+    char *path = malloc(strlen(p) + 1);
+    if (path == NULL) return NULL;
+    char *q = path;
+    while (*p) {
+        if (p[0] == '%' && p[1] && p[2]) {
+            char hex[3] = {p[1], p[2], 0};
+            char *end;
+            long c = strtol(hex, &end, 16);
+            if (*end == '\0') { *q++ = (char)c; p += 3; continue; }
+        }
+        *q++ = *p++;
+    }
+    *q = '\0';
+    size_t n = strlen(path);
+    while (n > 1 && path[n - 1] == '/') path[--n] = '\0';
+    return path;
+}
+
+static void free_strings(Instance *inst)
+{
+    for (size_t i = 0; i < inst->n_strings; i++) free(inst->strings[i]);
+    free(inst->strings);
+    inst->strings = NULL;
+    inst->n_strings = 0;
+}
+
+static void free_categories(Instance *inst)
+{
+    for (size_t i = 0; i < inst->n_categories; i++) free(inst->categories[i]);
+    free(inst->categories);
+    inst->categories = NULL;
+    inst->n_categories = 0;
+}
+
+static void free_instance(Instance *inst)
+{
+    free_strings(inst);
+    free_categories(inst);
+    free(inst->instance_name);
+    free(inst->resources);
+    free(inst->module_name);
+    free(inst);
+}
+
+/* Create the Python slave (GIL held); replaces inst->slave on success. */
+static fmi2Status create_slave(Instance *inst)
+{
+    PyObject *args = python->PyTuple_New(4);
+    python->PyTuple_SetItem(args, 0, python->PyUnicode_FromString(inst->resources));
+    python->PyTuple_SetItem(args, 1, python->PyUnicode_FromString(inst->module_name));
+    python->PyTuple_SetItem(args, 2, python->PyUnicode_FromString(inst->instance_name));
+    python->PyTuple_SetItem(args, 3, python->PyBool_FromLong(inst->visible));
+    PyObject *slave = python->PyObject_CallObject(python->create_slave, args);
+    python->Py_DecRef(args);
+    if (slave == NULL) return report_exception(inst, "fmi2Instantiate");
+    if (inst->slave) {
+        drain_log(inst);
+        python->Py_DecRef(inst->slave);
+    }
+    inst->slave = slave;
+    drain_log(inst);
+    return fmi2OK;
+}
+
+/* Call slave.<method>(*args) (GIL held; steals `args`, may be NULL). On success returns fmi2OK
+ * and the result in *result (owned) if result is not NULL. */
+static fmi2Status call(Instance *inst, const char *function, const char *method, PyObject *args, PyObject **result)
+{
+    if (result) *result = NULL;
+    PyObject *callable = python->PyObject_GetAttrString(inst->slave, method);
+    PyObject *value = NULL;
+    if (callable != NULL) {
+        value = python->PyObject_CallObject(callable, args);
+        python->Py_DecRef(callable);
+    }
+    if (args) python->Py_DecRef(args);
+    if (value == NULL) return report_exception(inst, function);
+    if (result) *result = value;
+    else python->Py_DecRef(value);
+    drain_log(inst);
+    return fmi2OK;
+}
+
+static PyObject *tuple_of(int n, ...)
+{
+    PyObject *t = python->PyTuple_New(n);
+    va_list items;
+    va_start(items, n);
+    for (int i = 0; i < n; i++) python->PyTuple_SetItem(t, i, va_arg(items, PyObject *));
+    va_end(items);
+    return t;
+}
+
+static PyObject *list_of_references(const fmi2ValueReference vr[], size_t n)
+{
+    PyObject *list = python->PyList_New((Py_ssize_t)n);
+    for (size_t i = 0; i < n; i++)
+        python->PyList_SetItem(list, (Py_ssize_t)i, python->PyLong_FromUnsignedLong(vr[i]));
+    return list;
+}
+
+/* A usable instance, or NULL after logging nothing (there is nobody to log to). */
+#define INSTANCE(c) Instance *inst = (Instance *)(c); if (inst == NULL || python == NULL) return fmi2Error
+#define WITH_GIL(statement)                                                                     \
+    do {                                                                                        \
+        PyGILState_STATE gil_ = python->PyGILState_Ensure();                                    \
+        statement;                                                                              \
+        python->PyGILState_Release(gil_);                                                       \
+    } while (0)
+
+/* ---------------------------------------------------------------- FMI 2.0: common functions */
+EXPORT const char *fmi2GetTypesPlatform(void) { return "default"; }
+EXPORT const char *fmi2GetVersion(void) { return "2.0"; }
+
+EXPORT fmi2Component fmi2Instantiate(fmi2String instanceName, fmi2Type fmuType, fmi2String fmuGUID,
+                                     fmi2String fmuResourceLocation,
+                                     const fmi2CallbackFunctions *functions, fmi2Boolean visible,
+                                     fmi2Boolean loggingOn)
+{
+    (void)fmuGUID;
+    Instance *inst = calloc(1, sizeof *inst);
+    if (inst == NULL) return NULL;
+    inst->instance_name = strdup(instanceName ? instanceName : "");
+    if (functions) memcpy((void *)&inst->callbacks, functions, sizeof inst->callbacks);
+    inst->logging_on = loggingOn ? 1 : 0;
+    inst->visible = visible ? 1 : 0;
+    if (fmuType != fmi2CoSimulation) {
+        log_error(inst, "fmi2Instantiate: this FMU supports co-simulation only");
+        free_instance(inst);
+        return NULL;
+    }
+    inst->resources = path_of_uri(fmuResourceLocation);
+    if (inst->resources == NULL) {
+        log_error(inst, "fmi2Instantiate: the resource location %s is not a file: URI",
+                  fmuResourceLocation ? fmuResourceLocation : "(null)");
+        free_instance(inst);
+        return NULL;
+    }
+    char path[4096];
+    snprintf(path, sizeof path, "%s/slavemodule.txt", inst->resources);
+    inst->module_name = read_file_line(path);
+    if (inst->module_name == NULL || inst->module_name[0] == '\0') {
+        log_error(inst, "fmi2Instantiate: cannot read the slave module's name from %s", path);
+        free_instance(inst);
+        return NULL;
+    }
+    char error[2048];
+    if (!ensure_python(inst->resources, error, sizeof error)) {
+        log_error(inst, "fmi2Instantiate: %s", error);
+        free_instance(inst);
+        return NULL;
+    }
+    fmi2Status status;
+    WITH_GIL(status = create_slave(inst));
+    if (status > fmi2Warning) {
+        free_instance(inst);
+        return NULL;
+    }
+    return inst;
+}
+
+EXPORT void fmi2FreeInstance(fmi2Component c)
+{
+    Instance *inst = (Instance *)c;
+    if (inst == NULL) return;
+    /* After the host's own Py_Finalize the objects are gone with the interpreter. */
+    if (python != NULL && inst->slave != NULL && python->Py_IsInitialized())
+        WITH_GIL(python->Py_DecRef(inst->slave));
+    free_instance(inst);
+}
+
+EXPORT fmi2Status fmi2SetDebugLogging(fmi2Component c, fmi2Boolean loggingOn, size_t nCategories,
+                                      const fmi2String categories[])
+{
+    Instance *inst = (Instance *)c;
+    if (inst == NULL) return fmi2Error;
+    inst->logging_on = loggingOn ? 1 : 0;
+    free_categories(inst);
+    if (nCategories > 0 && categories != NULL) {
+        inst->categories = calloc(nCategories, sizeof *inst->categories);
+        if (inst->categories == NULL) return fmi2Error;
+        for (size_t i = 0; i < nCategories; i++)
+            inst->categories[i] = strdup(categories[i] ? categories[i] : "");
+        inst->n_categories = nCategories;
+    }
+    return fmi2OK;
+}
+
+EXPORT fmi2Status fmi2SetupExperiment(fmi2Component c, fmi2Boolean toleranceDefined, fmi2Real tolerance,
+                                      fmi2Real startTime, fmi2Boolean stopTimeDefined, fmi2Real stopTime)
+{
+    (void)toleranceDefined; (void)tolerance; (void)stopTimeDefined; (void)stopTime;
+    INSTANCE(c);
+    fmi2Status status;
+    /* pythonfmu passes the start time only; so does this wrapper (the slave API). */
+    WITH_GIL(status = call(inst, "fmi2SetupExperiment", "setup_experiment",
+                           tuple_of(1, python->PyFloat_FromDouble(startTime)), NULL));
+    return status;
+}
+
+EXPORT fmi2Status fmi2EnterInitializationMode(fmi2Component c)
+{
+    INSTANCE(c);
+    fmi2Status status;
+    WITH_GIL(status = call(inst, "fmi2EnterInitializationMode", "enter_initialization_mode", NULL, NULL));
+    return status;
+}
+
+EXPORT fmi2Status fmi2ExitInitializationMode(fmi2Component c)
+{
+    INSTANCE(c);
+    fmi2Status status;
+    WITH_GIL(status = call(inst, "fmi2ExitInitializationMode", "exit_initialization_mode", NULL, NULL));
+    return status;
+}
+
+EXPORT fmi2Status fmi2Terminate(fmi2Component c)
+{
+    INSTANCE(c);
+    fmi2Status status;
+    WITH_GIL(status = call(inst, "fmi2Terminate", "terminate", NULL, NULL));
+    return status;
+}
+
+EXPORT fmi2Status fmi2Reset(fmi2Component c)
+{
+    INSTANCE(c);
+    fmi2Status status;
+    /* As pythonfmu: a new slave object, built as in fmi2Instantiate. */
+    WITH_GIL(status = create_slave(inst));
+    return status == fmi2OK ? fmi2OK : fmi2Error;
+}
+
+/* ---------------------------------------------------------------- getters and setters */
+/* Call slave.<method>(vrs) and check that it returned n values (GIL held). */
+static fmi2Status get_values(Instance *inst, const char *function, const char *method,
+                             const fmi2ValueReference vr[], size_t n, PyObject **values)
+{
+    fmi2Status status = call(inst, function, method, tuple_of(1, list_of_references(vr, n)), values);
+    if (status > fmi2Warning) return status;
+    Py_ssize_t got = python->PySequence_Size(*values);
+    if (got != (Py_ssize_t)n) {
+        python->PyErr_Clear();
+        log_error(inst, "%s: the slave returned %zd values for %zu references", function, got, n);
+        python->Py_DecRef(*values);
+        *values = NULL;
+        return fmi2Error;
+    }
+    return status;
+}
+
+#define CONVERSION_CHECK(function)                                                              \
+    if (python->PyErr_Occurred()) { status = report_exception(inst, function); break; }
+
+EXPORT fmi2Status fmi2GetReal(fmi2Component c, const fmi2ValueReference vr[], size_t nvr, fmi2Real value[])
+{
+    INSTANCE(c);
+    if (nvr == 0) return fmi2OK;
+    fmi2Status status;
+    PyGILState_STATE gil = python->PyGILState_Ensure();
+    PyObject *values;
+    status = get_values(inst, "fmi2GetReal", "get_real", vr, nvr, &values);
+    if (status <= fmi2Warning) {
+        for (size_t i = 0; i < nvr; i++) {
+            PyObject *item = python->PySequence_GetItem(values, (Py_ssize_t)i);
+            value[i] = item ? python->PyFloat_AsDouble(item) : 0.0;
+            if (item) python->Py_DecRef(item);
+            CONVERSION_CHECK("fmi2GetReal");
+        }
+        python->Py_DecRef(values);
+    }
+    python->PyGILState_Release(gil);
+    return status;
+}
+
+EXPORT fmi2Status fmi2GetInteger(fmi2Component c, const fmi2ValueReference vr[], size_t nvr, fmi2Integer value[])
+{
+    INSTANCE(c);
+    if (nvr == 0) return fmi2OK;
+    fmi2Status status;
+    PyGILState_STATE gil = python->PyGILState_Ensure();
+    PyObject *values;
+    status = get_values(inst, "fmi2GetInteger", "get_integer", vr, nvr, &values);
+    if (status <= fmi2Warning) {
+        for (size_t i = 0; i < nvr; i++) {
+            PyObject *item = python->PySequence_GetItem(values, (Py_ssize_t)i);
+            value[i] = item ? (fmi2Integer)python->PyLong_AsLong(item) : 0;
+            if (item) python->Py_DecRef(item);
+            CONVERSION_CHECK("fmi2GetInteger");
+        }
+        python->Py_DecRef(values);
+    }
+    python->PyGILState_Release(gil);
+    return status;
+}
+
+EXPORT fmi2Status fmi2GetBoolean(fmi2Component c, const fmi2ValueReference vr[], size_t nvr, fmi2Boolean value[])
+{
+    INSTANCE(c);
+    if (nvr == 0) return fmi2OK;
+    fmi2Status status;
+    PyGILState_STATE gil = python->PyGILState_Ensure();
+    PyObject *values;
+    status = get_values(inst, "fmi2GetBoolean", "get_boolean", vr, nvr, &values);
+    if (status <= fmi2Warning) {
+        for (size_t i = 0; i < nvr; i++) {
+            PyObject *item = python->PySequence_GetItem(values, (Py_ssize_t)i);
+            int truth = item ? python->PyObject_IsTrue(item) : -1;
+            if (item) python->Py_DecRef(item);
+            value[i] = truth > 0 ? fmi2True : fmi2False;
+            CONVERSION_CHECK("fmi2GetBoolean");
+        }
+        python->Py_DecRef(values);
+    }
+    python->PyGILState_Release(gil);
+    return status;
+}
+
+EXPORT fmi2Status fmi2GetString(fmi2Component c, const fmi2ValueReference vr[], size_t nvr, fmi2String value[])
+{
+    INSTANCE(c);
+    if (nvr == 0) return fmi2OK;
+    fmi2Status status;
+    PyGILState_STATE gil = python->PyGILState_Ensure();
+    PyObject *values;
+    /* The strings stay valid until the next fmi2GetString or fmi2FreeInstance. */
+    free_strings(inst);
+    status = get_values(inst, "fmi2GetString", "get_string", vr, nvr, &values);
+    if (status <= fmi2Warning) {
+        inst->strings = calloc(nvr, sizeof *inst->strings);
+        inst->n_strings = inst->strings ? nvr : 0;
+        for (size_t i = 0; i < nvr && inst->strings; i++) {
+            PyObject *item = python->PySequence_GetItem(values, (Py_ssize_t)i);
+            PyObject *bytes = item ? python->PyUnicode_AsUTF8String(item) : NULL;
+            if (item) python->Py_DecRef(item);
+            CONVERSION_CHECK("fmi2GetString");
+            inst->strings[i] = strdup(python->PyBytes_AsString(bytes));
+            python->Py_DecRef(bytes);
+            value[i] = inst->strings[i];
+        }
+        python->Py_DecRef(values);
+    }
+    python->PyGILState_Release(gil);
+    return status;
+}
+
+static fmi2Status set_values(Instance *inst, const char *function, const char *method,
+                             const fmi2ValueReference vr[], size_t n, PyObject *values)
+{
+    return call(inst, function, method, tuple_of(2, list_of_references(vr, n), values), NULL);
+}
+
+EXPORT fmi2Status fmi2SetReal(fmi2Component c, const fmi2ValueReference vr[], size_t nvr, const fmi2Real value[])
+{
+    INSTANCE(c);
+    if (nvr == 0) return fmi2OK;
+    fmi2Status status;
+    PyGILState_STATE gil = python->PyGILState_Ensure();
+    PyObject *values = python->PyList_New((Py_ssize_t)nvr);
+    for (size_t i = 0; i < nvr; i++)
+        python->PyList_SetItem(values, (Py_ssize_t)i, python->PyFloat_FromDouble(value[i]));
+    status = set_values(inst, "fmi2SetReal", "set_real", vr, nvr, values);
+    python->PyGILState_Release(gil);
+    return status;
+}
+
+EXPORT fmi2Status fmi2SetInteger(fmi2Component c, const fmi2ValueReference vr[], size_t nvr, const fmi2Integer value[])
+{
+    INSTANCE(c);
+    if (nvr == 0) return fmi2OK;
+    fmi2Status status;
+    PyGILState_STATE gil = python->PyGILState_Ensure();
+    PyObject *values = python->PyList_New((Py_ssize_t)nvr);
+    for (size_t i = 0; i < nvr; i++)
+        python->PyList_SetItem(values, (Py_ssize_t)i, python->PyLong_FromLong(value[i]));
+    status = set_values(inst, "fmi2SetInteger", "set_integer", vr, nvr, values);
+    python->PyGILState_Release(gil);
+    return status;
+}
+
+EXPORT fmi2Status fmi2SetBoolean(fmi2Component c, const fmi2ValueReference vr[], size_t nvr, const fmi2Boolean value[])
+{
+    INSTANCE(c);
+    if (nvr == 0) return fmi2OK;
+    fmi2Status status;
+    PyGILState_STATE gil = python->PyGILState_Ensure();
+    PyObject *values = python->PyList_New((Py_ssize_t)nvr);
+    for (size_t i = 0; i < nvr; i++)
+        python->PyList_SetItem(values, (Py_ssize_t)i, python->PyBool_FromLong(value[i] != fmi2False));
+    status = set_values(inst, "fmi2SetBoolean", "set_boolean", vr, nvr, values);
+    python->PyGILState_Release(gil);
+    return status;
+}
+
+EXPORT fmi2Status fmi2SetString(fmi2Component c, const fmi2ValueReference vr[], size_t nvr, const fmi2String value[])
+{
+    INSTANCE(c);
+    if (nvr == 0) return fmi2OK;
+    fmi2Status status;
+    PyGILState_STATE gil = python->PyGILState_Ensure();
+    PyObject *values = python->PyList_New((Py_ssize_t)nvr);
+    int bad = 0;
+    for (size_t i = 0; i < nvr; i++) {
+        PyObject *s = python->PyUnicode_FromString(value[i] ? value[i] : "");
+        if (s == NULL) { bad = 1; break; }
+        python->PyList_SetItem(values, (Py_ssize_t)i, s);
+    }
+    if (bad) {
+        status = report_exception(inst, "fmi2SetString");
+        python->Py_DecRef(values);
+    } else {
+        status = set_values(inst, "fmi2SetString", "set_string", vr, nvr, values);
+    }
+    python->PyGILState_Release(gil);
+    return status;
+}
+
+/* ---------------------------------------------------------------- FMU state */
+/* An fmi2FMUstate is the Python object the slave's _get_fmu_state returned (owned). */
+EXPORT fmi2Status fmi2GetFMUstate(fmi2Component c, fmi2FMUstate *state)
+{
+    INSTANCE(c);
+    if (state == NULL) return fmi2Error;
+    fmi2Status status;
+    PyGILState_STATE gil = python->PyGILState_Ensure();
+    PyObject *value;
+    status = call(inst, "fmi2GetFMUstate", "_get_fmu_state", NULL, &value);
+    if (status <= fmi2Warning) {
+        if (*state != NULL) python->Py_DecRef((PyObject *)*state);
+        *state = value;
+    }
+    python->PyGILState_Release(gil);
+    return status;
+}
+
+EXPORT fmi2Status fmi2SetFMUstate(fmi2Component c, fmi2FMUstate state)
+{
+    INSTANCE(c);
+    if (state == NULL) { log_error(inst, "fmi2SetFMUstate: no state given"); return fmi2Error; }
+    fmi2Status status;
+    PyObject *object = (PyObject *)state;
+    PyGILState_STATE gil = python->PyGILState_Ensure();
+    python->Py_IncRef(object);
+    status = call(inst, "fmi2SetFMUstate", "_set_fmu_state", tuple_of(1, object), NULL);
+    python->PyGILState_Release(gil);
+    return status;
+}
+
+EXPORT fmi2Status fmi2FreeFMUstate(fmi2Component c, fmi2FMUstate *state)
+{
+    INSTANCE(c);
+    if (state == NULL || *state == NULL) return fmi2OK;
+    WITH_GIL(python->Py_DecRef((PyObject *)*state));
+    *state = NULL;
+    return fmi2OK;
+}
+
+/* The bytes of a state: type(slave)._fmu_state_to_bytes(state) (GIL held). */
+static fmi2Status state_bytes(Instance *inst, const char *function, fmi2FMUstate state, PyObject **bytes)
+{
+    PyObject *object = (PyObject *)state;
+    python->Py_IncRef(object);
+    return call(inst, function, "_fmu_state_to_bytes", tuple_of(1, object), bytes);
+}
+
+EXPORT fmi2Status fmi2SerializedFMUstateSize(fmi2Component c, fmi2FMUstate state, size_t *size)
+{
+    INSTANCE(c);
+    if (state == NULL || size == NULL) return fmi2Error;
+    fmi2Status status;
+    PyGILState_STATE gil = python->PyGILState_Ensure();
+    PyObject *bytes;
+    status = state_bytes(inst, "fmi2SerializedFMUstateSize", state, &bytes);
+    if (status <= fmi2Warning) {
+        *size = (size_t)python->PyBytes_Size(bytes);
+        python->Py_DecRef(bytes);
+        if (python->PyErr_Occurred()) status = report_exception(inst, "fmi2SerializedFMUstateSize");
+    }
+    python->PyGILState_Release(gil);
+    return status;
+}
+
+EXPORT fmi2Status fmi2SerializeFMUstate(fmi2Component c, fmi2FMUstate state, fmi2Byte serializedState[], size_t size)
+{
+    INSTANCE(c);
+    if (state == NULL || serializedState == NULL) return fmi2Error;
+    fmi2Status status;
+    PyGILState_STATE gil = python->PyGILState_Ensure();
+    PyObject *bytes;
+    status = state_bytes(inst, "fmi2SerializeFMUstate", state, &bytes);
+    if (status <= fmi2Warning) {
+        Py_ssize_t n = python->PyBytes_Size(bytes);
+        if (n < 0 || (size_t)n > size) {
+            python->PyErr_Clear();
+            log_error(inst, "fmi2SerializeFMUstate: the state takes %zd bytes, the buffer %zu", n, size);
+            status = fmi2Error;
+        } else {
+            memcpy(serializedState, python->PyBytes_AsString(bytes), (size_t)n);
+        }
+        python->Py_DecRef(bytes);
+    }
+    python->PyGILState_Release(gil);
+    return status;
+}
+
+EXPORT fmi2Status fmi2DeSerializeFMUstate(fmi2Component c, const fmi2Byte serializedState[], size_t size,
+                                          fmi2FMUstate *state)
+{
+    INSTANCE(c);
+    if (serializedState == NULL || state == NULL) return fmi2Error;
+    fmi2Status status;
+    PyGILState_STATE gil = python->PyGILState_Ensure();
+    PyObject *bytes = python->PyBytes_FromStringAndSize(serializedState, (Py_ssize_t)size);
+    PyObject *value;
+    status = call(inst, "fmi2DeSerializeFMUstate", "_fmu_state_from_bytes", tuple_of(1, bytes), &value);
+    if (status <= fmi2Warning) {
+        if (*state != NULL) python->Py_DecRef((PyObject *)*state);
+        *state = value;
+    }
+    python->PyGILState_Release(gil);
+    return status;
+}
+
+EXPORT fmi2Status fmi2GetDirectionalDerivative(fmi2Component c, const fmi2ValueReference vUnknown_ref[],
+                                               size_t nUnknown, const fmi2ValueReference vKnown_ref[],
+                                               size_t nKnown, const fmi2Real dvKnown[], fmi2Real dvUnknown[])
+{
+    (void)vUnknown_ref; (void)nUnknown; (void)vKnown_ref; (void)nKnown; (void)dvKnown; (void)dvUnknown;
+    INSTANCE(c);
+    log_error(inst, "fmi2GetDirectionalDerivative: not provided by this FMU");
+    return fmi2Error;
+}
+
+/* ---------------------------------------------------------------- FMI 2.0: co-simulation */
+EXPORT fmi2Status fmi2SetRealInputDerivatives(fmi2Component c, const fmi2ValueReference vr[], size_t nvr,
+                                              const fmi2Integer order[], const fmi2Real value[])
+{
+    (void)vr; (void)nvr; (void)order; (void)value;
+    INSTANCE(c);
+    log_error(inst, "fmi2SetRealInputDerivatives: not provided by this FMU (canInterpolateInputs is false)");
+    return fmi2Error;
+}
+
+EXPORT fmi2Status fmi2GetRealOutputDerivatives(fmi2Component c, const fmi2ValueReference vr[], size_t nvr,
+                                               const fmi2Integer order[], fmi2Real value[])
+{
+    (void)vr; (void)nvr; (void)order; (void)value;
+    INSTANCE(c);
+    log_error(inst, "fmi2GetRealOutputDerivatives: not provided by this FMU (maxOutputDerivativeOrder is 0)");
+    return fmi2Error;
+}
+
+EXPORT fmi2Status fmi2DoStep(fmi2Component c, fmi2Real currentCommunicationPoint,
+                             fmi2Real communicationStepSize, fmi2Boolean noSetFMUStatePriorToCurrentPoint)
+{
+    (void)noSetFMUStatePriorToCurrentPoint;
+    INSTANCE(c);
+    fmi2Status status;
+    PyGILState_STATE gil = python->PyGILState_Ensure();
+    PyObject *result;
+    status = call(inst, "fmi2DoStep", "do_step",
+                  tuple_of(2, python->PyFloat_FromDouble(currentCommunicationPoint),
+                           python->PyFloat_FromDouble(communicationStepSize)), &result);
+    if (status <= fmi2Warning) {
+        /* pythonfmu's contract: do_step returns True on success, False for fmi2Discard. */
+        int truth = python->PyObject_IsTrue(result);
+        python->Py_DecRef(result);
+        if (truth < 0) status = report_exception(inst, "fmi2DoStep");
+        else if (truth == 0) status = fmi2Discard;
+    }
+    python->PyGILState_Release(gil);
+    return status;
+}
+
+EXPORT fmi2Status fmi2CancelStep(fmi2Component c)
+{
+    INSTANCE(c);
+    log_error(inst, "fmi2CancelStep: fmi2DoStep is synchronous in this FMU, there is nothing to cancel");
+    return fmi2Error;
+}
+
+/* Asynchronous-step status: never pending here, so the information is not available. */
+EXPORT fmi2Status fmi2GetStatus(fmi2Component c, const fmi2StatusKind s, fmi2Status *value)
+{
+    (void)s; (void)value; INSTANCE(c); return fmi2Discard;
+}
+EXPORT fmi2Status fmi2GetRealStatus(fmi2Component c, const fmi2StatusKind s, fmi2Real *value)
+{
+    (void)s; (void)value; INSTANCE(c); return fmi2Discard;
+}
+EXPORT fmi2Status fmi2GetIntegerStatus(fmi2Component c, const fmi2StatusKind s, fmi2Integer *value)
+{
+    (void)s; (void)value; INSTANCE(c); return fmi2Discard;
+}
+EXPORT fmi2Status fmi2GetBooleanStatus(fmi2Component c, const fmi2StatusKind s, fmi2Boolean *value)
+{
+    (void)s; (void)value; INSTANCE(c); return fmi2Discard;
+}
+EXPORT fmi2Status fmi2GetStringStatus(fmi2Component c, const fmi2StatusKind s, fmi2String *value)
+{
+    (void)s; (void)value; INSTANCE(c); return fmi2Discard;
+}

@@ -1,0 +1,31 @@
+"""Which native wrapper an FMU carries, and so which status its failures return.
+
+tools/build_fmus.py puts the project's wrapper (native/python_fmu.c) into each FMU when a C
+compiler is found, else keeps pythonfmu 0.7.0's stock binary; the two report failures
+differently (fmu_support/slave.py, "Status codes"). Tests that check a status ask here.
+"""
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+DISCARD, ERROR, FATAL = 2, 3, 4
+
+_spec = importlib.util.spec_from_file_location("_native_wrapper_tool", ROOT / "tools" / "native_wrapper.py")
+native_wrapper = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(native_wrapper)
+
+
+def has_native_wrapper(fmu: Path) -> bool:
+    return native_wrapper.has_native_wrapper(Path(fmu))
+
+
+def bad_parameter_status(fmu: Path) -> int:
+    """fmi2ExitInitializationMode's status for a bad parameter."""
+    return ERROR if has_native_wrapper(fmu) else FATAL
+
+
+def failed_step_status(fmu: Path) -> int:
+    """fmi2DoStep's status for a non-finite input or an integrator failure."""
+    return ERROR if has_native_wrapper(fmu) else DISCARD
