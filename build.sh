@@ -20,9 +20,17 @@ stamp="$VENV/.installed-$( (cat pyproject.toml; "$PY" --version) | sha1sum | cut
 if [ ! -f "$stamp" ]; then
     echo "build.sh: installing the project and its test extras into $VENV"
     "$PY" -m pip install --quiet --upgrade pip
-    "$PY" -m pip install --quiet -e ".[test]"
+    "$PY" -m pip install --quiet -e ".[test,hosts]"
     rm -f "$VENV"/.installed-*
     touch "$stamp"
+fi
+
+# Ecos (ecospy, in the hosts extra) needs the TBB runtime: install it where this can (root with
+# apt-get); otherwise the tests that run Ecos skip and say why.
+if ! "$PY" -c "import ecospy" >/dev/null 2>&1 && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+    echo "build.sh: installing libtbb12 (the TBB runtime of Ecos) with apt-get"
+    { apt-get install -y -qq libtbb12 || { apt-get update -qq && apt-get install -y -qq libtbb12; }; } \
+        >/dev/null 2>&1 || echo "build.sh: could not install libtbb12; the Ecos tests will skip"
 fi
 
 if [ -f tools/build_fmus.py ]; then

@@ -1,4 +1,4 @@
-"""Command line: ``python -m master run|view|validate|list|sweep``."""
+"""Command line: ``python -m master run|view|validate|list|sweep|export-ssp``."""
 
 from __future__ import annotations
 
@@ -91,11 +91,13 @@ def _print_summary(res) -> None:
 
 def cmd_run(args) -> int:
     from .runner import run
+    from .ssp import scenario_source
 
     try:
         overrides = _parse_set(args.set)
-        res = run(args.scenario, out_dir=args.out, stop_time=args.stop_time, step=args.step, overrides=overrides,
-                  progress=False if args.no_progress else None, plots=False if args.no_plots else None)
+        with scenario_source(args.scenario, args.parameter_set) as scenario:  # an .ssp file too
+            res = run(scenario, out_dir=args.out, stop_time=args.stop_time, step=args.step, overrides=overrides,
+                      progress=False if args.no_progress else None, plots=False if args.no_plots else None)
     except ScenarioError as e:
         print(f"error: scenario refused, nothing was run:\n{e}", file=sys.stderr)
         return 2
@@ -131,6 +133,27 @@ def cmd_view(args) -> int:
         print(f"error: --frames {args.frames}: at least 2", file=sys.stderr)
         return 2
     return 0 if _write_view(args.results_dir, out=args.out, frames=args.frames) is None else 2
+
+
+def cmd_export_ssp(args) -> int:
+    from .plan import build_plan
+    from .runner import find_scenario
+    from .scenario import load_scenario
+    from .ssp import export_ssp
+
+    out = Path(args.out)
+    try:
+        plan = build_plan(load_scenario(find_scenario(args.scenario), _parse_set(args.set)),
+                          stop_time=args.stop_time, step=args.step)
+        notes = export_ssp(plan, out)
+    except ScenarioError as e:
+        print(f"error: nothing exported:\n{e}", file=sys.stderr)
+        return 2
+    for note in notes:
+        print(f"note: {note}", file=sys.stderr)
+    print(f"{display_path(out)}: {len(plan.instances)} instances, {len(plan.connections)} connections, "
+          f"step {plan.step:g} s, stop time {plan.stop_time:g} s, parameter set '{plan.name}'")
+    return 0
 
 
 def cmd_validate(args) -> int:
@@ -199,7 +222,8 @@ def build_parser() -> argparse.ArgumentParser:
                        description="Run a scenario file (or the name of one in scenarios/). Writes results.csv "
                                    "(every communication step), summary.json and PNG plots into the output folder. "
                                    "Exit status: 0 completed, 1 failed (FMU error, NaN), 2 scenario refused, 130 interrupted.")
-    r.add_argument("scenario", metavar="SCENARIO", help="scenario YAML file, or a name such as 'survey'")
+    r.add_argument("scenario", metavar="SCENARIO",
+                   help="scenario YAML file, a name such as 'survey', or an SSP archive (.ssp)")
     r.add_argument("--out", metavar="DIR", help="output folder (default: results/<scenario name>/)")
     r.add_argument("--stop-time", metavar="S", type=float, help="stop time in seconds (overrides the scenario)")
     r.add_argument("--step", metavar="H", type=float, help="communication step in seconds (overrides the scenario)")
@@ -210,6 +234,8 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--view", action="store_true", help="also write view.html, the interactive 3-D view (see 'view')")
     r.add_argument("--no-progress", action="store_true", help="no progress bar even on a terminal")
     r.add_argument("-q", "--quiet", action="store_true", help="print nothing unless the run fails")
+    r.add_argument("--parameter-set", metavar="NAME",
+                   help="for an .ssp file: the parameter set to apply (default: each component's first)")
     r.set_defaults(func=cmd_run)
 
     vw = sub.add_parser("view", help="write RESULTS_DIR/view.html: the run in 3-D with a time slider",
@@ -224,6 +250,19 @@ def build_parser() -> argparse.ArgumentParser:
     vw.add_argument("--frames", metavar="N", type=int, default=200,
                     help="time slider positions (default 200; the page grows with them)")
     vw.set_defaults(func=cmd_view)
+
+    e = sub.add_parser("export-ssp", help="write a scenario's system as an SSP 1.0 archive",
+                       description="Write the scenario's FMUs, connections, parameters (a parameter set named "
+                                   "after the scenario), start/stop time and step as an SSP 1.0 archive that "
+                                   "libcosim, Ecos and other SSP tools run (docs/using_auv_fmu.md). Input signals "
+                                   "are not exported. Exit status 2 when the scenario is refused.")
+    e.add_argument("scenario", metavar="SCENARIO", help="scenario YAML file, or a name such as 'survey'")
+    e.add_argument("out", metavar="OUT.ssp", help="the archive to write")
+    e.add_argument("--stop-time", metavar="S", type=float, help="stop time in seconds (overrides the scenario)")
+    e.add_argument("--step", metavar="H", type=float, help="communication step in seconds (overrides the scenario)")
+    e.add_argument("--set", metavar="INSTANCE.VARIABLE=VALUE", action="append", default=[],
+                   help="set a parameter or input start value, as for run; repeatable")
+    e.set_defaults(func=cmd_export_ssp)
 
     v = sub.add_parser("validate", help="check FMUs with fmpy's validator",
                        description="Validate FMUs with fmpy.validation.validate_fmu (modelDescription schema, "

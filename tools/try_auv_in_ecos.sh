@@ -6,7 +6,8 @@
 #   tools/try_auv_in_ecos.sh [WORKDIR]      (default WORKDIR: /tmp/auv-ecos)
 #
 # Creates WORKDIR/venv (Python 3.11 from $PYTHON, default python3.11) with ecospy, numpy, scipy
-# and numba from PyPI: none of the project's own packages. Ecos needs the TBB runtime
+# and numba from PyPI: none of the project's own packages. The command line runs in an empty
+# environment but FMU_PYTHON_EXECUTABLE, which points the FMU at that venv's interpreter. Ecos needs the TBB runtime
 # (Debian/Ubuntu: apt-get install libtbb12).
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -21,9 +22,6 @@ if [ ! -x venv/bin/python ]; then
     "$PYTHON" -m venv venv
     venv/bin/pip install --quiet ecospy numpy scipy numba
 fi
-SITE=$(venv/bin/python -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
-LIBPYTHON=$(venv/bin/python -c 'import sysconfig, os; print(os.path.join(sysconfig.get_config_var("LIBDIR"), sysconfig.get_config_var("INSTSONAME")))')
-
 echo "== 1. ecospy Python API (the FMU runs in the host's own interpreter)"
 cat > ecos_auv.py <<'EOF'
 import sys, time
@@ -45,15 +43,16 @@ with EcosSimulationStructure() as ss:
 EOF
 venv/bin/python ecos_auv.py "$FMU"
 
-echo "== 2. ecos command line: a C++ host, Python loaded with LD_PRELOAD"
+echo "== 2. ecos command line: a C++ host without Python; no LD_PRELOAD, the FMU starts Python itself"
 ECOS=$(venv/bin/python -c 'import ecospy, os; print(os.path.join(os.path.dirname(ecospy.__file__), "binaries", "ecos"))')
 chmod +x "$ECOS"
+# the interpreter of this throwaway venv, not the one the FMU was built in (docs/using_auv_fmu.md)
 set +e
-LD_PRELOAD="$LIBPYTHON" PYTHONPATH="$SITE" "$ECOS" simulate --path "$FMU" --stepSize 0.1 \
-    --stopTime 10 --noParallel --logLevel warn
+env -i PATH="$PATH" HOME="$HOME" FMU_PYTHON_EXECUTABLE="$WORK/venv/bin/python" \
+    "$ECOS" simulate --path "$FMU" --stepSize 0.1 --stopTime 10 --logLevel warn
 status=$?
 set -e
-echo "ecos exit status: $status (139 = the known crash in Py_Finalize at exit, after the results are written)"
+echo "ecos exit status: $status"
 venv/bin/python - <<'EOF'
 import csv
 rows = list(csv.reader(open("Auv.csv")))
