@@ -7,9 +7,10 @@ right after initialisation the outputs hold the commands computed, without advan
 integrator, from the inputs set during initialisation.
 
 Failures (see fmu_support.slave): a bad parameter (malformed ``Waypoints``, an unknown mode, a
-negative gain, ...) fails fmi2ExitInitializationMode (fmi2Fatal, the only non-OK status
-pythonfmu 0.7.0 can return there) with an error logged that names the parameter and what is
-wrong; a non-finite input fails fmi2DoStep (fmi2Discard) with an error logged, nothing advanced.
+negative gain, ...) fails fmi2ExitInitializationMode (fmi2Error; fmi2Fatal under pythonfmu's
+stock binary) with an error that names the parameter and what is wrong; a non-finite input
+fails fmi2DoStep (fmi2Error; fmi2Discard under pythonfmu's) with an error logged, nothing
+advanced.
 
 FMU state: the variables plus the integrators, derivative filters, previous measurements,
 mission bookkeeping (active waypoint, start point, finished), yo-yo direction and zig-zag

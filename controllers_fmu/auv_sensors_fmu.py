@@ -7,9 +7,9 @@ Stepping the vehicle first and feeding its new outputs to this FMU therefore giv
 measurements of the truth at ``t + h`` (Gauss-Seidel order, no added delay).
 
 Failures (see fmu_support.slave): a bad parameter (negative noise std or lag, non-positive
-range, negative Seed) fails fmi2ExitInitializationMode (fmi2Fatal, the only non-OK status
-pythonfmu 0.7.0 can return there) with an error logged that names it; a NaN input fails
-fmi2DoStep (fmi2Discard) with an error logged, nothing advanced.
+range, negative Seed) fails fmi2ExitInitializationMode (fmi2Error; fmi2Fatal under pythonfmu's
+stock binary) with an error that names it; a NaN input fails fmi2DoStep (fmi2Error; fmi2Discard
+under pythonfmu's) with an error logged, nothing advanced.
 
 FMU state: the variables plus the noise generator's ``bit_generator.state``, every lag state
 and the held DVL altitude; a restored run continues bit for bit.

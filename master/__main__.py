@@ -1,9 +1,10 @@
 """``python -m master``: see master/cli.py.
 
-The process ends with ``os._exit`` once everything is written and flushed: the FMUs run their
-Python code inside this interpreter (pythonfmu), and tearing their native libraries down during
-interpreter finalisation has been seen to abort the process now and then ("corrupted
-double-linked list") after a perfectly good run. Nothing is left to do at that point, so the
+The process ends with ``os._exit`` once everything is written and flushed. The FMUs run their
+Python code inside this interpreter; pythonfmu 0.7.0's native binary (which the FMUs keep when
+they were built without a C compiler, README) tears itself down twice at exit and has been seen
+to abort the process now and then ("corrupted double-linked list") after a perfectly good run.
+The project's own wrapper does not, but nothing is left to do at that point either way, so the
 master skips the finalisation and keeps its exit status honest.
 """
 import os

@@ -1,10 +1,11 @@
 """Suite-wide settings.
 
-The FMUs run their Python inside this test process (pythonfmu), and pythonfmu 0.7.0's native
-wrapper releases its interpreter guard twice when the process exits (a static shared_ptr is
-destroyed by the C++ exit handlers, then reset again by the library's destructor): glibc
-aborts now and then with "corrupted double-linked list" after every test has passed, and the
-exit status would turn a green run red. Once pytest has reported, the process therefore ends
+The FMUs run their Python inside this test process. Built without a C compiler they carry
+pythonfmu 0.7.0's native binary, which releases its interpreter guard twice when the process
+exits (a static shared_ptr is destroyed by the C++ exit handlers, then reset again by the
+library's destructor): glibc aborts now and then with "corrupted double-linked list" after
+every test has passed, and the exit status would turn a green run red (the project's wrapper,
+native/python_fmu.c, does not; tests/test_native_wrapper.py checks hosts that exit normally). Once pytest has reported, the process therefore ends
 with os._exit and the session's own status, skipping the C exit handlers. `python -m master`
 does the same (master/__main__.py).
 """
