@@ -1,6 +1,6 @@
 /*
  * A minimal FMI 2.0 co-simulation host without Python: what a C or C++ tool does with an FMU.
- * Used by tests/test_native_wrapper.py to check that the FMUs' binary starts Python by itself
+ * Used by tests/integration/test_native_wrapper.py to check that the FMUs' binary starts Python by itself
  * (no LD_PRELOAD) and that the process exits cleanly.
  *
  *   fmi2_host BINARY RESOURCES_DIR STOP STEP OUTPUT_VR [VR=VALUE ...]

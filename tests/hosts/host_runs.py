@@ -10,7 +10,7 @@ named `vehicle`, `--set` giving its start values) or an .ssp archive (its parame
 `--parameter-set`, which Ecos needs and libcosim does not). Prints one JSON object:
 {"steps": [k, ...], "values": {"vehicle.Pos[1]": [...], ...}} with the values read every N
 steps (k = N, 2N, ... up to round(S/H)), and exits with 0 when the host did (a host that
-crashes at exit shows here as a non-zero status). Used by tests/test_other_hosts.py and
+crashes at exit shows here as a non-zero status). Used by tests/integration/test_other_hosts.py and
 tools/prove_hosts.py.
 """
 from __future__ import annotations

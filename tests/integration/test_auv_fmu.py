@@ -18,7 +18,7 @@ from xml.etree import ElementTree as ET
 import pytest
 from fmpy.fmi1 import FMICallException
 
-from tests.harness import ERROR, FMU_DIR, WARNING, Instance, build, unpack
+from tests.harness import FMU_DIR, WARNING, Instance, build, unpack
 from tests.wrapper_kind import bad_parameter_status, failed_step_status
 
 FMU = FMU_DIR / "Auv.fmu"

@@ -27,7 +27,7 @@ from fmpy.fmi2 import (FMU2Slave, fmi2CallbackAllocateMemoryTYPE, fmi2CallbackFr
 
 from tests.wrapper_kind import ERROR, has_native_wrapper, native_wrapper
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 FMUS = ROOT / "fmus"
 AUV = FMUS / "Auv.fmu"
 HOST_SOURCE = ROOT / "tests" / "hosts" / "fmi2_host.c"

@@ -26,9 +26,9 @@ from pathlib import Path
 
 import pytest
 
-from wrapper_kind import has_native_wrapper
+from tests.wrapper_kind import has_native_wrapper
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 AUV = ROOT / "fmus" / "Auv.fmu"
 HOST_RUNS = ROOT / "tests" / "hosts" / "host_runs.py"
 STEP = 0.1
