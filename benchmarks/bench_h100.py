@@ -21,7 +21,7 @@ from scipy.integrate import ode
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
-from vehicle_model import Environment  # noqa: E402
+from vehicle_model.environment import Environment  # noqa: E402
 from vehicle_model.h100 import H100Model, load_vehicle  # noqa: E402
 from vehicle_model.h100.dynamics import input_jacobian, state_derivative, state_jacobian  # noqa: E402
 from vehicle_model.waves import WaveParameters  # noqa: E402

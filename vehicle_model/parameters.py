@@ -31,17 +31,24 @@ NED = ("north", "east", "down")
 
 def parameter(default, unit: Union[str, Sequence[str]], description: str, *,
               size: Optional[int] = None, labels: Optional[Sequence[str]] = None,
-              variability: str = "fixed", zero_means: Optional[str] = None):
+              variability: str = "fixed", zero_means: Optional[str] = None,
+              shape: Optional[Tuple[Optional[int], int]] = None):
     """A parameter field: `default`, SI `unit` (a name of fmu_support/units.py, or one per
     element), `description`; `size` when the default does not show it (None); `labels` of the
     elements; `variability` "tunable" when it may change during a run; `zero_means`: for a
-    vector that may be None (derived), what an all-zero value stands for in the FMU."""
-    if size is None:
+    vector that may be None (derived), what an all-zero value stands for in the FMU.
+    `shape` (rows, columns) makes it a matrix, stored flat row by row and named `Name[i,j]` in
+    the FMU; rows None: any number of rows (the size then comes from the value, a multiple of
+    the columns; e.g. one row per thruster of a vehicle file)."""
+    if shape is not None:
+        size = None if shape[0] is None else shape[0] * shape[1]
+    elif size is None:
         size = len(default) if isinstance(default, (tuple, list)) else 1
     metadata = {"unit": tuple(unit) if isinstance(unit, (tuple, list)) else unit,
                 "description": description, "size": size,
                 "labels": tuple(labels) if labels is not None else None,
-                "variability": variability, "zero_means": zero_means}
+                "variability": variability, "zero_means": zero_means,
+                "shape": tuple(shape) if shape is not None else None}
     return dataclasses.field(default=default, metadata=metadata)
 
 
@@ -59,7 +66,13 @@ class ParameterSet:
             if value is None:
                 continue
             size = f.metadata["size"]
-            value = as_float(f.name, value) if size == 1 else as_vector(f.name, value, size)
+            if size is None:    # a matrix with any number of rows
+                columns = f.metadata["shape"][1]
+                value = as_vector(f.name, value, len(tuple(value)))
+                require(f.name, value, len(value) % columns == 0,
+                        f"must hold rows of {columns} numbers (has {len(value)})")
+            else:
+                value = as_float(f.name, value) if size == 1 else as_vector(f.name, value, size)
             object.__setattr__(self, f.name, value)
         self._validate()
 

@@ -28,20 +28,19 @@ def random_spd(rng, size, scale):
 def offset_vehicle(params, rng):
     """The default body made general: CG off O, products of inertia, a full added-mass matrix,
     full quadratic damping tensors, off-diagonal linear damping."""
-    inertia = np.array(params.Inertia) + random_spd(rng, 3, 0.02) * 0.5
-    added = np.array(params.AddedMass) + random_spd(rng, 6, 0.3)
-    linear = np.array(params.LinearDamping) + rng.normal(scale=0.5, size=(6, 6))
+    inertia = params.inertia_matrix() + random_spd(rng, 3, 0.02) * 0.5
+    added = params.matrix("AddedMass") + random_spd(rng, 6, 0.3)
+    linear = params.matrix("LinearDamping") + rng.normal(scale=0.5, size=(6, 6))
     quad_abs = np.abs(rng.normal(scale=2.0, size=(6, 6, 6)))
     for i in range(6):
-        quad_abs[i, i, i] += params.QuadraticDamping[i][i]
+        quad_abs[i, i, i] += params.matrix("QuadraticDamping")[i, i]
     quad_signed = rng.normal(scale=1.0, size=(6, 6, 6))
     return params.replace(
         CenterOfGravity=(0.01, -0.005, 0.02), CenterOfBuoyancy=(0.005, 0.002, -0.015),
-        Inertia=tuple(map(tuple, 0.5 * (inertia + inertia.T))),
-        AddedMass=tuple(map(tuple, 0.5 * (added + added.T))),
-        LinearDamping=tuple(map(tuple, linear)),
-        QuadraticDamping=tuple((0.0,) * 6 for _ in range(6)),
-        QuadraticDampingTensor=quad_abs.tolist(), SignedQuadraticDampingTensor=quad_signed.tolist())
+        Inertia=tuple((0.5 * (inertia + inertia.T)).ravel()),
+        AddedMass=tuple((0.5 * (added + added.T)).ravel()),
+        LinearDamping=tuple(linear.ravel()), QuadraticDamping=(0.0,) * 36,
+        QuadraticDampingTensor=tuple(quad_abs.ravel()), SignedQuadraticDampingTensor=tuple(quad_signed.ravel()))
 
 
 def random_state(rng, n, depth=(-0.3, 20.0)):

@@ -25,22 +25,24 @@ def kirchhoff_coriolis(m6, nu):
 class ReferenceH100:
     def __init__(self, p, current=(0, 0, 0), gradient=(0, 0, 0), wave_rows=(), wave_direction=0.0):
         self.p = p
-        self.n = len(p.ThrusterPos)
+        self.n = len(p.ThrusterPos) // 3
+        self.positions = np.reshape(p.ThrusterPos, (-1, 3))
+        self.directions = np.reshape(p.ThrusterDir, (-1, 3))
         m = p.Mass
         rg = np.array(p.CenterOfGravity, float)
-        ig = np.array(p.Inertia, float)
+        ig = np.reshape(p.Inertia, (3, 3))
         io = ig - m * S(rg) @ S(rg)
         self.m_rb = np.block([[m * np.eye(3), -m * S(rg)], [m * S(rg), io]])
-        self.m_a = np.array(p.AddedMass, float)
+        self.m_a = np.reshape(p.AddedMass, (6, 6))
         self.m_inv = np.linalg.inv(self.m_rb + self.m_a)
-        self.lin = np.array(p.LinearDamping, float)
+        self.lin = np.reshape(p.LinearDamping, (6, 6))
         if p.QuadraticDampingTensor is not None:
             self.qa = np.array(p.QuadraticDampingTensor, float).ravel()
         else:
             qa = np.zeros(216)
             for i in range(6):
                 for j in range(6):
-                    qa[i * 36 + j * 6 + j] = p.QuadraticDamping[i][j]
+                    qa[i * 36 + j * 6 + j] = p.QuadraticDamping[i * 6 + j]
             self.qa = qa
         self.qs = (np.zeros(216) if p.SignedQuadraticDampingTensor is None
                    else np.array(p.SignedQuadraticDampingTensor, float).ravel())
@@ -88,10 +90,9 @@ class ReferenceH100:
 
         tau = np.zeros(6)
         for i in range(n):
-            d = np.array(p.ThrusterDir[i], float)
-            d /= np.linalg.norm(d)
+            d = self.directions[i] / np.linalg.norm(self.directions[i])
             f = self.thrust(s[i]) * d
-            tau += np.concatenate([f, np.cross(p.ThrusterPos[i], f)])
+            tau += np.concatenate([f, np.cross(self.positions[i], f)])
         tau += np.concatenate([rot.T @ u[n:n + 3], rot.T @ u[n + 3:n + 6]])
         rb = np.array(p.CenterOfBuoyancy, float)
         zb = pos[2] + (rot @ rb)[2]

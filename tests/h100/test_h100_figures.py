@@ -28,10 +28,10 @@ def test_thruster_file_follows_the_spec_layout(vehicle):
         return np.array([[math.cos(a), -math.sin(a), 0], [math.sin(a), math.cos(a), 0], [0, 0, 1]])
     p = vehicle.params
     for i, (a, b) in enumerate(zip((0, 5.05, 1.91, math.pi), (0, math.pi / 2, 3 * math.pi / 2, math.pi))):
-        assert p.ThrusterPos[i] == pytest.approx(rz(a) @ [0.156, 0.111, 0.085], abs=1e-12)
+        assert p.thruster_positions()[i] == pytest.approx(rz(a) @ [0.156, 0.111, 0.085], abs=1e-12)
         assert p.unit_thruster_directions()[i] == pytest.approx(rz(b) @ [1 / math.sqrt(2), -1 / math.sqrt(2), 0], abs=1e-12)
     for i, a in enumerate((0, 4.15, 1.01, math.pi)):
-        assert p.ThrusterPos[4 + i] == pytest.approx(rz(a) @ [0.12, 0.218, 0.0], abs=1e-12)
+        assert p.thruster_positions()[4 + i] == pytest.approx(rz(a) @ [0.12, 0.218, 0.0], abs=1e-12)
         assert p.unit_thruster_directions()[4 + i] == pytest.approx([0, 0, -1])
     assert (p.MaxThrustForward, p.MaxThrustReverse, p.ThrusterTimeConstant) == (51.5, 40.2, 0.1)
 

@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 
-from vehicle_model import Environment
+from vehicle_model.environment import Environment
 from vehicle_model.h100 import H100Model, linearize
 from vehicle_model.h100.forces import (
     added_mass_coriolis_jacobian, added_mass_coriolis_wrench, damping_jacobian, damping_wrench,

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from vehicle_model import Environment
+from vehicle_model.environment import Environment
 from vehicle_model.h100 import H100Model
 from vehicle_model.waves import WaveParameters, wave_components
 

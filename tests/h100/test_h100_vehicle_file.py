@@ -31,8 +31,8 @@ def write_vehicle(tmp_path, body_changes=None, thrusters_changes=None, drop=()):
 
 
 @pytest.mark.parametrize("changes, file, words", [
-    (dict(Mass=-1.0), "body.yaml", ["field Mass", "greater than 0"]),
-    (dict(Volume=0.0), "body.yaml", ["field Volume", "greater than 0"]),
+    (dict(Mass=-1.0), "body.yaml", ["field Mass", "must be positive"]),
+    (dict(Volume=0.0), "body.yaml", ["field Volume", "must be positive"]),
     (dict(Rho=float("nan")), "body.yaml", ["field Rho", "finite"]),
     (dict(Inertia=[[0.26, 0.1, 0], [0, 0.23, 0], [0, 0, 0.37]]), "body.yaml", ["Inertia[1,2]", "symmetric"]),
     (dict(Inertia=[-0.26, 0.23, 0.37]), "body.yaml", ["Inertia", "positive definite"]),
@@ -60,7 +60,7 @@ def test_bad_thrusters_name_the_thrusters_file(tmp_path):
     with pytest.raises(VehicleFileError, match=r"thrusters\.yaml: field thrusters\[1\]\.position"):
         load_vehicle(path)
     path = write_vehicle(tmp_path, thrusters_changes={"ThrusterTimeConstant": -0.1})
-    with pytest.raises(VehicleFileError, match=r"thrusters\.yaml: field ThrusterTimeConstant: .*greater than 0"):
+    with pytest.raises(VehicleFileError, match=r"thrusters\.yaml: field ThrusterTimeConstant: .*must be positive"):
         load_vehicle(path)
 
 
@@ -75,8 +75,10 @@ def test_missing_or_broken_files(tmp_path):
 def test_parameters_refuse_a_layout_without_thrusters():
     with pytest.raises(ValueError, match="no thruster"):
         H100Parameters()
-    with pytest.raises(ValueError, match="ThrusterDir has 1 directions for 2 thrusters"):
-        H100Parameters(ThrusterPos=[(0, 0, 0), (1, 0, 0)], ThrusterDir=[(1, 0, 0)])
-    params = H100Parameters(ThrusterPos=[(0, 0, 0)], ThrusterDir=[(2, 0, 0)])
+    with pytest.raises(ValueError, match="has 1 directions for 2 thrusters"):
+        H100Parameters(ThrusterPos=(0, 0, 0, 1, 0, 0), ThrusterDir=(1, 0, 0))
+    with pytest.raises(ValueError, match="ThrusterPos .* rows of 3"):
+        H100Parameters(ThrusterPos=(0, 0, 0, 1), ThrusterDir=(1, 0, 0))
+    params = H100Parameters(ThrusterPos=(0, 0, 0), ThrusterDir=(2, 0, 0))
     assert params.unit_thruster_directions()[0] == pytest.approx([1, 0, 0])
     assert math.isclose(params.Mass, 13.5)

@@ -82,13 +82,13 @@ def test_a_vehicle_held_still_in_regular_waves_feels_the_spec_force(vehicle):
     x = still.rest_state(depth=3.0)
     u = still.inputs()
     mass = p.mass_matrix()
-    added = np.array(p.AddedMass)
+    added = p.matrix("AddedMass")
     rows = wave_components(waves, p.Gravity)
     surge = []
     for t in np.linspace(0.0, 7.0, 57):
         velocity, acceleration = wave_kinematics(t, x[0:3], rows, 0.3)
         relative = np.concatenate([-velocity, np.zeros(3)])     # body at rest, level: R = I
-        damping = damping_wrench(np.array(p.LinearDamping), p.quadratic_abs_tensor(),
+        damping = damping_wrench(p.matrix("LinearDamping"), p.quadratic_abs_tensor(),
                                  p.quadratic_signed_tensor(), relative)
         expected = (np.concatenate([p.Rho * p.Volume * acceleration,
                                     p.Rho * p.Volume * np.cross(p.CenterOfBuoyancy, acceleration)])

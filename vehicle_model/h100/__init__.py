@@ -16,10 +16,10 @@ from typing import Optional, Tuple
 import numpy as np
 
 from .configuration import LayoutReport, analyse_layout, describe_direction
-from .dynamics import BODY_STATES
+from .dynamics import BODY_STATES, input_table, output_table, state_table
 from .model import H100Model, initial_state
 from .parameters import DOF_NAMES, H100Parameters
-from .vehicle_file import (DEFAULT_VEHICLE_FILE, VEHICLES_DIR, Vehicle, VehicleFileError,
+from .vehicle_file import (DEFAULT_VEHICLE_FILE, VEHICLES_DIR, LoadedVehicle, VehicleFileError,
                            load_vehicle)
 
 
@@ -38,7 +38,7 @@ def linearize(params: H100Parameters, state, inputs, environment=None, waves=Non
 
 
 __all__ = [
-    "H100Model", "H100Parameters", "Vehicle", "VehicleFileError", "LayoutReport", "BODY_STATES",
+    "H100Model", "H100Parameters", "LoadedVehicle", "VehicleFileError", "LayoutReport", "BODY_STATES",
     "DOF_NAMES", "DEFAULT_VEHICLE_FILE", "VEHICLES_DIR", "analyse_layout", "describe_direction",
     "initial_state", "linearize", "load_vehicle",
 ]

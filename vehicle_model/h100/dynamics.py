@@ -26,6 +26,8 @@ from .._jit import jit
 from ..rotation import (cross, euler_angles, quaternion_derivative, quaternion_derivative_jacobian,
                         quaternion_rate_matrix, rotate, rotate_back, rotation_matrix,
                         rotation_matrix_derivatives, skew)
+from ..parameters import NED, XYZ
+from ..protocol import Signal, SignalTable
 from ..waves import surface_elevation, wave_components, wave_kinematics
 from .forces import (
     added_mass_coriolis_jacobian, added_mass_coriolis_wrench, damping_jacobian, damping_wrench,
@@ -35,8 +37,61 @@ from .forces import (
     thrusters_wrench,
 )
 
+# ---- the vectors (their orders are written here only; see vehicle_model.protocol). The
+# thrusters' parts come last, their size n fixed by the vehicle file.
+BODY_STATE = (
+    Signal("Pos", 3, "m", "Position of the body origin O, NED", NED),
+    Signal("Quater", 4, "1", "Attitude quaternion body to NED, scalar first", ("q0", "q1", "q2", "q3")),
+    Signal("LocalVel", 3, "m/s", "Velocity of O over ground in the body frame", XYZ),
+    Signal("Omega", 3, "rad/s", "Angular velocity in the body frame", XYZ),
+)
+FIXED_OUTPUTS = (
+    Signal("Pos", 3, "m", "Position of the body origin O, NED", NED),
+    Signal("Vel", 3, "m/s", "Velocity of O over ground, NED", NED),
+    Signal("LocalVel", 3, "m/s", "Velocity of O over ground in the body frame", XYZ),
+    Signal("Omega", 3, "rad/s", "Angular velocity in the body frame", XYZ),
+    Signal("Quater", 4, "1", "Attitude quaternion body to NED, scalar first", ("q0", "q1", "q2", "q3")),
+    Signal("Euler", 3, "rad", ("Roll angle (ZYX convention)", "Pitch angle (ZYX convention), nose up positive",
+                               "Yaw angle (ZYX convention)")),
+    Signal("Heading", 1, "rad", "Yaw angle, the third element of Euler"),
+    Signal("Depth", 1, "m", "Depth of O below the mean free surface, positive down"),
+    Signal("Altitude", 1, "m", "Height of O above the sea floor (SeaFloorDepth minus Depth; no contact)"),
+    Signal("SpecificForce", 3, "m/s2", "What an accelerometer at O reads, body frame: "
+                                       "LocalVel' + Omega x LocalVel - R^T (0, 0, Gravity)", XYZ),
+    Signal("SurfaceElevation", 1, "m", "Elevation of the sea surface above its mean at the vehicle's "
+                                       "north and east (0 without waves)"),
+)
+
+
+def state_table(n):
+    return SignalTable(*BODY_STATE, Signal("PropellerSpeed", n, "1", "Propeller speed as a fraction of "
+                                            "its maximum", tuple(f"thruster {i + 1}" for i in range(n))))
+
+
+def input_table(n):
+    return SignalTable(
+        Signal("ThrusterCommand", n, "1", "Propeller speed set-point as a fraction of full speed, "
+               "clamped to [-1, 1]", tuple(f"thruster {i + 1}" for i in range(n))),
+        Signal("ExternalForce", 3, "N", "External force at the body origin O, NED", NED),
+        Signal("ExternalMoment", 3, "N.m", "External moment, NED axes", NED),
+    )
+
+
+def output_table(n):
+    thrusters = tuple(f"thruster {i + 1}" for i in range(n))
+    return SignalTable(*FIXED_OUTPUTS,
+                       Signal("Thrust", n, "N", "Force of each thruster now", thrusters),
+                       Signal("PropellerSpeed", n, "1", "Propeller speed of each thruster as a fraction "
+                              "of its maximum", thrusters))
+
+
+_FIXED = SignalTable(*FIXED_OUTPUTS)
 #: The rigid-body states before the thrusters'.
-BODY_STATES = 13
+BODY_STATES = SignalTable(*BODY_STATE).size
+# The compiled functions index the outputs with these integers (see the AUV's dynamics).
+(Y_POS, Y_VEL, Y_LOCAL_VEL, Y_OMEGA, Y_QUAT, Y_EULER, Y_HEADING, Y_DEPTH, Y_ALTITUDE,
+ Y_SPECIFIC_FORCE, Y_SURFACE) = (_FIXED.start(s.name) for s in FIXED_OUTPUTS)
+OUTPUT_FIXED = _FIXED.size
 
 # Layout of the fixed block of the constant vector.
 C_THRUSTERS, C_WAVES = 0, 1          # counts, stored as floats
@@ -79,7 +134,7 @@ def pack_constants(params, environment, sea=None):
     c[C_MASS_INV:C_MASS_INV + 36] = np.linalg.inv(params.mass_matrix()).ravel()
     c[C_ADDED:C_ADDED + 36] = np.asarray(params.AddedMass, float).ravel()
     c[C_INERTIA_O:C_INERTIA_O + 9] = inertia_about_origin(
-        params.Mass, np.asarray(params.CenterOfGravity, float), params.Inertia).ravel()
+        params.Mass, np.asarray(params.CenterOfGravity, float), params.inertia_matrix()).ravel()
     c[C_LINEAR:C_LINEAR + 36] = np.asarray(params.LinearDamping, float).ravel()
     c[C_QUAD_ABS:C_QUAD_ABS + 216] = params.quadratic_abs_tensor().ravel()
     c[C_QUAD:C_QUAD + 216] = params.quadratic_signed_tensor().ravel()
@@ -295,42 +350,26 @@ def input_jacobian(t, x, u, c):
 
 @jit
 def output_vector(t, x, u, c):
-    """The outputs of SPEC 7.6 as one flat vector, in the order of `output_layout(n)`."""
+    """The outputs of SPEC 7.6 as one flat vector, in the order of `output_table(n)`."""
     n = int(c[C_THRUSTERS])
     q = x[3:7]
     rotation = attitude(q)
     xdot = state_derivative(t, x, u, c)
     euler = euler_angles(rotation)
-    out = np.empty(OUTPUT_FIXED + 2 * n)
-    out[0:3] = x[0:3]
-    out[3:6] = rotate(rotation, x[7:10])
-    out[6:9] = x[7:10]
-    out[9:12] = x[10:13]
-    out[12:16] = q
-    out[16:19] = euler
-    out[19] = euler[2]                         # Heading
-    out[20] = x[2]                             # Depth
-    out[21] = c[C_SEA_FLOOR] - x[2]            # Altitude
-    # SpecificForce: what an accelerometer at O reads, v' + omega x v - R^T (0, 0, g)
-    out[22:25] = xdot[7:10] + cross(x[10:13], x[7:10]) - c[C_GRAVITY] * rotation[2, :]
-    out[25] = surface_elevation(t, x[0], x[1], _waves(c), c[C_WAVE_DIRECTION])
+    out = np.full(OUTPUT_FIXED + 2 * n, np.nan)   # NaN: a slot nobody fills shows
+    out[Y_POS:Y_POS + 3] = x[0:3]
+    out[Y_VEL:Y_VEL + 3] = rotate(rotation, x[7:10])
+    out[Y_LOCAL_VEL:Y_LOCAL_VEL + 3] = x[7:10]
+    out[Y_OMEGA:Y_OMEGA + 3] = x[10:13]
+    out[Y_QUAT:Y_QUAT + 4] = q
+    out[Y_EULER:Y_EULER + 3] = euler
+    out[Y_HEADING] = euler[2]
+    out[Y_DEPTH] = x[2]
+    out[Y_ALTITUDE] = c[C_SEA_FLOOR] - x[2]
+    # what an accelerometer at O reads: v' + omega x v - R^T (0, 0, g)
+    out[Y_SPECIFIC_FORCE:Y_SPECIFIC_FORCE + 3] = (xdot[7:10] + cross(x[10:13], x[7:10])
+                                                  - c[C_GRAVITY] * rotation[2, :])
+    out[Y_SURFACE] = surface_elevation(t, x[0], x[1], _waves(c), c[C_WAVE_DIRECTION])
     out[OUTPUT_FIXED:OUTPUT_FIXED + n] = thruster_forces(x, c)
     out[OUTPUT_FIXED + n:OUTPUT_FIXED + 2 * n] = x[BODY_STATES:BODY_STATES + n]
     return out
-
-
-#: The outputs with a size independent of the thruster count: name -> (first index, size).
-FIXED_OUTPUT_LAYOUT = {
-    "Pos": (0, 3), "Vel": (3, 3), "LocalVel": (6, 3), "Omega": (9, 3), "Quater": (12, 4),
-    "Euler": (16, 3), "Heading": (19, 1), "Depth": (20, 1), "Altitude": (21, 1),
-    "SpecificForce": (22, 3), "SurfaceElevation": (25, 1),
-}
-OUTPUT_FIXED = 26
-
-
-def output_layout(n):
-    """name -> (first index, size) in `output_vector` for n thrusters."""
-    layout = dict(FIXED_OUTPUT_LAYOUT)
-    layout["Thrust"] = (OUTPUT_FIXED, n)
-    layout["PropellerSpeed"] = (OUTPUT_FIXED + n, n)
-    return layout

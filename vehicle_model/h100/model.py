@@ -1,4 +1,5 @@
-"""The H100 as a Python object: parameters in; derivatives, Jacobians, linearisations, outputs out."""
+"""The H100 as a Python object: parameters in; derivatives, Jacobians, linearisations, outputs
+out. It implements `vehicle_model.protocol.Vehicle` (the second vehicle beside the AUV)."""
 from __future__ import annotations
 
 from typing import Dict, Optional, Sequence, Tuple
@@ -9,8 +10,8 @@ from ..environment import Environment
 from ..rotation import quaternion_rate_matrix
 from ..waves import WaveParameters
 from . import dynamics
-from .configuration import LayoutReport, analyse_layout
-from .dynamics import BODY_STATES
+from .configuration import LayoutReport, analyse_layout, describe_direction
+from .dynamics import BODY_STATES, input_table, output_table, state_table
 from .forces import steady_speed, weight_and_buoyancy
 from .parameters import H100Parameters
 
@@ -19,36 +20,52 @@ def initial_state(n_thrusters: int, Pos0=(0.0, 0.0, 0.0), Quater0=(1.0, 0.0, 0.0
                   LocalVel0=(0.0, 0.0, 0.0), Omega0=(0.0, 0.0, 0.0), PropellerSpeed0=None) -> np.ndarray:
     """The (13 + n)-state vector; the thrusters at rest unless given. The quaternion is
     normalised; a zero or non-finite one is refused, naming it."""
-    parts = {"Pos0": (Pos0, 3), "Quater0": (Quater0, 4), "LocalVel0": (LocalVel0, 3),
-             "Omega0": (Omega0, 3),
-             "PropellerSpeed0": (np.zeros(n_thrusters) if PropellerSpeed0 is None else PropellerSpeed0,
-                                 n_thrusters)}
+    given = {"Pos0": Pos0, "Quater0": Quater0, "LocalVel0": LocalVel0, "Omega0": Omega0,
+             "PropellerSpeed0": np.zeros(n_thrusters) if PropellerSpeed0 is None else PropellerSpeed0}
     arrays = {}
-    for name, (value, size) in parts.items():
-        array = np.asarray(value, dtype=float).reshape(-1)
-        if array.size != size:
-            raise ValueError(f"{name} = {value!r} must have {size} elements")
+    for signal in state_table(n_thrusters):
+        name = signal.name + "0"
+        array = np.asarray(given[name], dtype=float).reshape(-1)
+        if array.size != signal.size:
+            raise ValueError(f"{name} = {given[name]!r} must have {signal.size} elements")
         if not np.all(np.isfinite(array)):
-            raise ValueError(f"{name} = {value!r} must be finite")
+            raise ValueError(f"{name} = {given[name]!r} must be finite")
         arrays[name] = array
     norm = float(np.linalg.norm(arrays["Quater0"]))
     if norm < 1e-9:
         raise ValueError(f"Quater0 = {tuple(Quater0)!r} has zero norm: not an attitude")
-    return np.concatenate([arrays["Pos0"], arrays["Quater0"] / norm, arrays["LocalVel0"],
-                           arrays["Omega0"], arrays["PropellerSpeed0"]])
+    arrays["Quater0"] = arrays["Quater0"] / norm
+    return np.concatenate([arrays[signal.name + "0"] for signal in state_table(n_thrusters)])
 
 
 class H100Model:
-    """The H100 of SPEC 7 with fixed parameters, environment and sea."""
+    """The H100 of SPEC 7 with fixed parameters, environment and sea (a `Vehicle`).
 
-    def __init__(self, params: H100Parameters, environment: Optional[Environment] = None,
+    Its tables (STATE, INPUTS, OUTPUTS) depend on the number of thrusters: each instance has
+    them; `for_thrusters(n)` gives a subclass that has them as class attributes too, which the
+    FMU slave (built for one vehicle file) reads before any instance exists.
+    """
+
+    #: The compiled derivative with the time first, handed to SciPy as it is.
+    derivative_at = staticmethod(dynamics.state_derivative)
+
+    def __init__(self, params: H100Parameters, env: Optional[Environment] = None,
                  waves: Optional[WaveParameters] = None):
         self.params = params
-        self.environment = environment if environment is not None else Environment()
+        self.env = env if env is not None else Environment()
         self.waves = waves if waves is not None else WaveParameters()
         self.n = params.thruster_count
-        self.constants = dynamics.pack_constants(params, self.environment, self.waves)
-        self.output_layout = dynamics.output_layout(self.n)
+        self.constants = dynamics.pack_constants(params, self.env, self.waves)
+        self.STATE = state_table(self.n)
+        self.INPUTS = input_table(self.n)
+        self.OUTPUTS = output_table(self.n)
+        self.output_layout = self.OUTPUTS.layout
+
+    @classmethod
+    def for_thrusters(cls, n: int) -> type:
+        """A subclass whose class attributes STATE, INPUTS, OUTPUTS are those of n thrusters."""
+        return type(f"{cls.__name__}{n}", (cls,), {"STATE": state_table(n), "INPUTS": input_table(n),
+                                                  "OUTPUTS": output_table(n)})
 
     # --- sizes and vectors -------------------------------------------------------------------
     @property
@@ -59,8 +76,22 @@ class H100Model:
     def input_size(self) -> int:
         return self.n + 6
 
-    def initial_state(self, **kwargs) -> np.ndarray:
-        return initial_state(self.n, **kwargs)
+    def initial_state(self, **parts) -> np.ndarray:
+        """The state from its parts (Pos0, Quater0, LocalVel0, Omega0, PropellerSpeed0)."""
+        return initial_state(self.n, **parts)
+
+    def project_state(self, x: np.ndarray) -> None:
+        """Nothing to do: the quaternion's norm-restoring term keeps it on the unit sphere, R is
+        built from q/|q| in between, and the propeller speeds stay within their commands."""
+
+    def startup_warnings(self, name: str):
+        """A layout that cannot produce every wrench is legal: say which ones it cannot."""
+        report = self.layout()
+        if report.fully_actuated:
+            return []
+        lost = "; ".join(describe_direction(row) for row in report.unreachable)
+        return [f"{name}: the thruster layout has rank {report.rank} < 6 (singular values "
+                f"{', '.join(f'{v:.3g}' for v in report.singular_values)}): it cannot produce {lost}"]
 
     def inputs(self, commands: Optional[Sequence[float]] = None, external_force=(0.0, 0.0, 0.0),
                external_moment=(0.0, 0.0, 0.0)) -> np.ndarray:
@@ -135,7 +166,7 @@ class H100Model:
         L_33 w + Qa_333 w^2 = W - B (attitude unchanged: the default body's pure heave)."""
         weight, buoyancy = self.weight_and_buoyancy()
         excess = weight - buoyancy
-        linear = self.params.LinearDamping[2][2]
+        linear = self.params.matrix("LinearDamping")[2, 2]
         quadratic = self.params.quadratic_abs_tensor()[2, 2, 2]
         return float(np.sign(excess) * steady_speed(abs(excess), linear, quadratic))
 

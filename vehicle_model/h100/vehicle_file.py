@@ -15,12 +15,19 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from typing import Dict, List, Tuple, Union
+from typing import Dict, List, Optional, Tuple, Union
 
+import numpy as np
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from .parameters import H100Parameters, Vector3
+from .parameters import H100Parameters
+
+Vector3 = Tuple[float, float, float]
+Matrix3 = Tuple[Vector3, Vector3, Vector3]
+Row6 = Tuple[float, float, float, float, float, float]
+Matrix6 = Tuple[Row6, Row6, Row6, Row6, Row6, Row6]
+Tensor6 = Tuple[Matrix6, Matrix6, Matrix6, Matrix6, Matrix6, Matrix6]
 
 #: The repository's folder of vehicle files, and the default H100's file in it.
 VEHICLES_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
@@ -36,6 +43,54 @@ class VehicleFileError(ValueError):
     """A vehicle, body or thrusters file that cannot be used; the message names file and field."""
 
 
+def _diagonal_shorthand(value, size):
+    """A list of `size` numbers is the diagonal of a size x size matrix."""
+    if isinstance(value, (list, tuple)) and len(value) == size and all(
+            isinstance(v, (int, float)) and not isinstance(v, bool) for v in value):
+        return tuple(tuple(float(value[i]) if i == j else 0.0 for j in range(size))
+                     for i in range(size))
+    return value
+
+
+class BodyFile(BaseModel):
+    """A body file: H100Parameters' body fields (a field left out keeps its default)."""
+
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
+    Mass: Optional[float] = None
+    Volume: Optional[float] = None
+    Rho: Optional[float] = None
+    Gravity: Optional[float] = None
+    CenterOfGravity: Optional[Vector3] = None
+    CenterOfBuoyancy: Optional[Vector3] = None
+    Inertia: Optional[Matrix3] = None
+    AddedMass: Optional[Matrix6] = None
+    LinearDamping: Optional[Matrix6] = None
+    QuadraticDamping: Optional[Matrix6] = None
+    QuadraticDampingTensor: Optional[Tensor6] = None
+    SignedQuadraticDampingTensor: Optional[Tensor6] = None
+    Height: Optional[float] = None
+    QuaternionConvergenceTime: Optional[float] = None
+
+    @field_validator("Inertia", mode="before")
+    @classmethod
+    def _inertia_diagonal(cls, value):
+        return _diagonal_shorthand(value, 3)
+
+    @field_validator("AddedMass", "LinearDamping", "QuadraticDamping", mode="before")
+    @classmethod
+    def _matrix6_diagonal(cls, value):
+        return _diagonal_shorthand(value, 6)
+
+    def parameters(self) -> dict:
+        """The fields given, flattened as H100Parameters takes them (matrices row by row)."""
+        out = {}
+        for name in type(self).model_fields:
+            value = getattr(self, name)
+            if value is not None:
+                out[name] = tuple(np.asarray(value, dtype=float).ravel()) if not isinstance(value, float) else value
+        return out
+
+
 class ThrusterEntry(BaseModel):
     model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
     name: str = ""
@@ -44,12 +99,20 @@ class ThrusterEntry(BaseModel):
 
 
 class ThrustersFile(BaseModel):
+    """A thrusters file: the limits shared by every thruster (left out: the default), the list."""
+
     model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
-    MaxThrustForward: float = H100Parameters.model_fields["MaxThrustForward"].default
-    MaxThrustReverse: float = H100Parameters.model_fields["MaxThrustReverse"].default
-    ThrusterTimeConstant: float = H100Parameters.model_fields["ThrusterTimeConstant"].default
-    ThrusterEfficiency: float = H100Parameters.model_fields["ThrusterEfficiency"].default
+    MaxThrustForward: Optional[float] = None
+    MaxThrustReverse: Optional[float] = None
+    ThrusterTimeConstant: Optional[float] = None
+    ThrusterEfficiency: Optional[float] = None
     thrusters: List[ThrusterEntry] = Field(min_length=1)
+
+    def parameters(self) -> dict:
+        out = {name: getattr(self, name) for name in THRUSTER_FIELDS[:4] if getattr(self, name) is not None}
+        out["ThrusterPos"] = tuple(v for t in self.thrusters for v in t.position)
+        out["ThrusterDir"] = tuple(v for t in self.thrusters for v in t.direction)
+        return out
 
 
 class VehicleFile(BaseModel):
@@ -61,7 +124,7 @@ class VehicleFile(BaseModel):
 
 
 @dataclass(frozen=True)
-class Vehicle:
+class LoadedVehicle:
     """A loaded vehicle file: its name, parameters and thruster names, and where it came from."""
 
     name: str
@@ -70,28 +133,27 @@ class Vehicle:
     source: str
 
 
-def load_vehicle(path: str = DEFAULT_VEHICLE_FILE) -> Vehicle:
+def load_vehicle(path: str = DEFAULT_VEHICLE_FILE) -> LoadedVehicle:
     """Read and validate a vehicle file (and the body and thrusters files it names)."""
     data = _read_yaml(path)
     vehicle = _validated(VehicleFile, data, path)
-    body, body_source = _part(vehicle.body, path, "body")
+    body_data, body_source = _part(vehicle.body, path, "body")
     thrusters_data, thrusters_source = _part(vehicle.thrusters, path, "thrusters")
-    thrusters = _validated(ThrustersFile, thrusters_data, thrusters_source)
-    misplaced = sorted(set(body) & set(THRUSTER_FIELDS))
+    misplaced = sorted(set(body_data) & set(THRUSTER_FIELDS))
     if misplaced:
         raise VehicleFileError(f"{body_source}: field {misplaced[0]} belongs in the thrusters file "
                                f"({thrusters_source})")
-    fields = dict(body)
-    fields.update(thrusters.model_dump(exclude={"thrusters"}))
-    fields["ThrusterPos"] = tuple(t.position for t in thrusters.thrusters)
-    fields["ThrusterDir"] = tuple(t.direction for t in thrusters.thrusters)
+    body = _validated(BodyFile, body_data, body_source)
+    thrusters = _validated(ThrustersFile, thrusters_data, thrusters_source)
     try:
-        params = H100Parameters(**fields)
-    except ValidationError as error:
-        raise VehicleFileError(_describe(error, lambda field: thrusters_source
-                                         if field in THRUSTER_FIELDS else body_source)) from None
+        params = H100Parameters(**body.parameters(), **thrusters.parameters())
+    except ValueError as error:   # "parameter NAME[...] = VALUE ...": name the file that sets it
+        message = str(error)
+        field = message.removeprefix("parameter ").split()[0].split("[")[0]
+        source = thrusters_source if field in THRUSTER_FIELDS else body_source
+        raise VehicleFileError(f"{source}: field {field}: {message}") from None
     names = tuple(t.name or f"thruster {i + 1}" for i, t in enumerate(thrusters.thrusters))
-    return Vehicle(name=vehicle.name, params=params, thruster_names=names, source=os.path.abspath(path))
+    return LoadedVehicle(name=vehicle.name, params=params, thruster_names=names, source=os.path.abspath(path))
 
 
 def _read_yaml(path):
