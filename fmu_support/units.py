@@ -39,6 +39,12 @@ SI_UNITS: Dict[str, Mapping[str, int]] = {
     "N.s/m": {"kg": 1, "s": -1},
     "N.m.s": {"kg": 1, "m": 2, "s": -1},
     "N.m.s2": {"kg": 1, "m": 2},
+    # The blocks of 6 x 6 matrices acting on nu = (v, omega) (added mass, damping).
+    "kg.m": {"kg": 1, "m": 1},
+    "N.s": {"kg": 1, "m": 1, "s": -1},
+    "N.s2": {"kg": 1, "m": 1},
+    "N.s2/m": {"kg": 1},
+    "N.s2/m2": {"kg": 1, "m": -1},
     "N/W": {"m": -1, "s": 1},
     "W": {"kg": 1, "m": 2, "s": -3},
     "J": {"kg": 1, "m": 2, "s": -2},

@@ -52,6 +52,10 @@ class VehicleSlave(FmuSlave):
     simulator_class: ClassVar[Any] = None
     #: Start values of the initial-state parameters, by name (STATE part + "0").
     initial_state_defaults: ClassVar[Dict[str, Any]] = {}
+    #: Instances of `parameter_classes` whose values are the FMU's start values (None: each
+    #: class's defaults). A vehicle built from a file (the H100: its thruster layout) gives
+    #: the file's parameters here; a matrix with any number of rows takes its size from them.
+    parameter_defaults: ClassVar[Optional[Tuple[Any, ...]]] = None
     #: Text appended to an initial-state parameter's description, by name.
     initial_state_notes: ClassVar[Dict[str, str]] = {}
     #: Logged at initialisation: where the vehicle library was imported from ("vehicle_model
@@ -66,6 +70,7 @@ class VehicleSlave(FmuSlave):
         self._time = 0.0
         self._warned_time = False
         self._parameter_names = []   # every Real parameter, for the finite check, in order
+        self._scalar_places = {}     # a matrix element's name -> (attribute, flat index)
         self._key_names = []         # the parameters the model and simulator are built from
         vehicle = self.vehicle_class
 
@@ -82,11 +87,11 @@ class VehicleSlave(FmuSlave):
         missing = [s.name + "0" for s in vehicle.STATE if s.name + "0" not in self.initial_state_defaults]
         if missing:
             raise ValueError(f"{type(self).__name__}.initial_state_defaults lacks {', '.join(missing)}")
-        for cls in self.parameter_classes:
+        for k, cls in enumerate(self.parameter_classes):
             if not dataclasses.is_dataclass(cls):
                 raise TypeError(f"{type(self).__name__}: parameter class {cls.__name__} is not a "
                                 f"dataclass of declared fields (see fmu_support.declare)")
-            defaults = cls()
+            defaults = cls() if self.parameter_defaults is None else self.parameter_defaults[k]
             for field in dataclasses.fields(cls):
                 declared = declaration(field)
                 if declared is not None:
@@ -122,12 +127,33 @@ class VehicleSlave(FmuSlave):
     def _add_parameter(self, name, declaration, default):
         size = declaration["size"]
         description = declaration["description"]
+        shape = declaration.get("shape")
+        if size is None:      # a matrix with any number of rows: as many as the default has
+            size = len(default)
         if default is None:   # derived from other parameters: all zeros in the FMU
             default = (0.0,) * size
             description = f"{description}; all {size} zero = {declaration['zero_means']}"
-        self._add_real_parameter(name, size, declaration["unit"], description,
-                                 declaration["labels"], default, declaration["variability"])
+        if shape is not None:
+            self._add_matrix_parameter(name, size // shape[1], shape[1], declaration["unit"],
+                                       description, default, declaration["variability"])
+        else:
+            self._add_real_parameter(name, size, declaration["unit"], description,
+                                     declaration["labels"], default, declaration["variability"])
         self._key_names.append(name)
+
+    def _add_matrix_parameter(self, name, rows, columns, unit, description, default, variability):
+        """A matrix stored flat row by row in self.<name>, registered as `Name[i,j]`."""
+        setattr(self, name, [float(v) for v in default])
+        units = unit if isinstance(unit, tuple) else (unit,) * (rows * columns)
+        for i in range(rows):
+            for j in range(columns):
+                element = f"{name}[{i + 1},{j + 1}]"
+                self.add_real(element, causality="parameter", variability=variability,
+                              unit=units[i * columns + j],
+                              description=f"{description}: row {i + 1}, column {j + 1}",
+                              element=(name, i * columns + j))
+                self._parameter_names.append(element)
+                self._scalar_places[element] = (name, i * columns + j)
 
     def _add_real_parameter(self, name, size, unit, description, labels, default, variability):
         if size == 1:
@@ -166,6 +192,9 @@ class VehicleSlave(FmuSlave):
                 raise FmuError(f"parameter {name} = {value!r} is not finite")
 
     def _scalar(self, name):
+        if name in self._scalar_places:
+            attr, index = self._scalar_places[name]
+            return float(getattr(self, attr)[index])
         if name.endswith("]"):
             base, index = name[:-1].split("[")
             return float(getattr(self, base)[int(index) - 1])
@@ -211,8 +240,8 @@ class VehicleSlave(FmuSlave):
         instance initialises and the host may still correct the input before stepping."""
         return np.where(np.isfinite(self._inputs_now), self._inputs_now, 0.0)
 
-    def _refresh_outputs(self, u):
-        self._outputs[:] = self._model.output_vector(self._sim.state, u)
+    def _refresh_outputs(self, u, t):
+        self._outputs[:] = self._model.output_vector(self._sim.state, u, t)
 
     # ------------------------------------------------------------------ FMI hooks
     def fmu_enter_initialization(self, start_time):
@@ -225,13 +254,13 @@ class VehicleSlave(FmuSlave):
         self._sim = None
         self._model = None
         self._build()
-        self._refresh_outputs(self._initial_inputs())
+        self._refresh_outputs(self._initial_inputs(), self._time)
 
     def fmu_exit_initialization(self):
         self._sim = None   # start from the initial-state parameters as they are now
         self._model = None
         self._build()
-        self._refresh_outputs(self._initial_inputs())
+        self._refresh_outputs(self._initial_inputs(), self._time)
         self.parameters_changed = False
         if self.library_origin:
             self.log_info(f"{self.instance_name}: {self.library_origin}")
@@ -251,7 +280,7 @@ class VehicleSlave(FmuSlave):
             self.parameters_changed = False
         # A failed advance raises and leaves the vehicle at the start of the step.
         self._sim.advance(current_time, current_time + step_size, u)
-        self._refresh_outputs(u)
+        self._refresh_outputs(u, current_time + step_size)
         self._time = current_time + step_size
 
     def fmu_get_state(self):

@@ -64,6 +64,12 @@ class FmuSpec:
     script: str                     # slave script, relative to ROOT
     packages: Tuple[str, ...]       # top-level packages bundled as project files
     numba_cache: Tuple[str, ...] = ()  # packages whose numba cache is compiled and shipped
+    #: A vehicle built from a file (the H100): `script`'s slave class `vehicle_base` is
+    #: written out as NAME_vehicle_fmu.py with class NAME and this `vehicle_file` (a module
+    #: name of its own per FMU) unless both are already the script's. The file's folder goes
+    #: in `packages`.
+    vehicle_file: Optional[str] = None
+    vehicle_base: str = ""
 
 
 FMUS: Tuple[FmuSpec, ...] = (
@@ -72,6 +78,9 @@ FMUS: Tuple[FmuSpec, ...] = (
     FmuSpec("AuvSensors", "controllers_fmu/auv_sensors_fmu.py", ("controllers_fmu", "fmu_support")),
     FmuSpec("AuvControl", "controllers_fmu/auv_control_fmu.py", ("controllers_fmu", "fmu_support")),
     FmuSpec("H100Sensors", "controllers_fmu/h100_sensors_fmu.py", ("controllers_fmu", "fmu_support")),
+    # One line per H100 layout: the vehicle file fixes the number of thrusters (README, "H100").
+    FmuSpec("H100", "vehicle_model/h100_vehicle_fmu.py", ("vehicle_model", "fmu_support", "vehicles"),
+            numba_cache=("vehicle_model",), vehicle_file="vehicles/H100.yaml", vehicle_base="H100"),
 )
 
 
@@ -132,6 +141,20 @@ def stage_sources(spec: FmuSpec, stage: Path, root: Path = ROOT) -> Path:
     if not script.exists():
         script.parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(root / spec.script, script)
+    if spec.vehicle_file:
+        text = script.read_text()
+        declared = f'    vehicle_file = "{spec.vehicle_file}"\n'
+        if spec.name != spec.vehicle_base or declared not in text:
+            # pythonfmu finds the slave class in the script itself: write the script out again
+            # under the FMU's name rather than import its class into a two-line subclass
+            # (pythonfmu 0.7.0's wrapper fails a second instance of such a module).
+            head, sep, tail = text.partition(f"class {spec.vehicle_base}(")
+            if not sep:
+                raise SystemExit(f"{spec.script}: no class {spec.vehicle_base}")
+            tail = "\n".join(f'    vehicle_file = "{spec.vehicle_file}"' if line.startswith("    vehicle_file = ")
+                             else line for line in tail.split("\n"))
+            script = stage / f"{spec.name}_vehicle_fmu.py"
+            script.write_text(f"{head}class {spec.name}({tail}")
     return script
 
 
@@ -396,7 +419,9 @@ def build_all(specs: Sequence[FmuSpec], dest: Path, force: bool = False, check: 
             command = [sys.executable, str(runner), "--child-spec",
                        json.dumps({"name": spec.name, "script": spec.script,
                                    "packages": list(spec.packages),
-                                   "numba_cache": list(spec.numba_cache)}),
+                                   "numba_cache": list(spec.numba_cache),
+                                   "vehicle_file": spec.vehicle_file,
+                                   "vehicle_base": spec.vehicle_base}),
                        "--root", str(root), "--dest", str(dest), *child_args,
                        *([] if check else ["--no-check"])]
             result = subprocess.run(command, cwd=str(root))
@@ -427,7 +452,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     if args.child_spec:
         fields = json.loads(args.child_spec)
         spec = FmuSpec(fields["name"], fields["script"], tuple(fields["packages"]),
-                       tuple(fields.get("numba_cache", ())))
+                       tuple(fields.get("numba_cache", ())), fields.get("vehicle_file"),
+                       fields.get("vehicle_base", ""))
         sys.path.insert(0, str(ROOT))  # fmu_support for the unit table (the stage comes first)
         build_one(spec, args.dest.resolve(), check=args.check, root=args.root.resolve())
         return 0

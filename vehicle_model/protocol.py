@@ -170,7 +170,8 @@ class Vehicle(Protocol):
         derivative_at: the compiled x' = f(x, u, c) with the time first, f(t, x, u, c): the
             simulator hands it to SciPy as it is (no Python frame in between).
         derivative(x, u), state_jacobian(x, u) (n x n), input_jacobian(x, u) (n x m).
-        output_vector(x, u): the outputs, flat, in the order of OUTPUTS.
+        output_vector(x, u, t): the outputs at time t (waves make them depend on it), flat, in
+            the order of OUTPUTS.
         project_state(x): called by the simulator on the state after every step, in place:
             keep the state on its manifold or in its domain (a battery at zero, a quaternion
             at unit norm). Do nothing if the equations do it themselves.
@@ -193,7 +194,7 @@ class Vehicle(Protocol):
 
     def input_jacobian(self, x, u) -> np.ndarray: ...
 
-    def output_vector(self, x, u) -> np.ndarray: ...
+    def output_vector(self, x, u, t: float = 0.0) -> np.ndarray: ...
 
     def project_state(self, x: np.ndarray) -> None: ...
 

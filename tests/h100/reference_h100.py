@@ -23,8 +23,9 @@ def kirchhoff_coriolis(m6, nu):
 
 
 class ReferenceH100:
-    def __init__(self, p, current=(0, 0, 0), gradient=(0, 0, 0), wave_rows=(), wave_direction=0.0):
+    def __init__(self, p, current=(0, 0, 0), gradient=(0, 0, 0), wave_rows=(), wave_direction=0.0, gravity=9.82):
         self.p = p
+        self.g = gravity
         self.n = len(p.ThrusterPos) // 3
         self.positions = np.reshape(p.ThrusterPos, (-1, 3))
         self.directions = np.reshape(p.ThrusterDir, (-1, 3))
@@ -98,8 +99,8 @@ class ReferenceH100:
         zb = pos[2] + (rot @ rb)[2]
         xs = min(max((zb + p.Height / 2) / p.Height, 0.0), 1.0)
         sigma = 3 * xs ** 2 - 2 * xs ** 3
-        fg = rot.T @ np.array([0, 0, p.Mass * p.Gravity])
-        fb = -rot.T @ np.array([0, 0, p.Rho * p.Gravity * p.Volume * sigma])
+        fg = rot.T @ np.array([0, 0, p.Mass * self.g])
+        fb = -rot.T @ np.array([0, 0, p.Rho * self.g * p.Volume * sigma])
         g_eta = -np.concatenate([fg + fb, np.cross(p.CenterOfGravity, fg) + np.cross(rb, fb)])
         fk_force = p.Rho * p.Volume * (rot.T @ wa)
         tau_fk = np.concatenate([fk_force, np.cross(rb, fk_force)])

@@ -84,7 +84,7 @@ def test_largest_surge_force_and_its_pitch_moment(model):
     wrench = model.layout().matrix[:, :4] @ forces
     assert wrench[0] == pytest.approx(129.7, abs=0.05)
     assert wrench[4] == pytest.approx(11.0, abs=0.05)         # 0.085 m below O
-    assert wrench[4] / (p.Volume * p.Rho * p.Gravity * 0.01) == pytest.approx(8.4, abs=0.1)
+    assert wrench[4] / (p.Volume * p.Rho * model.env.Gravity * 0.01) == pytest.approx(8.4, abs=0.1)
     assert steady_speed(wrench[0], 13.7, 141.0) == pytest.approx(0.912, abs=5e-4)
 
 

@@ -83,7 +83,7 @@ def test_a_vehicle_held_still_in_regular_waves_feels_the_spec_force(vehicle):
     u = still.inputs()
     mass = p.mass_matrix()
     added = p.matrix("AddedMass")
-    rows = wave_components(waves, p.Gravity)
+    rows = wave_components(waves, G)
     surge = []
     for t in np.linspace(0.0, 7.0, 57):
         velocity, acceleration = wave_kinematics(t, x[0:3], rows, 0.3)
@@ -101,7 +101,7 @@ def test_a_vehicle_held_still_in_regular_waves_feels_the_spec_force(vehicle):
     # the drag at the orbital speed U cos(beta) and that drag in quadrature with the inertial
     # force (rho Vol + A11) w U cos(beta), a quarter period apart
     w = 2 * math.pi / 7.0
-    speed = w * 1.0 * math.exp(-w * w / p.Gravity * 3.0) * math.cos(0.3)
+    speed = w * 1.0 * math.exp(-w * w / G * 3.0) * math.cos(0.3)
     drag = 13.7 * speed + 141.0 * speed ** 2
     inertial = (p.Rho * p.Volume + added[0, 0]) * w * speed
     assert drag < np.max(np.abs(surge)) <= math.hypot(drag, inertial)

@@ -82,7 +82,8 @@ class AuvModel:
         """A = dx'/dx and B = dx'/du at (x, u), from the analytic Jacobians."""
         return linearize(self, x, u)
 
-    def output_vector(self, x, u) -> np.ndarray:
+    def output_vector(self, x, u, t: float = 0.0) -> np.ndarray:
+        """The outputs at time t (the AUV's do not depend on it)."""
         return dynamics.output_vector(np.asarray(x, float), np.asarray(u, float), self.constants)
 
     def outputs(self, x, u) -> Dict[str, object]:

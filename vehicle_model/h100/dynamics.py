@@ -114,13 +114,13 @@ C_FIXED = 575              # then ThrusterPos (3n), unit ThrusterDir (3n), waves
 def pack_constants(params, environment, sea=None):
     """The flat constant vector of `H100Parameters`, the environment (any object with
     CurrentVelocity, CurrentDepthGradient and SeaFloorDepth) and the sea (`WaveParameters`,
-    None for still water; its components use the vehicle's Gravity)."""
+    None for still water). Gravity is the environment's."""
     n = params.thruster_count
-    waves = np.zeros((0, 4)) if sea is None else wave_components(sea, params.Gravity)
+    waves = np.zeros((0, 4)) if sea is None else wave_components(sea, environment.Gravity)
     c = np.zeros(C_FIXED + 6 * n + 4 * waves.shape[0])
     c[C_THRUSTERS], c[C_WAVES] = n, waves.shape[0]
     c[C_MASS], c[C_VOLUME], c[C_RHO] = params.Mass, params.Volume, params.Rho
-    c[C_GRAVITY], c[C_HEIGHT] = params.Gravity, params.Height
+    c[C_GRAVITY], c[C_HEIGHT] = environment.Gravity, params.Height
     c[C_THRUSTER_TAU] = params.ThrusterTimeConstant
     c[C_MAX_FORWARD], c[C_MAX_REVERSE] = params.MaxThrustForward, params.MaxThrustReverse
     c[C_EFFICIENCY] = params.ThrusterEfficiency

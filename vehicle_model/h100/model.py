@@ -15,6 +15,9 @@ from .dynamics import BODY_STATES, input_table, output_table, state_table
 from .forces import steady_speed, weight_and_buoyancy
 from .parameters import H100Parameters
 
+#: The H100's default water: von Benzon et al. 2022 use g = 9.82 m/s2 (SPEC 7.3's W = 132.57 N).
+DEFAULT_ENVIRONMENT = Environment(Gravity=9.82)
+
 
 def initial_state(n_thrusters: int, Pos0=(0.0, 0.0, 0.0), Quater0=(1.0, 0.0, 0.0, 0.0),
                   LocalVel0=(0.0, 0.0, 0.0), Omega0=(0.0, 0.0, 0.0), PropellerSpeed0=None) -> np.ndarray:
@@ -52,7 +55,7 @@ class H100Model:
     def __init__(self, params: H100Parameters, env: Optional[Environment] = None,
                  waves: Optional[WaveParameters] = None):
         self.params = params
-        self.env = env if env is not None else Environment()
+        self.env = env if env is not None else DEFAULT_ENVIRONMENT
         self.waves = waves if waves is not None else WaveParameters()
         self.n = params.thruster_count
         self.constants = dynamics.pack_constants(params, self.env, self.waves)
@@ -159,7 +162,7 @@ class H100Model:
     def weight_and_buoyancy(self) -> Tuple[float, float]:
         """(W, B) in N, fully submerged."""
         p = self.params
-        return weight_and_buoyancy(p.Mass, p.Volume, p.Rho, p.Gravity)
+        return weight_and_buoyancy(p.Mass, p.Volume, p.Rho, self.env.Gravity)
 
     def sink_rate(self) -> float:
         """The steady vertical speed (m/s, down positive) with the thrusters off, from

@@ -8,7 +8,10 @@ one vocabulary. A matrix is a flat tuple of its rows (`shape` in its declaration
 of three per thruster, their number fixed by the vehicle file (`vehicles/`). Every check raises a
 `ValueError` that names the parameter and, for a matrix, the element (`Inertia[1,2]`).
 
-Checks: every number finite; Mass, Volume, Rho, Gravity, Height, the time constants positive;
+Gravity is the environment's (`vehicle_model.environment.Environment`; the H100's default
+water, `DEFAULT_ENVIRONMENT`, has von Benzon's 9.82 m/s2).
+
+Checks: every number finite; Mass, Volume, Rho, Height, the time constants positive;
 the inertia tensor symmetric positive definite; the added mass symmetric and M_RB + M_A positive
 definite; at least one thruster, as many directions as positions, no zero-length direction;
 the thrust limits and the efficiency not negative.
@@ -52,7 +55,6 @@ class H100Parameters(ParameterSet):
     Mass: float = parameter(13.5, "kg", "Mass of the vehicle")
     Volume: float = parameter(0.0134, "m3", "Displaced volume when fully submerged")
     Rho: float = parameter(1000.0, "kg/m3", "Density of the water")
-    Gravity: float = parameter(9.82, "m/s2", "Acceleration of gravity")
     CenterOfGravity: Vector3 = parameter((0.0, 0.0, 0.0), "m",
                                          "Centre of gravity r_g from the body origin O", labels=XYZ)
     CenterOfBuoyancy: Vector3 = parameter((0.0, 0.0, -0.01), "m",
@@ -88,7 +90,7 @@ class H100Parameters(ParameterSet):
     SignedQuadraticDampingTensor: Optional[Tuple[float, ...]] = field(default=None)
 
     def _validate(self):
-        for name in ("Mass", "Volume", "Rho", "Gravity", "Height", "ThrusterTimeConstant",
+        for name in ("Mass", "Volume", "Rho", "Height", "ThrusterTimeConstant",
                      "QuaternionConvergenceTime"):
             require(name, getattr(self, name), getattr(self, name) > 0, "must be positive")
         for name in ("MaxThrustForward", "MaxThrustReverse", "ThrusterEfficiency"):

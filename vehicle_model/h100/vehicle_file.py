@@ -59,7 +59,6 @@ class BodyFile(BaseModel):
     Mass: Optional[float] = None
     Volume: Optional[float] = None
     Rho: Optional[float] = None
-    Gravity: Optional[float] = None
     CenterOfGravity: Optional[Vector3] = None
     CenterOfBuoyancy: Optional[Vector3] = None
     Inertia: Optional[Matrix3] = None
