@@ -25,8 +25,12 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any, Dict, Iterable, List, Optional
 
-DECLARATION_KEYS = ("unit", "description", "variability", "size", "labels", "zero_means")
-_DEFAULTS = {"variability": "fixed", "size": 1, "labels": None, "zero_means": None}
+DECLARATION_KEYS = ("unit", "description", "variability", "size", "labels", "zero_means", "shape",
+                    "kind")
+#: `shape` (rows, columns): a matrix stored flat row by row, named `Name[i,j]` (rows None: as
+#: many as the value has); `kind` "integer": an FMI Integer (vehicle parameters).
+_DEFAULTS = {"variability": "fixed", "size": 1, "labels": None, "zero_means": None, "shape": None,
+             "kind": "real"}
 
 _COERCE = {"Real": float, "Integer": int, "Boolean": bool, "String": str}
 #: The FMI type of a field's annotation (a string under `from __future__ import annotations`).

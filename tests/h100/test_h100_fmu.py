@@ -14,8 +14,7 @@ from scipy.integrate import solve_ivp
 pytest.importorskip("fmpy")
 from fmpy.fmi1 import FMICallException  # noqa: E402
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "controllers"))
-from cosim_helpers import DISCARD, ERROR, FATAL, FMUS, Instance, build, unpack  # noqa: E402
+from tests.harness import DISCARD, ERROR, FATAL, FMU_DIR, Instance, build, unpack  # noqa: E402
 
 from vehicle_model.h100 import initial_state, load_vehicle  # noqa: E402
 from vehicle_model.h100.vehicle_file import VEHICLES_DIR  # noqa: E402
@@ -49,7 +48,7 @@ def instance(unpacked):
 
 def test_checkers_and_interface(unpacked):
     from fmpy.validation import validate_fmu
-    assert validate_fmu(str(FMUS / "H100.fmu")) == []
+    assert validate_fmu(str(FMU_DIR / "H100.fmu")) == []
     md, _ = unpacked
     variables = {v.name: v for v in md.modelVariables}
     inputs = [v.name for v in md.modelVariables if v.causality == "input"]
