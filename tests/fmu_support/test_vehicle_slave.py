@@ -47,7 +47,7 @@ class Cart:
     def derivative_at(t, x, u, c):
         return np.array([x[1], -c[0] * (x[0] - c[2]) - c[1] * x[1] + u[0], u[1]])
 
-    def output_vector(self, x, u):
+    def output_vector(self, x, u, t=0.0):
         return np.array([x[0], abs(x[1])])
 
     def project_state(self, x):

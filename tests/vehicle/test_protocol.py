@@ -39,7 +39,7 @@ class Cart:
     def input_jacobian(self, x, u):
         return np.array([[0.0, 0.0], [1.0, 0.0], [0.0, 1.0]])
 
-    def output_vector(self, x, u):
+    def output_vector(self, x, u, t=0.0):
         return np.array([x[0]])
 
     def project_state(self, x):
