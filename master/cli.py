@@ -1,4 +1,4 @@
-"""Command line: ``python -m master run|view|validate|list|sweep|export-ssp``."""
+"""Command line: ``python -m master run|view|validate|list|sweep|identify|export-ssp``."""
 
 from __future__ import annotations
 
@@ -279,6 +279,10 @@ def build_parser() -> argparse.ArgumentParser:
     from .campaign import add_sweep_parser  # python -m master sweep: campaigns on Dask (docs/campaigns.md)
 
     add_sweep_parser(sub)
+    # python -m master identify: the identification package (it imports no vehicle code until a fit runs)
+    from identification.cli import add_identify_parser
+
+    add_identify_parser(sub)
     return p
 
 

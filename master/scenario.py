@@ -91,7 +91,7 @@ def format_loc(loc: tuple) -> str:
 
 _UNION_HINTS = {
     "signals": "expected a number, true/false, a signal term ({constant: ...}, {step: ...}, {ramp: ...}, "
-               "{sine: ...}) or a list of them",
+               "{sine: ...}, {chirp: ...}) or a list of them",
     "stop_when": "expected a condition ('instance.Variable OP value'), {condition: ..., after: seconds} or a list of them",
     "record": "expected 'all' or a list of 'instance.variable' patterns",
     "include": "expected a file name or a list of file names",
@@ -221,19 +221,39 @@ class SineArgs(Strict):
     stop: Optional[Time] = None
 
 
+class ChirpArgs(Strict):
+    """A linear frequency sweep, ``amplitude * sin(2 pi (f0 tau + (f1 - f0) tau^2 / (2 T)))``
+    with ``tau = t - start`` and ``T = stop - start``, for ``start <= t < stop``, else 0: the
+    frequency goes from ``f0`` to ``f1`` (Hz), an excitation of every frequency in between
+    (identification manoeuvres)."""
+
+    amplitude: Number
+    start: Number
+    stop: Number
+    f0: Annotated[float, Field(ge=0)]
+    f1: Annotated[float, Field(ge=0)]
+
+    @model_validator(mode="after")
+    def _stop_after_start(self):
+        if not self.stop > self.start:
+            raise ValueError(f"a chirp's stop ({self.stop}) must come after its start ({self.start})")
+        return self
+
+
 class Term(Strict):
-    """One term of a signal; exactly one of the four kinds."""
+    """One term of a signal; exactly one of the five kinds."""
 
     constant: Optional[Union[StrictBool, StrictInt, StrictFloat]] = None
     step: Optional[StepArgs] = None
     ramp: Optional[RampArgs] = None
     sine: Optional[SineArgs] = None
+    chirp: Optional[ChirpArgs] = None
 
     @model_validator(mode="after")
     def _exactly_one(self):
-        kinds = [k for k in ("constant", "step", "ramp", "sine") if getattr(self, k) is not None]
+        kinds = [k for k in ("constant", "step", "ramp", "sine", "chirp") if getattr(self, k) is not None]
         if len(kinds) != 1:
-            raise ValueError("a signal term needs exactly one of constant, step, ramp, sine"
+            raise ValueError("a signal term needs exactly one of constant, step, ramp, sine, chirp"
                              + (f" (got {', '.join(kinds)})" if kinds else ""))
         return self
 

@@ -1,4 +1,4 @@
-"""Time-varying input signals: constant, step, ramp, sine and sums of them.
+"""Time-varying input signals: constant, step, ramp, sine, chirp and sums of them.
 
 A signal is evaluated once, vectorised, at every communication point of the run before the run
 starts; the stepping loop then only copies one precomputed row per step. The value applied over
@@ -53,6 +53,12 @@ def evaluate(spec, times: np.ndarray, step: float) -> np.ndarray:
             if s.stop is not None:
                 on &= times < s.stop - eps
             out += np.where(on, s.amplitude * np.sin(2.0 * math.pi * (times - s.start) / s.period + s.phase), 0.0)
+        elif term.chirp is not None:
+            c = term.chirp
+            tau = times - c.start
+            on = (times >= c.start - eps) & (times < c.stop - eps)
+            phase = 2.0 * math.pi * (c.f0 * tau + (c.f1 - c.f0) * tau ** 2 / (2.0 * (c.stop - c.start)))
+            out += np.where(on, c.amplitude * np.sin(phase), 0.0)
     return out
 
 
@@ -78,6 +84,9 @@ def describe(spec) -> str:
             s = term.sine
             parts.append(f"sine amplitude {s.amplitude} period {s.period} s from t={s.start} s"
                          + (f" to {s.stop} s" if s.stop is not None else ""))
+        elif term.chirp is not None:
+            c = term.chirp
+            parts.append(f"chirp amplitude {c.amplitude} from {c.f0} to {c.f1} Hz over t={c.start}..{c.stop} s")
     return " + ".join(parts)
 
 

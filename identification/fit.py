@@ -1,0 +1,159 @@
+"""The output-error fit (lmfit) and the prediction figures."""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .log import TrialLog
+
+
+def noise_level(y: np.ndarray) -> float:
+    """White-noise standard deviation of a smooth signal plus noise, from its second
+    differences: for white noise of variance s^2, var(y[k+1] - 2 y[k] + y[k-1]) = 6 s^2, while a
+    motion sampled at 0.1 s contributes only its acceleration times 0.01 s^2. Median-based (a
+    step in the motion does not inflate it)."""
+    d2 = np.diff(y[np.isfinite(y)], 2)
+    if len(d2) < 3:
+        return 0.0
+    mad = float(np.median(np.abs(d2 - np.median(d2))))
+    return 1.4826 * mad / math.sqrt(6.0)
+
+
+def _safe(name: str) -> str:
+    """lmfit parameter names are Python identifiers: LinearDamping[1,1] -> LinearDamping_1_1."""
+    return re.sub(r"\W", "_", name).strip("_")
+
+
+@dataclass
+class FitResult:
+    vehicle: str
+    fitted: list[str]
+    estimates: dict[str, tuple[float, float | None]]      # FMU name -> (value, standard error)
+    nominal: dict[str, float]
+    correlations: dict[str, dict[str, float]]
+    nuisance: dict[str, float]
+    weights: dict[str, float]                              # channel -> noise level used
+    residuals: dict[str, np.ndarray]                       # channel -> measured - predicted (fitted)
+    predicted: dict[str, np.ndarray]
+    predicted_nominal: dict[str, np.ndarray]
+    evaluations: int
+    success: bool
+    message: str
+    values: dict[str, float] = field(default_factory=dict)  # every parameter of the fitted vehicle
+    report: str = ""
+
+
+def _residual_vector(adapter, log, pred, weights) -> np.ndarray:
+    parts = []
+    for c, sigma in weights.items():
+        r = pred[c] - log.measured[c]
+        if adapter.channel(c).angle:
+            r = (r + math.pi) % (2 * math.pi) - math.pi
+        parts.append(r / sigma)
+    return np.concatenate(parts)
+
+
+def identify(log: TrialLog, adapter, fit: list[str], vehicle_file=None, channels: list[str] | None = None,
+             fit_initial_state: bool = True, max_evaluations: int = 400) -> FitResult:
+    """Fit the parameters named in ``fit`` (FMU names) to ``log``, from the nominal values."""
+    import lmfit
+
+    nominal = adapter.nominal(vehicle_file)
+    unknown = [n for n in fit if n not in nominal]
+    if unknown:
+        raise ValueError(f"--fit: {', '.join(unknown)}: not a parameter of the {adapter.name} "
+                         f"(some: {', '.join(list(nominal)[:12])}...)")
+    if not fit:
+        raise ValueError("--fit: name at least one parameter")
+    chans = [c for c in (channels or adapter.channel_names) if c in log.measured]
+    missing = [c for c in (channels or []) if c not in log.measured]
+    if missing:
+        raise ValueError(f"--channels: {', '.join(missing)} not in the log (it has {', '.join(log.measured)})")
+    weights = {}
+    for c in chans:
+        y = log.measured[c]
+        if adapter.channel(c).angle:
+            y = np.unwrap(y)
+        scale = float(np.nanmax(np.abs(y)) - np.nanmin(np.abs(y))) or 1.0
+        weights[c] = max(noise_level(y), 1e-4 * scale, 1e-9)
+
+    params = lmfit.Parameters()
+    names = {}
+    for n in fit:
+        v0 = nominal[n]
+        names[_safe(n)] = n
+        params.add(_safe(n), value=v0, min=0.0 if v0 > 0 else -np.inf, max=np.inf if v0 >= 0 else 0.0)
+    nuisance0 = adapter.nuisance(log) if fit_initial_state else {}
+    for k, (v0, size) in nuisance0.items():
+        params.add(k, value=v0, min=v0 - 50 * size, max=v0 + 50 * size)
+
+    def split(p) -> tuple[dict[str, float], dict[str, float]]:
+        values = dict(nominal)
+        values.update({names[s]: float(p[s].value) for s in names})
+        return values, {k: float(p[k].value) for k in nuisance0}
+
+    def residual(p):
+        values, nuis = split(p)
+        try:
+            pred = adapter.simulate(values, log, nuis)
+        except (ValueError, RuntimeError):
+            return np.full(sum(len(log.time) for _ in weights), 1e6)  # a diverging trial vehicle
+        r = _residual_vector(adapter, log, pred, weights)
+        return np.where(np.isfinite(r), r, 1e6)
+
+    # finite-difference steps of 1e-3 relative: far above the integrator's tolerance noise
+    result = lmfit.minimize(residual, params, method="least_squares", max_nfev=max_evaluations, diff_step=1e-3,
+                            x_scale="jac")
+    values, nuis = split(result.params)
+    predicted = adapter.simulate(values, log, nuis)
+    predicted_nominal = adapter.simulate(nominal, log, {})  # from the first sample as measured
+    estimates, correl = {}, {}
+    for s, n in names.items():
+        p = result.params[s]
+        estimates[n] = (float(p.value), None if p.stderr is None else float(p.stderr))
+        correl[n] = {names.get(k, k): float(v) for k, v in (p.correl or {}).items() if k in names}
+    residuals = {}
+    for c in weights:
+        r = log.measured[c] - predicted[c]
+        if adapter.channel(c).angle:
+            r = (r + math.pi) % (2 * math.pi) - math.pi
+        residuals[c] = r
+    fr = FitResult(adapter.name, list(fit), estimates, {n: nominal[n] for n in fit}, correl, nuis, weights,
+                   residuals, predicted, predicted_nominal, int(result.nfev), bool(result.success),
+                   str(result.message), values)
+    fr.report = format_report(fr, log)
+    return fr
+
+
+def predict(adapter, values: dict[str, float], log: TrialLog) -> dict[str, np.ndarray]:
+    """The library's prediction over a log, from its first (measured) sample."""
+    return adapter.simulate(values, log, {})
+
+
+def rms_position_error(adapter, log: TrialLog, predicted: dict[str, np.ndarray]) -> float:
+    """RMS over the log of the 3-D distance between predicted and measured position."""
+    sq = sum((predicted[c] - log.measured[c]) ** 2 for c in adapter.position_channels if c in log.measured)
+    return float(np.sqrt(np.mean(sq)))
+
+
+def format_report(fr: FitResult, log: TrialLog) -> str:
+    lines = [f"{fr.vehicle}: {len(fr.fitted)} parameter(s) fitted to {log.path} "
+             f"({len(log.time)} samples, {log.time[-1] - log.time[0]:g} s; channels "
+             + ", ".join(f"{c} (noise {w:.3g})" for c, w in fr.weights.items()) + ")",
+             f"  {fr.evaluations} simulations; {'converged' if fr.success else 'NOT converged'}: {fr.message}",
+             f"  {'parameter':<28} {'nominal':>12} {'estimate':>12} {'std error':>11} {'change':>8}"]
+    for n in fr.fitted:
+        v, se = fr.estimates[n]
+        nom = fr.nominal[n]
+        change = f"{(v / nom - 1) * 100:+.1f} %" if nom else ""
+        lines.append(f"  {n:<28} {nom:>12.6g} {v:>12.6g} {('%.3g' % se) if se is not None else 'n/a':>11} {change:>8}")
+    pairs = [(a, b, c) for a, row in fr.correlations.items() for b, c in row.items() if a < b]
+    if pairs:
+        lines.append("  correlations: " + ", ".join(f"{a} / {b} {c:+.2f}" for a, b, c in pairs))
+    lines.append("  residual RMS (measured - fitted): "
+                 + ", ".join(f"{c} {np.sqrt(np.mean(r ** 2)):.3g}" for c, r in fr.residuals.items()))
+    return "\n".join(lines)

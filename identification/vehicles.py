@@ -1,0 +1,374 @@
+"""What the fit needs to know of each vehicle: its inputs and measured channels (with the usual
+column names of the project's results.csv), its parameters by their FMU names, how to simulate
+its library over a log, and how to write a vehicle file with fitted values.
+
+The vehicle libraries are imported inside the methods: ``import identification`` (and so
+``python -m master``) loads no vehicle code.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import re
+from pathlib import Path
+
+import numpy as np
+
+from .log import TrialLog
+
+
+@dataclasses.dataclass(frozen=True)
+class Channel:
+    """A measured quantity: its name in the fit, where a results.csv has it, its unit."""
+
+    name: str
+    columns: tuple[str, ...]
+    unit: str
+    angle: bool = False     # residuals wrapped to (-pi, pi]
+
+
+class VehicleAdapter:
+    name = "vehicle"
+    input_names: list[str] = []
+    required_inputs: set[str] = set()
+    channels: list[Channel] = []
+    position_channels = ("north", "east", "depth")
+
+    @property
+    def channel_names(self) -> list[str]:
+        return [c.name for c in self.channels]
+
+    def channel(self, name: str) -> Channel:
+        return next(c for c in self.channels if c.name == name)
+
+    def input_columns(self, name: str) -> list[str]:
+        """The vehicle's own input column first (a signal drives it), then any instance's."""
+        return [f"vehicle.{name}", f"control.{name}", name]
+
+    def channel_columns(self, name: str) -> list[str]:
+        return list(self.channel(name).columns)
+
+    # to be provided by each vehicle
+    def nominal(self, vehicle_file: str | Path | None = None) -> dict[str, float]:
+        """Every fittable parameter (FMU name -> value) of the nominal vehicle."""
+        raise NotImplementedError
+
+    def nuisance(self, log: TrialLog) -> dict[str, tuple[float, float]]:
+        """Initial-state values fitted along (name -> (start, typical size))."""
+        return {}
+
+    def simulate(self, values: dict[str, float], log: TrialLog, nuisance: dict[str, float]) -> dict[str, np.ndarray]:
+        raise NotImplementedError
+
+    def write_vehicle_file(self, values: dict[str, float], path: Path, vehicle_file=None, note: str = "") -> Path:
+        raise NotImplementedError
+
+
+# ----------------------------------------------------------------------------- the AUV
+
+class AuvAdapter(VehicleAdapter):
+    """The survey AUV (vehicle_model, seeds 000/001): inputs ThrustPower, RudderYaw, RudderDive,
+    ExternalForce[1..3]; measured by AuvSensors (navigation position, depth, attitude, speed
+    through the water) or, in their absence, the vehicle's own outputs."""
+
+    name = "auv"
+    vehicle_file_name = "auv_parameters.yaml"
+    input_names = ["ThrustPower", "RudderYaw", "RudderDive", "ExternalForce[1]", "ExternalForce[2]", "ExternalForce[3]"]
+    required_inputs = {"ThrustPower", "RudderYaw", "RudderDive"}
+    channels = [
+        Channel("north", ("sensors.NavNorth", "vehicle.Pos[1]"), "m"),
+        Channel("east", ("sensors.NavEast", "vehicle.Pos[2]"), "m"),
+        Channel("depth", ("sensors.MeasuredDepth", "vehicle.Depth"), "m"),
+        Channel("roll", ("sensors.MeasuredRoll", "vehicle.Euler[1]"), "rad", angle=True),
+        Channel("pitch", ("sensors.MeasuredPitch", "vehicle.Euler[2]"), "rad", angle=True),
+        Channel("heading", ("sensors.MeasuredHeading", "vehicle.Heading"), "rad", angle=True),
+        Channel("speed", ("sensors.MeasuredSpeed", "vehicle.Speed"), "m/s"),
+    ]
+    # where each channel is in the library's output vector (vehicle_model.OUTPUT_LAYOUT)
+    _OUTPUT = {"north": ("Pos", 0), "east": ("Pos", 1), "depth": ("Depth", 0), "roll": ("Euler", 0),
+               "pitch": ("Euler", 1), "heading": ("Euler", 2), "speed": ("Speed", 0)}
+
+    def nominal(self, vehicle_file=None) -> dict[str, float]:
+        from vehicle_model import AuvParameters
+
+        values = {}
+        for name, info in AuvParameters.FIELD_INFO.items():
+            v = getattr(AuvParameters(), name)
+            if v is None:
+                continue
+            if info["size"] == 1:
+                values[name] = float(v)
+            else:
+                for i, x in enumerate(v, start=1):
+                    values[f"{name}[{i}]"] = float(x)
+        if vehicle_file is not None:
+            values.update(_read_flat_yaml(vehicle_file, values))
+        return values
+
+    def _parameters(self, values: dict[str, float]):
+        from vehicle_model import AuvParameters
+
+        fields: dict[str, object] = {}
+        for key, v in values.items():
+            m = re.fullmatch(r"(\w+)\[(\d+)\]", key)
+            if m:
+                fields.setdefault(m.group(1), {})[int(m.group(2))] = v
+            else:
+                fields[key] = v
+        kw = {k: (tuple(v[i] for i in sorted(v)) if isinstance(v, dict) else v) for k, v in fields.items()}
+        return AuvParameters(**kw)
+
+    def nuisance(self, log: TrialLog) -> dict[str, tuple[float, float]]:
+        # the first sample of a noisy log is off by its noise: the initial position, heading and
+        # speed are fitted along (a 0.005 rad heading error alone is 0.5 m after 100 m)
+        out = {}
+        for name, size in (("north", 1.0), ("east", 1.0), ("depth", 0.1), ("heading", 0.01), ("speed", 0.05)):
+            if name in log.measured:
+                out[f"initial_{name}"] = (float(log.measured[name][0]), size)
+        return out
+
+    def simulate(self, values, log, nuisance) -> dict[str, np.ndarray]:
+        from vehicle_model import Environment, VehicleModel, VehicleSimulator, initial_state, quaternion_from_euler
+        from vehicle_model import OUTPUT_LAYOUT
+
+        model = VehicleModel(self._parameters(values), Environment())
+        first = {c: float(v[0]) for c, v in log.measured.items()}
+        first.update({k[len("initial_"):]: v for k, v in nuisance.items()})
+        q0 = quaternion_from_euler(first.get("roll", 0.0), first.get("pitch", 0.0), first.get("heading", 0.0))
+        x0 = initial_state(Pos0=(first.get("north", 0.0), first.get("east", 0.0), first.get("depth", 0.0)),
+                           Quater0=q0, LocalVel0=(first.get("speed", 0.0), 0.0, 0.0),
+                           Battery0=model.params.InitialBattery)
+        sim = VehicleSimulator(model, x0)
+        wanted = [(c, OUTPUT_LAYOUT[self._OUTPUT[c][0]][0] + self._OUTPUT[c][1]) for c in log.measured]
+        out = np.empty((len(log.time), len(wanted)))
+        t, u = log.time, log.inputs
+        x = x0
+        for k in range(len(t)):
+            if k:  # row k holds the commands applied over [t[k-1], t[k]] (log.py)
+                x = sim.advance(t[k - 1], t[k], u[k])
+            y = model.output_vector(x, u[k])
+            out[k] = [y[j] for _, j in wanted]
+        return {c: out[:, i] for i, (c, _) in enumerate(wanted)}
+
+    def write_vehicle_file(self, values, path, vehicle_file=None, note="") -> Path:
+        """The fitted values as FMU parameters: a YAML mapping that ``--vehicle-file`` reads back
+        and whose lines go under a scenario's ``instances: vehicle: parameters:`` (vectors as
+        ``Name[i]`` elements, as ``--set vehicle.Name[i]=...`` takes them)."""
+        import yaml
+
+        text = (f"# AUV parameters fitted by python -m master identify{(': ' + note) if note else ''}\n"
+                "# FMU parameter names of fmus/Auv.fmu; use as instances.vehicle.parameters of a scenario,\n"
+                "# or --set vehicle.NAME=VALUE, or --vehicle-file of another fit\n")
+        text += yaml.safe_dump({k: float(v) for k, v in values.items()}, sort_keys=False)
+        path.write_text(text, encoding="utf-8")
+        return path
+
+
+def _read_flat_yaml(path, known: dict[str, float]) -> dict[str, float]:
+    import yaml
+
+    path = Path(path)
+    doc = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    if isinstance(doc, dict) and "instances" in doc:  # a scenario: its vehicle's parameters
+        doc = ((doc["instances"] or {}).get("vehicle") or {}).get("parameters") or {}
+    out = {}
+    for k, v in doc.items():
+        if isinstance(v, list):
+            for i, x in enumerate(v, start=1):
+                out[f"{k}[{i}]"] = x
+        else:
+            out[str(k)] = v
+    unknown = [k for k in out if k not in known]
+    if unknown:
+        raise ValueError(f"{path}: {', '.join(unknown)}: not parameters of the vehicle")
+    try:
+        return {k: float(v) for k, v in out.items()}
+    except (TypeError, ValueError) as e:
+        raise ValueError(f"{path}: {e}") from None
+
+
+# ----------------------------------------------------------------------------- the H100
+
+_H100_MATRICES = ("Inertia", "AddedMass", "LinearDamping", "QuadraticDamping")
+_H100_SKIPPED = ("ThrusterPos", "ThrusterDir", "QuadraticDampingTensor", "SignedQuadraticDampingTensor")
+
+
+class H100Adapter(VehicleAdapter):
+    """The H100 ROV (vehicle_model.h100, SPEC 7): inputs ThrusterCommand[1..n], ExternalForce,
+    ExternalMoment; parameters by their FMU names (``LinearDamping[1,1]``, ``AddedMass[3,3]``,
+    ``ThrusterEfficiency``...); the vehicle file (SPEC 7.6) gives the thruster layout and
+    every value not fitted. Measured: position, depth, attitude, and where logged the body
+    velocities and rates (its FMU outputs them), or the instruments' columns."""
+
+    name = "h100"
+    vehicle_file_name = "h100_fitted.yaml"
+    required_inputs: set[str] = set()
+
+    def __init__(self, vehicle_file=None):
+        self._vehicle_file = vehicle_file
+        self._vehicle = None
+
+    @property
+    def vehicle(self):
+        if self._vehicle is None:
+            from vehicle_model.h100 import DEFAULT_VEHICLE_FILE, load_vehicle
+
+            self._vehicle = load_vehicle(str(self._vehicle_file or DEFAULT_VEHICLE_FILE))
+        return self._vehicle
+
+    @property
+    def input_names(self) -> list[str]:
+        n = len(self.vehicle.params.ThrusterPos)
+        return ([f"ThrusterCommand[{i}]" for i in range(1, n + 1)]
+                + [f"ExternalForce[{i}]" for i in (1, 2, 3)] + [f"ExternalMoment[{i}]" for i in (1, 2, 3)])
+
+    @property
+    def required_inputs(self) -> set[str]:
+        return {n for n in self.input_names if n.startswith("ThrusterCommand")}
+
+    channels = [
+        Channel("north", ("sensors.NavNorth", "vehicle.Pos[1]"), "m"),
+        Channel("east", ("sensors.NavEast", "vehicle.Pos[2]"), "m"),
+        Channel("depth", ("sensors.MeasuredDepth", "vehicle.Depth"), "m"),
+        Channel("roll", ("sensors.MeasuredRoll", "vehicle.Euler[1]"), "rad", angle=True),
+        Channel("pitch", ("sensors.MeasuredPitch", "vehicle.Euler[2]"), "rad", angle=True),
+        Channel("heading", ("sensors.MeasuredHeading", "vehicle.Euler[3]"), "rad", angle=True),
+        Channel("surge", ("sensors.MeasuredSpeed", "vehicle.LocalVel[1]"), "m/s"),
+        Channel("sway", ("vehicle.LocalVel[2]",), "m/s"),
+        Channel("heave", ("vehicle.LocalVel[3]",), "m/s"),
+        Channel("p", ("vehicle.Omega[1]",), "rad/s"),
+        Channel("q", ("vehicle.Omega[2]",), "rad/s"),
+        Channel("r", ("vehicle.Omega[3]",), "rad/s"),
+    ]
+    _OUTPUT = {"north": ("Pos", 0), "east": ("Pos", 1), "depth": ("Depth", 0), "roll": ("Euler", 0),
+               "pitch": ("Euler", 1), "heading": ("Euler", 2), "surge": ("LocalVel", 0), "sway": ("LocalVel", 1),
+               "heave": ("LocalVel", 2), "p": ("Omega", 0), "q": ("Omega", 1), "r": ("Omega", 2)}
+
+    def input_columns(self, name: str) -> list[str]:
+        return [f"vehicle.{name}", f"control.{name}", f"allocation.{name}", name]
+
+    def nominal(self, vehicle_file=None) -> dict[str, float]:
+        if vehicle_file is not None and vehicle_file != self._vehicle_file:
+            self._vehicle_file, self._vehicle = vehicle_file, None
+        p = self.vehicle.params
+        values = {}
+        for name in type(p).model_fields:
+            if name in _H100_SKIPPED:
+                continue
+            v = getattr(p, name)
+            if name in _H100_MATRICES:
+                m = np.asarray(v, dtype=float)
+                for i in range(m.shape[0]):
+                    for j in range(m.shape[1]):
+                        values[f"{name}[{i + 1},{j + 1}]"] = float(m[i, j])
+            elif isinstance(v, (tuple, list)):
+                for i, x in enumerate(v, start=1):
+                    values[f"{name}[{i}]"] = float(x)
+            elif isinstance(v, (int, float)):
+                values[name] = float(v)
+        return values
+
+    def _parameters(self, values: dict[str, float]):
+        base = self.vehicle.params
+        fields = base.model_dump()
+        for key, v in values.items():
+            m = re.fullmatch(r"(\w+)\[(\d+),(\d+)\]", key)
+            if m:
+                name, i, j = m.group(1), int(m.group(2)) - 1, int(m.group(3)) - 1
+                mat = [list(row) for row in fields[name]]
+                mat[i][j] = v
+                if name in ("AddedMass", "Inertia"):
+                    mat[j][i] = v  # symmetric: one fitted value for both entries
+                fields[name] = mat
+                continue
+            m = re.fullmatch(r"(\w+)\[(\d+)\]", key)
+            if m:
+                vec = list(fields[m.group(1)])
+                vec[int(m.group(2)) - 1] = v
+                fields[m.group(1)] = vec
+            else:
+                fields[key] = v
+        return type(base)(**fields)
+
+    def nuisance(self, log: TrialLog) -> dict[str, tuple[float, float]]:
+        out = {}
+        for name, size in (("north", 0.1), ("east", 0.1), ("depth", 0.02), ("heading", 0.01)):
+            if name in log.measured:
+                out[f"initial_{name}"] = (float(log.measured[name][0]), size)
+        return out
+
+    def simulate(self, values, log, nuisance) -> dict[str, np.ndarray]:
+        from scipy.integrate import ode
+        from vehicle_model.h100 import H100Model
+        from vehicle_model.rotation import quaternion_from_euler
+
+        model = H100Model(self._parameters(values))
+        first = {c: float(v[0]) for c, v in log.measured.items()}
+        first.update({k[len("initial_"):]: v for k, v in nuisance.items()})
+        q0 = quaternion_from_euler(first.get("roll", 0.0), first.get("pitch", 0.0), first.get("heading", 0.0))
+        x0 = model.initial_state(Pos0=(first.get("north", 0.0), first.get("east", 0.0), first.get("depth", 0.0)),
+                                 Quater0=q0, LocalVel0=(first.get("surge", 0.0), first.get("sway", 0.0), first.get("heave", 0.0)),
+                                 Omega0=(first.get("p", 0.0), first.get("q", 0.0), first.get("r", 0.0)))
+        layout = model.output_layout
+        wanted = [(c, layout[self._OUTPUT[c][0]][0] + self._OUTPUT[c][1]) for c in log.measured]
+        from vehicle_model.h100 import dynamics
+
+        u_now = np.zeros(model.input_size)
+        # the compiled derivative handed to SciPy directly (no Python frame in between)
+        solver = ode(dynamics.state_derivative)
+        solver.set_f_params(u_now, model.constants)
+        solver.set_integrator("dopri5", rtol=1e-6, atol=1e-8, nsteps=100000)
+        out = np.empty((len(log.time), len(wanted)))
+        t, u = log.time, log.inputs
+        x = x0
+        for k in range(len(t)):
+            if k:  # row k holds the commands applied over [t[k-1], t[k]] (log.py)
+                u_now[:] = u[k]
+                solver._integrator.first_step = t[k] - t[k - 1]
+                solver.set_initial_value(x, t[k - 1])
+                x = solver.integrate(t[k])
+                if not solver.successful() or not np.all(np.isfinite(x)):
+                    raise RuntimeError(f"the H100 simulation failed at t = {t[k]:g} s")
+            y = model.output_vector(x, u[k], t[k])
+            out[k] = [y[j] for _, j in wanted]
+        return {c: out[:, i] for i, (c, _) in enumerate(wanted)}
+
+    def write_vehicle_file(self, values, path, vehicle_file=None, note="") -> Path:
+        """A complete vehicle YAML (SPEC 7.6), body and thrusters inline, the fitted values in:
+        ready for the FMU build (tools/build_fmus.py) or for load_vehicle."""
+        import yaml
+
+        p = self._parameters(values)
+        dump = p.model_dump()
+        thruster_fields = ("MaxThrustForward", "MaxThrustReverse", "ThrusterTimeConstant", "ThrusterEfficiency")
+        body = {k: _plain(v) for k, v in dump.items()
+                if k not in thruster_fields and k not in ("ThrusterPos", "ThrusterDir") and v is not None}
+        thrusters = {k: float(dump[k]) for k in thruster_fields}
+        thrusters["thrusters"] = [{"name": n, "position": [float(x) for x in pos], "direction": [float(x) for x in d]}
+                                  for n, pos, d in zip(self.vehicle.thruster_names, p.ThrusterPos, p.ThrusterDir)]
+        doc = {"name": f"{self.vehicle.name}_fitted",
+               "description": f"{self.vehicle.name} with parameters fitted by python -m master identify"
+                              + (f" ({note})" if note else ""),
+               "body": body, "thrusters": thrusters}
+        path.write_text(f"# {doc['description']}\n# from {self.vehicle.source}\n"
+                        + yaml.safe_dump(doc, sort_keys=False, width=120), encoding="utf-8")
+        return path
+
+
+def _plain(v):
+    if isinstance(v, (tuple, list)):
+        return [_plain(x) for x in v]
+    if isinstance(v, (np.floating, float, int)):
+        return float(v)
+    return v
+
+
+VEHICLES = {"auv": AuvAdapter, "h100": H100Adapter}
+
+
+def vehicle_adapter(name: str) -> VehicleAdapter:
+    try:
+        return VEHICLES[name]()
+    except KeyError:
+        raise ValueError(f"unknown vehicle {name!r}: one of {', '.join(VEHICLES)}") from None
