@@ -93,15 +93,14 @@ class AuvAdapter(VehicleAdapter):
         from vehicle_model import AuvParameters
 
         values = {}
-        for name, info in AuvParameters.FIELD_INFO.items():
-            v = getattr(AuvParameters(), name)
-            if v is None:
-                continue
-            if info["size"] == 1:
-                values[name] = float(v)
-            else:
+        defaults = AuvParameters()
+        for f in dataclasses.fields(AuvParameters):
+            v = getattr(defaults, f.name)
+            if isinstance(v, (tuple, list)):
                 for i, x in enumerate(v, start=1):
-                    values[f"{name}[{i}]"] = float(x)
+                    values[f"{f.name}[{i}]"] = float(x)
+            elif isinstance(v, (int, float)):
+                values[f.name] = float(v)
         if vehicle_file is not None:
             values.update(_read_flat_yaml(vehicle_file, values))
         return values
