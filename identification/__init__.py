@@ -18,6 +18,7 @@ The vehicle libraries are imported only when a fit runs (identification/vehicles
 from .log import TrialLog, LogError, read_log
 from .vehicles import VehicleAdapter, vehicle_adapter, VEHICLES
 from .fit import FitResult, identify, predict, rms_position_error
+from .trials import excitation, library_trial
 
 __all__ = ["TrialLog", "LogError", "read_log", "VehicleAdapter", "vehicle_adapter", "VEHICLES",
-           "FitResult", "identify", "predict", "rms_position_error"]
+           "FitResult", "identify", "predict", "rms_position_error", "excitation", "library_trial"]

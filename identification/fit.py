@@ -69,7 +69,8 @@ def identify(log: TrialLog, adapter, fit: list[str], vehicle_file=None, channels
                          f"(some: {', '.join(list(nominal)[:12])}...)")
     if not fit:
         raise ValueError("--fit: name at least one parameter")
-    chans = [c for c in (channels or adapter.channel_names) if c in log.measured]
+    default = [c.name for c in adapter.channels if c.fit]
+    chans = [c for c in (channels or default) if c in log.measured]
     missing = [c for c in (channels or []) if c not in log.measured]
     if missing:
         raise ValueError(f"--channels: {', '.join(missing)} not in the log (it has {', '.join(log.measured)})")

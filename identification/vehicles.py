@@ -26,6 +26,7 @@ class Channel:
     columns: tuple[str, ...]
     unit: str
     angle: bool = False     # residuals wrapped to (-pi, pi]
+    fit: bool = True        # fitted by default (False: only compared, e.g. a true position)
 
 
 class VehicleAdapter:
@@ -226,26 +227,47 @@ class H100Adapter(VehicleAdapter):
     def required_inputs(self) -> set[str]:
         return {n for n in self.input_names if n.startswith("ThrusterCommand")}
 
+    # the H100Sensors' readings first (IMU attitude and gyro, DVL velocity, pressure depth), else
+    # the vehicle's own outputs; no position: the windows start from the measured state, and the
+    # dynamics do not depend on where the vehicle is (no current or waves in a trial)
     channels = [
-        Channel("north", ("sensors.NavNorth", "vehicle.Pos[1]"), "m"),
-        Channel("east", ("sensors.NavEast", "vehicle.Pos[2]"), "m"),
+        Channel("north", ("vehicle.Pos[1]",), "m", fit=False),
+        Channel("east", ("vehicle.Pos[2]",), "m", fit=False),
         Channel("depth", ("sensors.MeasuredDepth", "vehicle.Depth"), "m"),
-        Channel("roll", ("sensors.MeasuredRoll", "vehicle.Euler[1]"), "rad", angle=True),
-        Channel("pitch", ("sensors.MeasuredPitch", "vehicle.Euler[2]"), "rad", angle=True),
-        Channel("heading", ("sensors.MeasuredHeading", "vehicle.Euler[3]"), "rad", angle=True),
-        Channel("surge", ("sensors.MeasuredSpeed", "vehicle.LocalVel[1]"), "m/s"),
-        Channel("sway", ("vehicle.LocalVel[2]",), "m/s"),
-        Channel("heave", ("vehicle.LocalVel[3]",), "m/s"),
-        Channel("p", ("vehicle.Omega[1]",), "rad/s"),
-        Channel("q", ("vehicle.Omega[2]",), "rad/s"),
-        Channel("r", ("vehicle.Omega[3]",), "rad/s"),
+        Channel("roll", ("sensors.MeasuredEuler[1]", "vehicle.Euler[1]"), "rad", angle=True),
+        Channel("pitch", ("sensors.MeasuredEuler[2]", "vehicle.Euler[2]"), "rad", angle=True),
+        Channel("heading", ("sensors.MeasuredEuler[3]", "vehicle.Euler[3]"), "rad", angle=True),
+        Channel("surge", ("sensors.MeasuredVelocity[1]", "vehicle.LocalVel[1]"), "m/s"),
+        Channel("sway", ("sensors.MeasuredVelocity[2]", "vehicle.LocalVel[2]"), "m/s"),
+        Channel("heave", ("sensors.MeasuredVelocity[3]", "vehicle.LocalVel[3]"), "m/s"),
+        Channel("p", ("sensors.MeasuredOmega[1]", "vehicle.Omega[1]"), "rad/s"),
+        Channel("q", ("sensors.MeasuredOmega[2]", "vehicle.Omega[2]"), "rad/s"),
+        Channel("r", ("sensors.MeasuredOmega[3]", "vehicle.Omega[3]"), "rad/s"),
     ]
+    #: prediction windows (s): the open-loop H100 is unstable at speed (Munk moments; no linear
+    #: sway, roll or yaw damping), so a whole-log simulation diverges from the smallest error in
+    #: its initial state. Each window starts again from the measured state.
+    window_s = 5.0
+    smoothing = 10   # samples each side of a window's start fitted for its initial state
+
     _OUTPUT = {"north": ("Pos", 0), "east": ("Pos", 1), "depth": ("Depth", 0), "roll": ("Euler", 0),
                "pitch": ("Euler", 1), "heading": ("Euler", 2), "surge": ("LocalVel", 0), "sway": ("LocalVel", 1),
                "heave": ("LocalVel", 2), "p": ("Omega", 0), "q": ("Omega", 1), "r": ("Omega", 2)}
 
     def input_columns(self, name: str) -> list[str]:
         return [f"vehicle.{name}", f"control.{name}", f"allocation.{name}", name]
+
+    def commands_for(self, wrench) -> np.ndarray:
+        """Thruster commands that push the body wrench (X, Y, Z, K, M, N) (N, N m) with the
+        nominal thrusters: the configuration matrix's pseudo-inverse, then each force through
+        the thrust law inverted. For excitation manoeuvres (one axis at a time)."""
+        p = self.vehicle.params
+        pos = np.asarray(p.ThrusterPos, dtype=float)
+        d = np.asarray(p.ThrusterDir, dtype=float)
+        d = d / np.linalg.norm(d, axis=1, keepdims=True)
+        forces = np.linalg.pinv(np.vstack([d.T, np.cross(pos, d).T])) @ np.asarray(wrench, dtype=float)
+        k = np.where(forces >= 0, p.MaxThrustForward, p.MaxThrustReverse) * p.ThrusterEfficiency
+        return np.sign(forces) * np.sqrt(np.abs(forces) / k)
 
     def nominal(self, vehicle_file=None) -> dict[str, float]:
         if vehicle_file is not None and vehicle_file != self._vehicle_file:
@@ -291,38 +313,65 @@ class H100Adapter(VehicleAdapter):
         return type(base)(**fields)
 
     def nuisance(self, log: TrialLog) -> dict[str, tuple[float, float]]:
-        out = {}
-        for name, size in (("north", 0.1), ("east", 0.1), ("depth", 0.02), ("heading", 0.01)):
-            if name in log.measured:
-                out[f"initial_{name}"] = (float(log.measured[name][0]), size)
-        return out
+        return {}  # every window starts from the measured state
 
     def simulate(self, values, log, nuisance) -> dict[str, np.ndarray]:
+        """Predictions over windows of ``window_s``: each window starts from the measured
+        attitude, depth, body velocity and rates at its first sample (where the log lacks one,
+        0) and the propeller speeds of the thrusters' first-order lag run over the logged
+        commands from rest; a window's first sample is its initial state, not a prediction."""
         from scipy.integrate import ode
-        from vehicle_model.h100 import H100Model
+        from vehicle_model.h100 import H100Model, dynamics
         from vehicle_model.rotation import quaternion_from_euler
 
         model = H100Model(self._parameters(values))
-        first = {c: float(v[0]) for c, v in log.measured.items()}
-        first.update({k[len("initial_"):]: v for k, v in nuisance.items()})
-        q0 = quaternion_from_euler(first.get("roll", 0.0), first.get("pitch", 0.0), first.get("heading", 0.0))
-        x0 = model.initial_state(Pos0=(first.get("north", 0.0), first.get("east", 0.0), first.get("depth", 0.0)),
-                                 Quater0=q0, LocalVel0=(first.get("surge", 0.0), first.get("sway", 0.0), first.get("heave", 0.0)),
-                                 Omega0=(first.get("p", 0.0), first.get("q", 0.0), first.get("r", 0.0)))
-        layout = model.output_layout
-        wanted = [(c, layout[self._OUTPUT[c][0]][0] + self._OUTPUT[c][1]) for c in log.measured]
-        from vehicle_model.h100 import dynamics
+        n = len(model.params.ThrusterPos)
+        t, u = log.time, log.inputs
+        m = log.measured
+        # the propeller speeds: s' = (c - s) / T with c held over each interval, exactly
+        commands = np.clip(u[:, :n], -1.0, 1.0)
+        speeds = np.zeros((len(t), n))
+        for k in range(1, len(t)):
+            decay = np.exp(-(t[k] - t[k - 1]) / model.params.ThrusterTimeConstant)
+            speeds[k] = commands[k] + (speeds[k - 1] - commands[k]) * decay
 
+        def measured(c, k):
+            """The channel at sample k, smoothed: a quadratic fitted over +-1 s around it (the
+            window's initial state; its noise would otherwise bias the fit, as errors in the
+            regressors do)."""
+            if c not in m:
+                return 0.0
+            lo, hi = max(0, k - self.smoothing), min(len(t), k + self.smoothing + 1)
+            y = m[c][lo:hi]
+            if self.channel(c).angle:
+                y = np.unwrap(y)
+            if hi - lo < 5:
+                return float(m[c][k])
+            coef = np.polyfit(t[lo:hi] - t[k], y, 2)
+            return float(coef[-1])
+
+        layout = model.output_layout
+        wanted = [(c, layout[self._OUTPUT[c][0]][0] + self._OUTPUT[c][1]) for c in m]
         u_now = np.zeros(model.input_size)
-        # the compiled derivative handed to SciPy directly (no Python frame in between)
-        solver = ode(dynamics.state_derivative)
+        solver = ode(dynamics.state_derivative)  # the compiled derivative, no Python frame between
         solver.set_f_params(u_now, model.constants)
         solver.set_integrator("dopri5", rtol=1e-6, atol=1e-8, nsteps=100000)
-        out = np.empty((len(log.time), len(wanted)))
-        t, u = log.time, log.inputs
-        x = x0
+        out = np.empty((len(t), len(wanted)))
+        window = self.window_s if self.window_s else np.inf
+        start = None
+        # a window starts where the commands have been and stay constant over the smoothing
+        # span (a kink of the motion inside it would bias the smoothed initial state)
+        change = np.concatenate([[False], np.any(np.diff(u, axis=0) != 0.0, axis=1)])
+        near = np.convolve(change.astype(float), np.ones(2 * self.smoothing + 1), mode="same") > 0
         for k in range(len(t)):
-            if k:  # row k holds the commands applied over [t[k-1], t[k]] (log.py)
+            if start is None or (t[k] - t[start] >= window - 1e-9 and not near[k]):
+                start = k
+                q0 = quaternion_from_euler(measured("roll", k), measured("pitch", k), measured("heading", k))
+                x = model.initial_state(Pos0=(measured("north", k), measured("east", k), measured("depth", k)), Quater0=q0,
+                                        LocalVel0=(measured("surge", k), measured("sway", k), measured("heave", k)),
+                                        Omega0=(measured("p", k), measured("q", k), measured("r", k)),
+                                        PropellerSpeed0=speeds[k])
+            else:  # row k holds the commands applied over [t[k-1], t[k]] (log.py)
                 u_now[:] = u[k]
                 solver._integrator.first_step = t[k] - t[k - 1]
                 solver.set_initial_value(x, t[k - 1])
