@@ -62,7 +62,7 @@ def cmd_identify(args) -> int:
     from .vehicles import vehicle_adapter
 
     try:
-        adapter = vehicle_adapter(args.vehicle)
+        adapter = vehicle_adapter(args.vehicle, args.vehicle_file)
         column_map = parse_column_map(args.columns)
         log = read_log(args.log, adapter, column_map, hold=args.hold)
         if args.start is not None or args.stop is not None:
