@@ -218,7 +218,7 @@ class H100Adapter(VehicleAdapter):
 
     @property
     def input_names(self) -> list[str]:
-        n = len(self.vehicle.params.ThrusterPos)
+        n = len(self.vehicle.params.thruster_positions())
         return ([f"ThrusterCommand[{i}]" for i in range(1, n + 1)]
                 + [f"ExternalForce[{i}]" for i in (1, 2, 3)] + [f"ExternalMoment[{i}]" for i in (1, 2, 3)])
 
@@ -262,8 +262,8 @@ class H100Adapter(VehicleAdapter):
         nominal thrusters: the configuration matrix's pseudo-inverse, then each force through
         the thrust law inverted. For excitation manoeuvres (one axis at a time)."""
         p = self.vehicle.params
-        pos = np.asarray(p.ThrusterPos, dtype=float)
-        d = np.asarray(p.ThrusterDir, dtype=float)
+        pos = np.reshape(np.asarray(p.ThrusterPos, dtype=float), (-1, 3))
+        d = np.reshape(np.asarray(p.ThrusterDir, dtype=float), (-1, 3))
         d = d / np.linalg.norm(d, axis=1, keepdims=True)
         forces = np.linalg.pinv(np.vstack([d.T, np.cross(pos, d).T])) @ np.asarray(wrench, dtype=float)
         k = np.where(forces >= 0, p.MaxThrustForward, p.MaxThrustReverse) * p.ThrusterEfficiency
@@ -274,43 +274,44 @@ class H100Adapter(VehicleAdapter):
             self._vehicle_file, self._vehicle = vehicle_file, None
         p = self.vehicle.params
         values = {}
-        for name in type(p).model_fields:
-            if name in _H100_SKIPPED:
+        for f in dataclasses.fields(p):
+            if f.name in _H100_SKIPPED:
                 continue
-            v = getattr(p, name)
-            if name in _H100_MATRICES:
-                m = np.asarray(v, dtype=float)
-                for i in range(m.shape[0]):
-                    for j in range(m.shape[1]):
-                        values[f"{name}[{i + 1},{j + 1}]"] = float(m[i, j])
+            v = getattr(p, f.name)
+            shape = f.metadata.get("shape")
+            if shape and len(shape) == 2 and v is not None:
+                for i in range(shape[0]):
+                    for j in range(shape[1]):
+                        values[f"{f.name}[{i + 1},{j + 1}]"] = float(v[i * shape[1] + j])
             elif isinstance(v, (tuple, list)):
                 for i, x in enumerate(v, start=1):
-                    values[f"{name}[{i}]"] = float(x)
+                    values[f"{f.name}[{i}]"] = float(x)
             elif isinstance(v, (int, float)):
-                values[name] = float(v)
+                values[f.name] = float(v)
         return values
 
     def _parameters(self, values: dict[str, float]):
+        """The vehicle file's parameters with ``values`` (FMU names) in, validated."""
         base = self.vehicle.params
-        fields = base.model_dump()
+        shapes = {f.name: f.metadata.get("shape") for f in dataclasses.fields(base)}
+        changes: dict[str, list] = {}
         for key, v in values.items():
             m = re.fullmatch(r"(\w+)\[(\d+),(\d+)\]", key)
             if m:
                 name, i, j = m.group(1), int(m.group(2)) - 1, int(m.group(3)) - 1
-                mat = [list(row) for row in fields[name]]
-                mat[i][j] = v
+                cols = shapes[name][1]
+                flat = changes.setdefault(name, list(getattr(base, name)))
+                flat[i * cols + j] = v
                 if name in ("AddedMass", "Inertia"):
-                    mat[j][i] = v  # symmetric: one fitted value for both entries
-                fields[name] = mat
+                    flat[j * cols + i] = v  # symmetric: one fitted value for both entries
                 continue
             m = re.fullmatch(r"(\w+)\[(\d+)\]", key)
             if m:
-                vec = list(fields[m.group(1)])
-                vec[int(m.group(2)) - 1] = v
-                fields[m.group(1)] = vec
-            else:
-                fields[key] = v
-        return type(base)(**fields)
+                flat = changes.setdefault(m.group(1), list(getattr(base, m.group(1))))
+                flat[int(m.group(2)) - 1] = v
+            elif getattr(base, key) != v:
+                changes[key] = v
+        return dataclasses.replace(base, **{k: (tuple(v) if isinstance(v, list) else v) for k, v in changes.items()})
 
     def nuisance(self, log: TrialLog) -> dict[str, tuple[float, float]]:
         return {}  # every window starts from the measured state
@@ -325,7 +326,7 @@ class H100Adapter(VehicleAdapter):
         from vehicle_model.rotation import quaternion_from_euler
 
         model = H100Model(self._parameters(values))
-        n = len(model.params.ThrusterPos)
+        n = len(model.params.thruster_positions())
         t, u = log.time, log.inputs
         m = log.measured
         # the propeller speeds: s' = (c - s) / T with c held over each interval, exactly
@@ -388,13 +389,20 @@ class H100Adapter(VehicleAdapter):
         import yaml
 
         p = self._parameters(values)
-        dump = p.model_dump()
         thruster_fields = ("MaxThrustForward", "MaxThrustReverse", "ThrusterTimeConstant", "ThrusterEfficiency")
-        body = {k: _plain(v) for k, v in dump.items()
-                if k not in thruster_fields and k not in ("ThrusterPos", "ThrusterDir") and v is not None}
-        thrusters = {k: float(dump[k]) for k in thruster_fields}
+        body = {}
+        for f in dataclasses.fields(p):
+            v = getattr(p, f.name)
+            if f.name in thruster_fields or f.name in ("ThrusterPos", "ThrusterDir") or v is None:
+                continue
+            shape = f.metadata.get("shape")
+            if shape and len(shape) == 2:
+                v = np.reshape(np.asarray(v, dtype=float), shape).tolist()   # a matrix as its rows
+            body[f.name] = _plain(v)
+        thrusters = {k: float(getattr(p, k)) for k in thruster_fields}
         thrusters["thrusters"] = [{"name": n, "position": [float(x) for x in pos], "direction": [float(x) for x in d]}
-                                  for n, pos, d in zip(self.vehicle.thruster_names, p.ThrusterPos, p.ThrusterDir)]
+                                  for n, pos, d in zip(self.vehicle.thruster_names, np.reshape(p.ThrusterPos, (-1, 3)),
+                                                       np.reshape(p.ThrusterDir, (-1, 3)))]
         doc = {"name": f"{self.vehicle.name}_fitted",
                "description": f"{self.vehicle.name} with parameters fitted by python -m master identify"
                               + (f" ({note})" if note else ""),

@@ -60,7 +60,7 @@ def test_the_fitted_vehicle_file_loads_with_the_fitted_values(fitted, tmp_path):
     path = adapter.write_vehicle_file(fr.values, tmp_path / "h100_fitted.yaml", note="test")
     vehicle = load_vehicle(str(path))
     assert vehicle.params.ThrusterEfficiency == pytest.approx(fr.estimates["ThrusterEfficiency"][0])
-    assert vehicle.params.AddedMass[2][2] == pytest.approx(fr.estimates["AddedMass[3,3]"][0])
-    assert vehicle.params.QuadraticDamping[0][0] == pytest.approx(fr.estimates["QuadraticDamping[1,1]"][0])
-    assert len(vehicle.params.ThrusterPos) == len(adapter.vehicle.params.ThrusterPos)
+    assert vehicle.params.matrix("AddedMass")[2, 2] == pytest.approx(fr.estimates["AddedMass[3,3]"][0])
+    assert vehicle.params.matrix("QuadraticDamping")[0, 0] == pytest.approx(fr.estimates["QuadraticDamping[1,1]"][0])
+    assert vehicle.params.ThrusterPos == adapter.vehicle.params.ThrusterPos
     assert vehicle.params.Mass == adapter.vehicle.params.Mass
