@@ -35,8 +35,9 @@ Then ``c_i = sgn(F_i) sqrt(|F_i| / (eta_hat k_i))`` (:func:`thrust_to_command`),
 forward or reverse maximum by the sign of ``F_i``: the inverse of the thruster's quadratic
 law at the believed efficiency.
 
-The reachable set of a layout (:func:`layout_reach`): its rank and the wrench directions it
-cannot produce at all (the left null space of ``B``), which seed 004 asks to mark explicitly.
+The reachable set of a layout: its rank and the wrench directions it cannot produce at all (the
+left null space of ``B``), which seed 004 asks to mark explicitly, is the vehicle library's
+:func:`vehicle_model.h100.configuration.analyse_matrix` (:attr:`_Allocator.reach`).
 """
 from __future__ import annotations
 
@@ -51,49 +52,13 @@ try:
 except ImportError:  # pragma: no cover - daqp is a declared dependency
     daqp = None
 
-WRENCH_NAMES = ("X", "Y", "Z", "K", "M", "N")
+from vehicle_model.h100.configuration import RANK_TOLERANCE, analyse_matrix
 
-#: singular values below this fraction of the largest count as zero (the rank of ``B``)
-RANK_TOLERANCE = 1e-9
+WRENCH_NAMES = ("X", "Y", "Z", "K", "M", "N")
 #: DAQP's stand-in for an infinite bound
 _DAQP_INF = 1e30
 #: DAQP constraint sense flags: active, at its lower bound, an equality (immutable | active)
 _DAQP_ACTIVE, _DAQP_LOWER, _DAQP_EQUALITY = 1, 2, 5
-
-
-# ------------------------------------------------------------------------------ layout
-@dataclass(frozen=True)
-class LayoutReach:
-    """What a configuration matrix can produce."""
-    rank: int
-    singular_values: np.ndarray         # of B, largest first
-    unreachable: np.ndarray             # (6 - rank) x 6, orthonormal rows: wrench directions B cannot produce
-    range_projector: np.ndarray         # 6 x 6, orthogonal projector onto the range of B
-
-    @property
-    def fully_actuated(self) -> bool:
-        return self.rank == 6
-
-    def describe(self) -> str:
-        """One line: rank, and each unreachable direction by its main components."""
-        if self.fully_actuated:
-            return "rank 6: every wrench direction reachable"
-        parts = []
-        for row in self.unreachable:
-            terms = [f"{value:+.3f} {name}" for value, name in zip(row, WRENCH_NAMES) if abs(value) > 1e-3]
-            parts.append("(" + " ".join(terms) + ")")
-        return f"rank {self.rank}: cannot produce " + ", ".join(parts)
-
-
-def layout_reach(configuration: np.ndarray) -> LayoutReach:
-    """Rank and unreachable wrench directions of a 6 x n configuration matrix (by SVD)."""
-    b = _configuration(configuration)
-    u, singular, _ = np.linalg.svd(b)
-    tolerance = RANK_TOLERANCE * (singular[0] if singular.size and singular[0] > 0 else 1.0)
-    rank = int(np.sum(singular > tolerance))
-    reachable = u[:, :rank]
-    return LayoutReach(rank=rank, singular_values=singular, unreachable=u[:, rank:].T.copy(),
-                       range_projector=reachable @ reachable.T)
 
 
 # ------------------------------------------------------------------------------ commands
@@ -155,7 +120,7 @@ class _Allocator:
         if np.any(weights <= 0.0):
             raise ValueError(f"thruster_weights must be > 0, got {weights.tolist()}")
         self.thruster_weights = weights
-        self.reach = layout_reach(self.configuration)
+        self.reach = analyse_matrix(self.configuration)
         self.upper = self.efficiency_belief * self.max_forward
         self.lower = -self.efficiency_belief * self.max_reverse
         self._upper_list, self._lower_list = self.upper.tolist(), self.lower.tolist()
@@ -243,7 +208,7 @@ class QpAllocator(_Allocator):
 
     def _default_exact_penalty(self) -> float:
         singular = self.reach.singular_values[: self.reach.rank]
-        sigma_min = float(singular[-1]) if singular.size else 1.0
+        sigma_min = float(singular[-1]) if len(singular) else 1.0
         force = float(max(np.max(self.upper), np.max(-self.lower), 1.0))
         return 100.0 * 2.0 * float(np.max(self.thruster_weights)) * force * math.sqrt(
             self.thruster_count) / sigma_min

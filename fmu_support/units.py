@@ -57,6 +57,7 @@ SI_UNITS: Dict[str, Mapping[str, int]] = {
     "rad/(m.s)": {"rad": 1, "m": -1, "s": -1},        # integral gain of a depth loop
     "rad.s/m": {"rad": 1, "m": -1, "s": 1},
     "rad.s": {"rad": 1, "s": 1},
+    "m.s": {"m": 1, "s": 1},                      # integral of a position error
     "1/m": {"m": -1},
     "s/m": {"s": 1, "m": -1},
 }

@@ -81,6 +81,11 @@ FMUS: Tuple[FmuSpec, ...] = (
     # One line per H100 layout: the vehicle file fixes the number of thrusters (README, "H100").
     FmuSpec("H100", "vehicle_model/h100_vehicle_fmu.py", ("vehicle_model", "fmu_support", "vehicles"),
             numba_cache=("vehicle_model",), vehicle_file="vehicles/H100.yaml", vehicle_base="H100"),
+    # its control stack, one per layout too: the controllers' model of the vehicle is the vehicle
+    # library on the same vehicle file
+    FmuSpec("H100Control", "controllers_fmu/h100_control_fmu.py",
+            ("controllers_fmu", "fmu_support", "vehicle_model", "vehicles"), numba_cache=("vehicle_model",),
+            vehicle_file="vehicles/H100.yaml", vehicle_base="H100Control"),
 )
 
 

@@ -46,7 +46,12 @@ class LayoutReport:
 
 def analyse_layout(positions, directions) -> LayoutReport:
     """The `LayoutReport` of thrusters at `positions` pushing along `directions` (body frame)."""
-    b = configuration_matrix(positions, directions)
+    return analyse_matrix(configuration_matrix(positions, directions))
+
+
+def analyse_matrix(b) -> LayoutReport:
+    """The `LayoutReport` of a 6 x n configuration matrix (what a thrust allocation is given)."""
+    b = np.asarray(b, dtype=float)
     u, s, _ = np.linalg.svd(b)
     rank = int(np.sum(s > RANK_TOLERANCE * s[0])) if s.size else 0
     unreachable = u[:, rank:].T.copy()

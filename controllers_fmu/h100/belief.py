@@ -1,0 +1,72 @@
+"""What the H100's controllers believe about the vehicle: its mass matrix, the wrench its motion
+costs, its linearisation, its thrusters. All of it from the vehicle library
+(``vehicle_model.h100``): the controllers hold no physics of their own.
+
+The belief may differ from the truth: the controller is given its own parameters (a vehicle file
+with other damping, another efficiency ``eta_hat``), and it assumes still water (it does not
+know the current; integral action and robustness deal with it).
+
+Frames: ``eta = (north, east, down, roll, pitch, yaw)``, ZYX Euler angles; ``nu`` the body
+velocity over ground and the body rates.
+"""
+from __future__ import annotations
+
+from typing import Tuple
+
+import numpy as np
+
+from vehicle_model.h100 import H100Model, H100Parameters
+from vehicle_model.h100 import dynamics as h100_dynamics
+from vehicle_model.rotation import quaternion_from_euler
+
+
+class VehicleBelief:
+    """The controller's model of the H100 (its parameters; still water)."""
+
+    def __init__(self, params: H100Parameters, efficiency_belief: float = 1.0):
+        self.params = params
+        self.model = H100Model(params)
+        self.thruster_count = params.thruster_count
+        self.mass_matrix = params.mass_matrix()
+        self.mass_inverse = np.linalg.inv(self.mass_matrix)
+        self.configuration = self.model.layout().matrix
+        self.efficiency_belief = float(efficiency_belief)
+        self._state = self.model.initial_state()
+        self._inputs = self.model.inputs()
+        #: at rest, level, 10 m down: the LQR's first operating point. Computed here, whatever
+        #: the controller, so that building the FMU compiles (and ships in numba's cache) every
+        #: function of the vehicle library a controller may call.
+        self.rest_linearization = self.linearize(10.0, np.zeros(6))
+
+    def _state_of(self, pos, euler, nu) -> np.ndarray:
+        x = self._state
+        x[0:3] = pos
+        x[3:7] = quaternion_from_euler(float(euler[0]), float(euler[1]), float(euler[2]))
+        x[7:13] = nu
+        return x
+
+    def motion_wrench(self, pos, euler, nu) -> np.ndarray:
+        """The wrench the thrusters must add to hold ``nu`` steady at this pose: minus the sum of
+        restoring, Coriolis and damping wrenches of the vehicle library (``generalized_force``
+        with the thrusters stopped, no external force, still water)."""
+        x = self._state_of(pos, euler, nu)
+        wrench = h100_dynamics.generalized_force(0.0, x, self._inputs, self.model.constants)[0]
+        return -wrench
+
+    def linearize(self, depth: float, nu_operating) -> Tuple[np.ndarray, np.ndarray]:
+        """(A, B) of the 12 states (position, small rotation, LocalVel, Omega) about the level
+        pose at ``depth``, heading north, moving at ``nu_operating``, with the body wrench as
+        the input (the library's ExternalForce / ExternalMoment, equal to a body wrench at
+        that pose): the linearisation an LQR design wants."""
+        x = self.model.initial_state(Pos0=(0.0, 0.0, depth))
+        x[7:13] = nu_operating
+        a, b = self.model.linearize_reduced(x, self.model.inputs())
+        n = self.thruster_count
+        return a[:12, :12].copy(), b[:12, n:n + 6].copy()
+
+    def axis_reach(self) -> np.ndarray:
+        """For each wrench direction alone, the largest magnitude the thrusters could give it if
+        nothing else were asked (N, N m): ``sum_i |B_ji| max(k_fwd, k_rev) eta_hat``; a bound
+        for the controllers' output limits (the allocation finds what is really reachable)."""
+        k = max(self.params.MaxThrustForward, self.params.MaxThrustReverse) * self.efficiency_belief
+        return np.abs(self.configuration) @ np.full(self.thruster_count, k)

@@ -1,0 +1,300 @@
+"""The H100's three controllers: from the navigation estimate and the reference to the desired
+body wrench ``tau_d = (X, Y, Z, K, M, N)`` (the thrust allocation turns it into commands).
+
+All three track the same reference (guidance.py: position, velocity, acceleration in NED;
+heading, its rate and acceleration; roll and pitch level), read only the estimate, and share
+the model feed-forward of :class:`~controllers_fmu.h100.belief.VehicleBelief`: the wrench the
+reference motion costs (``M nu_ref' + motion_wrench``) so that feedback only corrects errors.
+
+* :class:`CascadePid` (seed 004 M3): outer loops in NED on position and on the Euler angles
+  give the desired velocities, inner loops on the body velocities (controllers_fmu.pid.PID,
+  with anti-windup by conditional integration and output limits) give the wrench;
+* :class:`Lqr` (M4): the gain of python-control's ``lqr`` on the vehicle library's
+  linearisation with integral states, on errors expressed in the heading frame (the model is
+  then independent of the heading); the gain is recomputed when the operating point, the
+  reference's body velocity, moves by more than ``LqrScheduleStep`` (cached per point);
+* :class:`SlidingMode` (M5): Slotine's sliding mode on the Fossen model in body axes, with an
+  integral term in the sliding variable (steady current) and a boundary layer (no chattering).
+
+Each has ``wrench(estimate, reference, dt) -> tau_d`` (dt = 0 evaluates without advancing any
+state), ``get_state`` / ``set_state``.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Dict, List, Tuple
+
+import numpy as np
+
+from ..angles import wrap_pi
+from ..pid import PID
+from .belief import VehicleBelief
+from .frames import euler_rate_matrix_inverse, rotation_of
+from .guidance import Reference
+from .navigation import Estimate
+
+CONTROLLERS = ("pid", "lqr", "smc")
+
+
+@dataclass
+class ControllerConfig:
+    """Gains of the three controllers (the FMU parameter names)."""
+    Controller: str = "pid"
+    ModelFeedForward: bool = True
+    # cascade PID: outer loops (1/s), inner loops (bandwidth rad/s, integral corner rad/s)
+    PositionGain: float = 0.8
+    AttitudeGain: float = 2.0
+    HeadingGain: float = 1.2
+    VelocityBandwidth: float = 3.0
+    RateBandwidth: float = 5.0
+    VelocityIntegralFrequency: float = 0.5
+    RateIntegralFrequency: float = 0.5
+    MaxSpeed: float = 0.8            # m/s, desired velocity limit of the outer loop
+    MaxYawRate: float = 0.8          # rad/s
+    # LQR: Bryson's rule, the largest acceptable error of each state and the wrench budget
+    LqrPositionError: float = 0.3           # m
+    LqrAttitudeError: float = 1.0           # rad
+    LqrVelocityError: float = 0.6           # m/s
+    LqrRateError: float = 5.0               # rad/s
+    LqrIntegralError: float = 0.5           # m s (rad s for heading)
+    LqrWrenchFraction: float = 0.3          # of each axis' reach
+    LqrScheduleStep: float = 0.05           # m/s of operating-point change that recomputes the gain
+    # sliding mode
+    SmcBandwidth: float = 1.0               # rad/s, lambda of the sliding surface
+    SmcIntegral: bool = True
+    SmcDamping: float = 3.0                 # 1/s, K_d = SmcDamping M
+    SmcSwitchingGain: float = 5.0           # N (N m at the thrusters' arm scale)
+    SmcBoundaryLayer: float = 0.1           # m/s (rad/s), width of the saturation
+
+    def validate(self) -> None:
+        if self.Controller not in CONTROLLERS:
+            raise ValueError(f"Controller must be one of {', '.join(CONTROLLERS)}; got {self.Controller!r}")
+        for name, value in vars(self).items():
+            if name in ("Controller", "ModelFeedForward", "SmcIntegral"):
+                continue
+            v = float(value)
+            if not (math.isfinite(v) and v > 0.0):
+                raise ValueError(f"{name} must be finite and > 0, got {value!r}")
+
+
+# ------------------------------------------------------------------------------ shared pieces
+def errors(est: Estimate, ref: Reference) -> Tuple[np.ndarray, np.ndarray]:
+    """(position error reference - estimate in NED, attitude error (0 - roll, 0 - pitch,
+    wrapped heading error))."""
+    e_pos = np.array([ref.pos[0] - est.pos[0], ref.pos[1] - est.pos[1], ref.pos[2] - est.pos[2]])
+    e_att = np.array([-est.euler[0], -est.euler[1], wrap_pi(ref.heading - est.euler[2])])
+    return e_pos, e_att
+
+
+def reference_body_motion(est: Estimate, ref: Reference, r: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
+    """The reference's velocity and acceleration in the body axes of the estimate's attitude:
+    ``nu_ref = (R^T v_ref, T^-1 (0, 0, psi_ref'))`` and its (frozen-attitude) rate."""
+    t_inv = euler_rate_matrix_inverse(est.euler)
+    nu = np.concatenate([r.T @ np.asarray(ref.vel), t_inv @ np.array([0.0, 0.0, ref.heading_rate])])
+    acc = np.concatenate([r.T @ np.asarray(ref.acc), t_inv @ np.array([0.0, 0.0, ref.heading_acc])])
+    return nu, acc
+
+
+class _Controller:
+    def __init__(self, config: ControllerConfig, belief: VehicleBelief):
+        self.config = config
+        self.belief = belief
+        self.limits = belief.axis_reach()
+
+    def feed_forward(self, est: Estimate, nu_ref: np.ndarray, acc_ref: np.ndarray) -> np.ndarray:
+        """``M nu_ref' + motion_wrench(pose, nu_ref)``: the wrench that moves the believed vehicle
+        along the reference (zero when ModelFeedForward is off)."""
+        if not self.config.ModelFeedForward:
+            return np.zeros(6)
+        return self.belief.mass_matrix @ acc_ref + self.belief.motion_wrench(est.pos, est.euler, nu_ref)
+
+    def _clip(self, tau: np.ndarray) -> np.ndarray:
+        return np.clip(tau, -self.limits, self.limits)
+
+    def get_state(self) -> dict:
+        return {}
+
+    def set_state(self, state: dict) -> None:
+        pass
+
+
+# ------------------------------------------------------------------------------ cascade PID
+class CascadePid(_Controller):
+    """Outer: ``v_d = v_ref + PositionGain (p_ref - p)`` (NED, limited to MaxSpeed),
+    ``Theta'_d = (0, 0, psi_ref') + (AttitudeGain, AttitudeGain, HeadingGain) * e_Theta``, turned
+    into body velocities ``nu_d = (R^T v_d, T^-1 Theta'_d)``. Inner: per body axis a PID on
+    ``nu_d - nu`` with ``Kp = M_jj bandwidth``, ``Ki = Kp * integral frequency``, the feed-forward
+    as its ``ff`` and the axis' reach as its output limits: the integrators take the current and
+    the model error, and hold while the output is saturated."""
+
+    def __init__(self, config: ControllerConfig, belief: VehicleBelief):
+        super().__init__(config, belief)
+        c, m = config, np.diag(belief.mass_matrix)
+        self.loops: List[PID] = []
+        for j in range(6):
+            bandwidth = c.VelocityBandwidth if j < 3 else c.RateBandwidth
+            corner = c.VelocityIntegralFrequency if j < 3 else c.RateIntegralFrequency
+            kp = m[j] * bandwidth
+            self.loops.append(PID(kp, kp * corner, 0.0, out_min=-self.limits[j], out_max=self.limits[j]))
+
+    def wrench(self, est: Estimate, ref: Reference, dt: float) -> np.ndarray:
+        c = self.config
+        r = rotation_of(est.euler)
+        e_pos, e_att = errors(est, ref)
+        v_d = np.asarray(ref.vel) + c.PositionGain * e_pos
+        horizontal = math.hypot(v_d[0], v_d[1])
+        if horizontal > c.MaxSpeed:
+            v_d[0:2] *= c.MaxSpeed / horizontal
+        v_d[2] = max(-c.MaxSpeed, min(c.MaxSpeed, v_d[2]))
+        euler_rate = np.array([c.AttitudeGain * e_att[0], c.AttitudeGain * e_att[1],
+                               ref.heading_rate + c.HeadingGain * e_att[2]])
+        euler_rate[2] = max(-c.MaxYawRate, min(c.MaxYawRate, euler_rate[2]))
+        nu_d = np.concatenate([r.T @ v_d, euler_rate_matrix_inverse(est.euler) @ euler_rate])
+        nu_ref, acc_ref = reference_body_motion(est, ref, r)
+        ff = self.feed_forward(est, nu_ref, acc_ref).tolist()
+        nu, nu_d = est.nu, nu_d.tolist()     # Python floats: the loops' state stays JSON-friendly
+        return np.array([self.loops[j].update(nu_d[j], float(nu[j]), dt, ff=ff[j]) for j in range(6)])
+
+    def get_state(self) -> dict:
+        return {"loops": [p.get_state() for p in self.loops]}
+
+    def set_state(self, state: dict) -> None:
+        for p, s in zip(self.loops, state["loops"]):
+            p.set_state(s)
+
+
+# ------------------------------------------------------------------------------ LQR
+class Lqr(_Controller):
+    """State (heading frame, errors estimate - reference): position (3), attitude (roll,
+    pitch, heading; 3), body velocity and rates less the reference's (6), the integrals of the
+    position and heading errors (4). ``tau = ff - K x`` with K from ``control.lqr`` on the
+    linearisation about the level pose moving at the reference's body velocity (Bryson's
+    weights from the config), augmented by the integrators. The position error is rotated
+    into the heading frame, where the linear model does not depend on the heading."""
+
+    def __init__(self, config: ControllerConfig, belief: VehicleBelief):
+        super().__init__(config, belief)
+        self.gains: Dict[Tuple[int, ...], np.ndarray] = {}
+        self.integral = np.zeros(4)
+        self.depth = 10.0
+
+    def gain(self, nu_operating: np.ndarray) -> np.ndarray:
+        step = self.config.LqrScheduleStep
+        key = tuple(int(round(v / step)) for v in nu_operating[0:3])
+        k = self.gains.get(key)
+        if k is None:
+            k = self._design(np.array([key[0] * step, key[1] * step, key[2] * step, 0.0, 0.0, 0.0]))
+            self.gains[key] = k
+        return k
+
+    def _design(self, nu_operating: np.ndarray) -> np.ndarray:
+        import control   # python-control: imported when an LQR is designed, not by the other controllers
+
+        c = self.config
+        a12, b12 = self.belief.linearize(max(self.depth, 1.0), nu_operating)
+        # augment with the integrals of position (3) and heading (1) errors: z' = (p, psi)
+        a = np.zeros((16, 16))
+        a[:12, :12] = a12
+        a[12:15, 0:3] = np.eye(3)
+        a[15, 5] = 1.0
+        b = np.zeros((16, 6))
+        b[:12] = b12
+        state_scale = ([c.LqrPositionError] * 3 + [c.LqrAttitudeError] * 3 + [c.LqrVelocityError] * 3
+                       + [c.LqrRateError] * 3 + [c.LqrIntegralError] * 4)
+        q = np.diag([1.0 / s ** 2 for s in state_scale])
+        r = np.diag(1.0 / (c.LqrWrenchFraction * self.limits) ** 2)
+        k, _, _ = control.lqr(a, b, q, r)
+        return np.asarray(k)
+
+    def wrench(self, est: Estimate, ref: Reference, dt: float) -> np.ndarray:
+        r = rotation_of(est.euler)
+        e_pos, e_att = errors(est, ref)
+        psi = est.euler[2]
+        cpsi, spsi = math.cos(psi), math.sin(psi)
+        # estimate - reference, position in the heading frame
+        d_ned = -e_pos
+        d_pos = np.array([cpsi * d_ned[0] + spsi * d_ned[1], -spsi * d_ned[0] + cpsi * d_ned[1], d_ned[2]])
+        d_att = -e_att
+        nu_ref, acc_ref = reference_body_motion(est, ref, r)
+        d_nu = np.asarray(est.nu) - nu_ref
+        integral = self.integral + dt * np.array([d_pos[0], d_pos[1], d_pos[2], d_att[2]])
+        x = np.concatenate([d_pos, d_att, d_nu, integral])
+        self.depth = est.pos[2]
+        tau = self.feed_forward(est, nu_ref, acc_ref) - self.gain(nu_ref) @ x
+        clipped = self._clip(tau)
+        if dt > 0.0:
+            # anti-windup: integrate only while the wrench is not limited
+            if np.array_equal(clipped, tau):
+                self.integral = integral
+        return clipped
+
+    def get_state(self) -> dict:
+        return {"integral": self.integral.tolist(), "depth": float(self.depth)}
+
+    def set_state(self, state: dict) -> None:
+        self.integral = np.array(state["integral"], dtype=float)
+        self.depth = float(state["depth"])
+
+
+# ------------------------------------------------------------------------------ sliding mode
+class SlidingMode(_Controller):
+    """Slotine and Li's sliding mode on the Fossen model (Fossen 2021, sec. 16.3): with the
+    tracking error ``eta~ = eta - eta_ref`` and its integral,
+
+        nu_r = J^-1 (eta'_ref - 2 L eta~ - L^2 int eta~),   s = nu - nu_r,
+        tau = M nu_r' + n(eta, nu_r) - K_d s - K sat(s / phi),
+
+    ``L = SmcBandwidth``, ``K_d = SmcDamping M``, ``K = SmcSwitchingGain`` per axis (scaled to
+    the moments by the thrusters' arm), ``phi`` the boundary layer. On ``s = 0`` the error obeys
+    ``eta~'' + 2 L eta~' + L^2 eta~ = 0`` (critically damped, whatever the model); off it the
+    switching term drives ``s`` to the layer against any bounded model error or current. Without
+    SmcIntegral the integral term is dropped (``nu_r = J^-1 (eta'_ref - L eta~)``)."""
+
+    def __init__(self, config: ControllerConfig, belief: VehicleBelief):
+        super().__init__(config, belief)
+        self.integral = np.zeros(6)
+        arm = float(np.mean(np.linalg.norm(belief.configuration[3:], axis=0)))
+        self.switching = config.SmcSwitchingGain * np.array([1.0, 1.0, 1.0, arm, arm, arm])
+        self.previous_nu_r = None
+
+    def wrench(self, est: Estimate, ref: Reference, dt: float) -> np.ndarray:
+        c = self.config
+        lam = c.SmcBandwidth
+        r = rotation_of(est.euler)
+        e_pos, e_att = errors(est, ref)
+        eta_err = -np.concatenate([e_pos, e_att])          # estimate - reference
+        eta_ref_rate = np.array([*ref.vel, 0.0, 0.0, ref.heading_rate])
+        eta_ref_acc = np.array([*ref.acc, 0.0, 0.0, ref.heading_acc])
+        integral = self.integral + dt * eta_err
+        t_inv = euler_rate_matrix_inverse(est.euler)
+        # eta~' from the estimate: J nu - eta'_ref
+        eta_rate = np.concatenate([r @ np.asarray(est.nu[0:3]), np.linalg.solve(t_inv, np.asarray(est.nu[3:6]))])
+        eta_err_rate = eta_rate - eta_ref_rate
+        if c.SmcIntegral:
+            eta_r_rate = eta_ref_rate - 2.0 * lam * eta_err - lam * lam * integral
+            eta_r_acc = eta_ref_acc - 2.0 * lam * eta_err_rate - lam * lam * eta_err
+        else:
+            eta_r_rate = eta_ref_rate - lam * eta_err
+            eta_r_acc = eta_ref_acc - lam * eta_err_rate
+        nu_r = np.concatenate([r.T @ eta_r_rate[0:3], t_inv @ eta_r_rate[3:6]])
+        nu_r_dot = np.concatenate([r.T @ eta_r_acc[0:3], t_inv @ eta_r_acc[3:6]])
+        s = np.asarray(est.nu) - nu_r
+        m = self.belief.mass_matrix
+        tau = (m @ nu_r_dot + self.belief.motion_wrench(est.pos, est.euler, nu_r)
+               - c.SmcDamping * (m @ s) - self.switching * np.clip(s / c.SmcBoundaryLayer, -1.0, 1.0))
+        clipped = self._clip(tau)
+        if dt > 0.0 and np.array_equal(clipped, tau):
+            self.integral = integral
+        return clipped
+
+    def get_state(self) -> dict:
+        return {"integral": self.integral.tolist()}
+
+    def set_state(self, state: dict) -> None:
+        self.integral = np.array(state["integral"], dtype=float)
+
+
+def make_controller(config: ControllerConfig, belief: VehicleBelief) -> _Controller:
+    config.validate()
+    return {"pid": CascadePid, "lqr": Lqr, "smc": SlidingMode}[config.Controller](config, belief)

@@ -1,0 +1,82 @@
+"""The H100's control stack at the control period: navigation -> guidance -> controller ->
+thrust allocation -> thruster commands (the plain Python behind the ``H100Control`` FMU).
+
+Timing as the AUV's control stack: ``step(measurements, dt)`` advances everything by ``dt`` with
+the measurements of the step's start and returns the commands for the next vehicle step;
+``initialize`` evaluates the first commands without advancing any integrator.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import List
+
+import numpy as np
+
+from ..allocation import PseudoInverseAllocator, QpAllocator
+from .belief import VehicleBelief
+from .controllers import ControllerConfig, make_controller
+from .guidance import Commands, Guidance, GuidanceConfig, Reference
+from .navigation import Estimate, Measurements, Navigation, NavigationConfig
+
+ALLOCATORS = ("qp", "pinv")
+
+
+@dataclass
+class StackOutputs:
+    commands: List[float]
+    reference: Reference
+    estimate: Estimate
+    wrench: List[float]                 # desired body wrench
+    achieved: List[float]               # B F of the allocation
+    unmet_norm: float
+    saturated_count: int
+    position_error: List[float] = field(default_factory=lambda: [0.0, 0.0, 0.0])   # ref - estimate, NED
+    heading_error: float = 0.0
+
+
+class H100ControlStack:
+    def __init__(self, belief: VehicleBelief, guidance: GuidanceConfig, controller: ControllerConfig,
+                 navigation: NavigationConfig = None, allocator: str = "qp"):
+        if allocator not in ALLOCATORS:
+            raise ValueError(f"Allocator must be one of {', '.join(ALLOCATORS)}; got {allocator!r}")
+        self.belief = belief
+        self.navigation = Navigation(navigation or NavigationConfig())
+        self.guidance = Guidance(guidance)
+        self.controller = make_controller(controller, belief)
+        allocator_class = QpAllocator if allocator == "qp" else PseudoInverseAllocator
+        p = belief.params
+        self.allocator = allocator_class(belief.configuration, p.MaxThrustForward, p.MaxThrustReverse,
+                                         efficiency_belief=belief.efficiency_belief)
+
+    def initialize(self, m: Measurements, commands: Commands) -> StackOutputs:
+        est = self.navigation.initialize(m)
+        ref = self.guidance.initialize(est.pos, est.euler[2], commands)
+        return self._outputs(est, ref, 0.0)
+
+    def step(self, m: Measurements, commands: Commands, dt: float) -> StackOutputs:
+        est = self.navigation.update(m, dt)
+        ref = self.guidance.step(commands, dt)
+        return self._outputs(est, ref, dt)
+
+    def _outputs(self, est: Estimate, ref: Reference, dt: float) -> StackOutputs:
+        tau = self.controller.wrench(est, ref, dt)
+        allocation = self.allocator.allocate(tau)
+        return StackOutputs(
+            commands=allocation.commands.tolist(), reference=ref.copy(),
+            estimate=Estimate(list(est.pos), list(est.euler), list(est.nu)),
+            wrench=tau.tolist(), achieved=allocation.achieved.tolist(),
+            unmet_norm=allocation.unmet_norm, saturated_count=int(np.sum(allocation.saturated)),
+            position_error=[ref.pos[i] - est.pos[i] for i in range(3)],
+            heading_error=math.remainder(ref.heading - est.euler[2], 2.0 * math.pi))
+
+    def get_state(self) -> dict:
+        return {"navigation": self.navigation.get_state(), "guidance": self.guidance.get_state(),
+                "controller": self.controller.get_state(),
+                "allocator": self.allocator.get_state()}
+
+    def set_state(self, state: dict) -> None:
+        self.navigation.set_state(state["navigation"])
+        self.guidance.set_state(state["guidance"])
+        self.controller.set_state(state["controller"])
+        self.allocator.set_state(state["allocator"])

@@ -1,0 +1,264 @@
+"""pythonfmu slave ``H100Control``: the H100's navigation, guidance, controller (``Controller`` =
+``pid`` | ``lqr`` | ``smc``) and thrust allocation (thin wrapper of
+controllers_fmu.h100.stack.H100ControlStack).
+
+The number of thrusters, and the controller's model of the vehicle, come from the vehicle file
+the FMU is built from (``VEHICLE_FILE``, bundled with the vehicle library), as for ``H100.fmu``:
+FMI 2.0 has no structural parameters, so another layout is another vehicle file and another
+build line (``h100_six_control_fmu.py``). The belief may be detuned from that file with
+``DampingScale`` / ``AddedMassScale`` and ``EfficiencyBelief`` (robustness runs).
+
+Timing, failures and FMU state as AuvControl's: the commands after ``do_step(t, h)`` are
+computed from the measurements set before the call and are for the vehicle's next step; a bad
+parameter fails initialisation naming it; a non-finite input fails the step (fmi2Discard)
+naming it, nothing advanced; the state (navigation, references, integrators) restores exactly.
+"""
+from __future__ import annotations
+
+import copy
+import math
+import os
+import sys
+from pathlib import Path
+
+try:
+    import controllers_fmu  # noqa: F401
+except ImportError:  # imported from the source tree without the project on sys.path
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from fmu_support import FmuError, FmuSlave
+from fmu_support.numba_cache import pin_source_times, running_from_fmu
+
+if running_from_fmu(__file__):  # make numba's cache shipped in the FMU valid (before the import)
+    pin_source_times(os.path.join(os.path.dirname(os.path.abspath(__file__)), "vehicle_model"))
+
+from controllers_fmu.fmi_vars import Var, register
+from controllers_fmu.h100.controllers import ControllerConfig
+from controllers_fmu.h100.guidance import Commands, GuidanceConfig
+from controllers_fmu.h100.navigation import Measurements, NavigationConfig
+
+_G, _C, _N = GuidanceConfig(), ControllerConfig(), NavigationConfig()
+_NED = ("north", "east", "down")
+_WRENCH = ("X (surge force)", "Y (sway force)", "Z (heave force)", "K (roll moment)",
+           "M (pitch moment)", "N (yaw moment)")
+_WRENCH_UNITS = ("N", "N", "N", "N.m", "N.m", "N.m")
+
+#: (FMU name, unit, description) of each controller gain; the defaults are ControllerConfig's
+_GAINS = [
+    ("PositionGain", "1/s", "Cascade PID: outer position loop gain (desired velocity per metre of error)"),
+    ("AttitudeGain", "1/s", "Cascade PID: outer roll and pitch loop gain"),
+    ("HeadingGain", "1/s", "Cascade PID: outer heading loop gain"),
+    ("VelocityBandwidth", "rad/s", "Cascade PID: inner velocity loops' bandwidth (Kp = M_jj times it)"),
+    ("RateBandwidth", "rad/s", "Cascade PID: inner angular rate loops' bandwidth"),
+    ("VelocityIntegralFrequency", "rad/s", "Cascade PID: inner velocity loops' integral corner (Ki = Kp times it)"),
+    ("RateIntegralFrequency", "rad/s", "Cascade PID: inner rate loops' integral corner"),
+    ("MaxSpeed", "m/s", "Cascade PID: limit of the desired velocity (horizontal, and vertical)"),
+    ("MaxYawRate", "rad/s", "Cascade PID: limit of the desired yaw rate"),
+    ("LqrPositionError", "m", "LQR: Bryson weight, acceptable position error"),
+    ("LqrAttitudeError", "rad", "LQR: Bryson weight, acceptable attitude error"),
+    ("LqrVelocityError", "m/s", "LQR: Bryson weight, acceptable velocity error"),
+    ("LqrRateError", "rad/s", "LQR: Bryson weight, acceptable angular rate error"),
+    ("LqrIntegralError", "m.s", "LQR: Bryson weight, acceptable integral of the position (heading) error"),
+    ("LqrWrenchFraction", "1", "LQR: Bryson weight of the wrench, as a fraction of each axis' reach"),
+    ("LqrScheduleStep", "m/s", "LQR: change of the operating point (reference body velocity) that recomputes the gain"),
+    ("SmcBandwidth", "rad/s", "Sliding mode: lambda of the sliding surface"),
+    ("SmcDamping", "1/s", "Sliding mode: linear feedback on the sliding variable, K_d = SmcDamping M"),
+    ("SmcSwitchingGain", "N", "Sliding mode: switching gain (moments scaled by the thrusters' arm)"),
+    ("SmcBoundaryLayer", "m/s", "Sliding mode: boundary layer width of the switching term"),
+]
+
+PARAMETERS = [
+    Var("Controller", "String", "parameter", _C.Controller, None, "Controller: 'pid' (cascade PID), 'lqr', 'smc' (sliding mode)"),
+    Var("Mode", "String", "parameter", _G.Mode, None,
+        "Mode: 'hold' (station keeping), 'depth_heading', 'velocity', 'waypoints', 'sshape', 'sway'"),
+    Var("Waypoints", "String", "parameter", _G.Waypoints, None, "Waypoints 'north,east,depth; ...' [m, NED] (Mode 'waypoints')"),
+    Var("HoldInitialPose", "Boolean", "parameter", True, None,
+        "Hold the initial position and heading (true) or HoldPosition / HoldHeading (false)"),
+    *[Var(f"HoldPosition[{i + 1}]", "Real", "parameter", 0.0, "m", f"Position held when HoldInitialPose is false, {_NED[i]}")
+      for i in range(3)],
+    Var("HoldHeading", "Real", "parameter", 0.0, "rad",
+        "Heading held when HoldInitialPose is false (and of the waypoint legs then)"),
+    Var("TrackSpeed", "Real", "parameter", _G.TrackSpeed, "m/s", "Speed along the waypoint legs and of the S-shape"),
+    Var("ManoeuvreAmplitude", "Real", "parameter", _G.ManoeuvreAmplitude, "m", "Sideways amplitude of the S-shape and sway manoeuvres"),
+    Var("ManoeuvrePeriod", "Real", "parameter", _G.ManoeuvrePeriod, "s", "Period of the S-shape and sway manoeuvres"),
+    Var("ReferenceFrequency", "Real", "parameter", _G.ReferenceFrequency, "rad/s", "Reference model natural frequency, position axes"),
+    Var("HeadingReferenceFrequency", "Real", "parameter", _G.HeadingReferenceFrequency, "rad/s", "Reference model natural frequency, heading"),
+    Var("ReferenceMaxSpeed", "Real", "parameter", _G.MaxSpeed, "m/s", "Reference model speed limit, each position axis"),
+    Var("ReferenceMaxAcceleration", "Real", "parameter", _G.MaxAcceleration, "m/s2", "Reference model acceleration limit"),
+    Var("ReferenceMaxYawRate", "Real", "parameter", _G.MaxYawRate, "rad/s", "Reference model yaw rate limit"),
+    Var("ReferenceMaxYawAcceleration", "Real", "parameter", _G.MaxYawAcceleration, "rad/s2", "Reference model yaw acceleration limit"),
+    Var("ModelFeedForward", "Boolean", "parameter", _C.ModelFeedForward, None,
+        "Feed the believed model's wrench of the reference motion forward (all controllers)"),
+    *[Var(name, "Real", "parameter", getattr(_C, name), unit, description) for name, unit, description in _GAINS],
+    Var("SmcIntegral", "Boolean", "parameter", _C.SmcIntegral, None, "Sliding mode: integral term in the sliding surface"),
+    Var("UsblGain", "Real", "parameter", _N.UsblGain, "1", "Navigation: share of a USBL fix's innovation applied"),
+    Var("DvlLossTime", "Real", "parameter", _N.DvlLossTime, "s", "Navigation: decay of the velocity estimate without bottom lock"),
+    Var("Allocator", "String", "parameter", "qp", None, "Thrust allocation: 'qp' (constrained, with slack) or 'pinv' (clipped pseudo-inverse)"),
+    Var("EfficiencyBelief", "Real", "parameter", 1.0, "1", "The controller's belief eta_hat of the thruster efficiency"),
+    Var("DampingScale", "Real", "parameter", 1.0, "1", "Believed damping (linear and quadratic) as a multiple of the vehicle file's"),
+    Var("AddedMassScale", "Real", "parameter", 1.0, "1", "Believed added mass as a multiple of the vehicle file's"),
+]
+
+INPUTS = [
+    *[Var(f"MeasuredEuler[{i + 1}]", "Real", "input", 0.0, "rad", d) for i, d in
+      enumerate(("Measured roll", "Measured pitch", "Measured heading, 0 = north"))],
+    *[Var(f"MeasuredOmega[{i + 1}]", "Real", "input", 0.0, "rad/s", f"Measured angular rate, body axis {i + 1}") for i in range(3)],
+    *[Var(f"MeasuredVelocity[{i + 1}]", "Real", "input", 0.0, "m/s", f"DVL velocity over ground, body axis {i + 1}") for i in range(3)],
+    Var("DvlValid", "Boolean", "input", True, None, "DVL bottom lock"),
+    Var("MeasuredDepth", "Real", "input", 0.0, "m", "Measured depth"),
+    *[Var(f"UsblPosition[{i + 1}]", "Real", "input", 0.0, "m", f"USBL fix, {_NED[i]}") for i in range(3)],
+    Var("UsblFixTime", "Real", "input", 0.0, "s", "The instant the USBL fix describes"),
+    Var("UsblFixCount", "Integer", "input", 0, None, "USBL fixes delivered so far (a change is a new fix)"),
+    Var("DepthCommand", "Real", "input", 0.0, "m", "Depth reference of Modes 'depth_heading' and 'velocity'"),
+    Var("HeadingCommand", "Real", "input", 0.0, "rad", "Heading reference of Modes 'depth_heading' and 'velocity'"),
+    Var("SurgeCommand", "Real", "input", 0.0, "m/s", "Body surge speed of Mode 'velocity'"),
+    Var("SwayCommand", "Real", "input", 0.0, "m/s", "Body sway speed of Mode 'velocity'"),
+]
+
+
+def _outputs(n):
+    return [
+        *[Var(f"ThrusterCommand[{i + 1}]", "Real", "output", 0.0, "1", f"Command of thruster {i + 1}, fraction of full speed")
+          for i in range(n)],
+        *[Var(f"RefPosition[{i + 1}]", "Real", "output", 0.0, "m", f"Reference position, {_NED[i]}") for i in range(3)],
+        Var("RefHeading", "Real", "output", 0.0, "rad", "Reference heading"),
+        *[Var(f"NavPosition[{i + 1}]", "Real", "output", 0.0, "m", f"Navigation estimate of the position, {_NED[i]}")
+          for i in range(3)],
+        *[Var(f"PositionError[{i + 1}]", "Real", "output", 0.0, "m", f"Reference minus estimated position, {_NED[i]}")
+          for i in range(3)],
+        Var("HeadingError", "Real", "output", 0.0, "rad", "Reference minus measured heading, wrapped"),
+        *[Var(f"DesiredWrench[{i + 1}]", "Real", "output", 0.0, _WRENCH_UNITS[i], f"Controller's body wrench, {_WRENCH[i]}")
+          for i in range(6)],
+        Var("UnmetWrench", "Real", "output", 0.0, "N", "Norm of the desired wrench the allocation could not produce"),
+        Var("SaturatedThrusters", "Integer", "output", 0, None, "Thrusters at a limit"),
+        Var("LayoutRank", "Integer", "output", 6, None, "Rank of the configuration matrix (6: fully actuated)"),
+    ]
+
+
+class H100Control(FmuSlave):
+    """Navigation, guidance, control and thrust allocation of the H100 ROV."""
+
+    author = "auv-cosim"
+    version = "0.1.0"
+    description = ("Control stack of the H100 ROV: DVL/USBL navigation, station keeping, depth and "
+                   "heading hold, velocity hold, 3-D waypoints, S-shape and sway manoeuvres; "
+                   "cascade PID, LQR or sliding mode; QP thrust allocation")
+    fmu_capabilities = {"canGetAndSetFMUstate": True, "canSerializeFMUstate": True}
+    #: the vehicle file of the layout and the belief, in the bundled vehicles/ folder
+    VEHICLE_FILE = "H100.yaml"
+
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        from vehicle_model.h100 import load_vehicle
+        from vehicle_model.h100.vehicle_file import VEHICLES_DIR
+
+        self.vehicle = load_vehicle(os.path.join(VEHICLES_DIR, self.VEHICLE_FILE))
+        self.thruster_count = self.vehicle.params.thruster_count
+        self.values = {}
+        self.table = PARAMETERS + INPUTS + _outputs(self.thruster_count)
+        register(self, self.table)
+        self.stack = None
+
+    # ---------------------------------------------------------------- mapping
+    def _new_stack(self):
+        from controllers_fmu.h100.belief import VehicleBelief
+        from controllers_fmu.h100.stack import H100ControlStack
+
+        v = self.values
+        try:
+            guidance = GuidanceConfig(
+                Mode=v["Mode"], Waypoints=v["Waypoints"],
+                HoldPosition=((math.nan,) * 3 if v["HoldInitialPose"] else tuple(v[f"HoldPosition[{i}]"] for i in (1, 2, 3))),
+                HoldHeading=math.nan if v["HoldInitialPose"] else v["HoldHeading"],
+                TrackSpeed=v["TrackSpeed"], ManoeuvreAmplitude=v["ManoeuvreAmplitude"],
+                ManoeuvrePeriod=v["ManoeuvrePeriod"], ReferenceFrequency=v["ReferenceFrequency"],
+                HeadingReferenceFrequency=v["HeadingReferenceFrequency"], MaxSpeed=v["ReferenceMaxSpeed"],
+                MaxAcceleration=v["ReferenceMaxAcceleration"], MaxYawRate=v["ReferenceMaxYawRate"],
+                MaxYawAcceleration=v["ReferenceMaxYawAcceleration"])
+            controller = ControllerConfig(Controller=v["Controller"], ModelFeedForward=bool(v["ModelFeedForward"]),
+                                          SmcIntegral=bool(v["SmcIntegral"]),
+                                          **{name: v[name] for name, _, _ in _GAINS})
+            controller.validate()
+            navigation = NavigationConfig(UsblGain=v["UsblGain"], DvlLossTime=v["DvlLossTime"])
+            for name in ("EfficiencyBelief", "DampingScale", "AddedMassScale"):
+                if not (math.isfinite(v[name]) and v[name] > 0.0):
+                    raise ValueError(f"{name} must be finite and > 0, got {v[name]!r}")
+            params = self.vehicle.params
+            if v["DampingScale"] != 1.0 or v["AddedMassScale"] != 1.0:
+                import numpy as np
+                params = params.replace(
+                    LinearDamping=(np.asarray(params.LinearDamping) * v["DampingScale"]).tolist(),
+                    QuadraticDamping=(np.asarray(params.QuadraticDamping) * v["DampingScale"]).tolist(),
+                    AddedMass=(np.asarray(params.AddedMass) * v["AddedMassScale"]).tolist())
+            belief = VehicleBelief(params, efficiency_belief=v["EfficiencyBelief"])
+            return H100ControlStack(belief, guidance, controller, navigation, allocator=v["Allocator"])
+        except ValueError as error:
+            raise FmuError(f"parameter {error}") from None
+
+    def _measurements(self) -> Measurements:
+        v = self.values
+        return Measurements(euler=[v["MeasuredEuler[1]"], v["MeasuredEuler[2]"], v["MeasuredEuler[3]"]],
+                            omega=[v["MeasuredOmega[1]"], v["MeasuredOmega[2]"], v["MeasuredOmega[3]"]],
+                            velocity=[v["MeasuredVelocity[1]"], v["MeasuredVelocity[2]"], v["MeasuredVelocity[3]"]],
+                            dvl_valid=bool(v["DvlValid"]), depth=v["MeasuredDepth"],
+                            usbl=[v["UsblPosition[1]"], v["UsblPosition[2]"], v["UsblPosition[3]"]],
+                            usbl_fix_time=v["UsblFixTime"], usbl_fix_count=int(v["UsblFixCount"]))
+
+    def _commands(self) -> Commands:
+        v = self.values
+        for name in ("DepthCommand", "HeadingCommand", "SurgeCommand", "SwayCommand"):
+            if not math.isfinite(v[name]):
+                raise ValueError(f"input {name} is not finite ({v[name]!r})")
+        return Commands(depth=v["DepthCommand"], heading=v["HeadingCommand"], surge=v["SurgeCommand"],
+                        sway=v["SwayCommand"])
+
+    def _publish(self, o) -> None:
+        v = self.values
+        for i, c in enumerate(o.commands):
+            v[f"ThrusterCommand[{i + 1}]"] = c
+        for i in range(3):
+            v[f"RefPosition[{i + 1}]"] = o.reference.pos[i]
+            v[f"NavPosition[{i + 1}]"] = o.estimate.pos[i]
+            v[f"PositionError[{i + 1}]"] = o.position_error[i]
+        for i in range(6):
+            v[f"DesiredWrench[{i + 1}]"] = o.wrench[i]
+        v["RefHeading"], v["HeadingError"] = o.reference.heading, o.heading_error
+        v["UnmetWrench"], v["SaturatedThrusters"] = o.unmet_norm, int(o.saturated_count)
+
+    def _first_commands(self):
+        stack = self._new_stack()
+        self.values["LayoutRank"] = int(stack.allocator.reach.rank)
+        try:
+            self._publish(stack.initialize(self._measurements(), self._commands()))
+        except ValueError as error:
+            raise FmuError(str(error)) from None
+        return stack
+
+    # ---------------------------------------------------------------- FMI hooks
+    def fmu_initial_outputs(self) -> None:
+        self._first_commands()
+
+    def fmu_exit_initialization(self) -> None:
+        self.stack = self._first_commands()
+        self.parameters_changed = False
+
+    def fmu_do_step(self, current_time: float, step_size: float) -> None:
+        if not step_size >= 0.0:
+            raise FmuError(f"communication step size {step_size} must not be negative")
+        try:
+            measurements, commands = self._measurements(), self._commands()
+            measurements.check()
+            self._publish(self.stack.step(measurements, commands, float(step_size)))
+        except ValueError as error:   # a non-finite input: rejected before any state advanced
+            raise FmuError(str(error)) from None
+
+    def fmu_get_state(self):
+        return {"stack": None if self.stack is None else copy.deepcopy(self.stack.get_state())}
+
+    def fmu_set_state(self, internal) -> None:
+        if internal["stack"] is None:
+            self.stack = None
+            return
+        self.stack = self._new_stack()
+        self.stack.set_state(copy.deepcopy(internal["stack"]))
+        self.parameters_changed = False
