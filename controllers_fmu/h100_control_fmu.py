@@ -3,10 +3,11 @@
 controllers_fmu.h100.stack.H100ControlStack).
 
 The number of thrusters, and the controller's model of the vehicle, come from the vehicle file
-the FMU is built from (``VEHICLE_FILE``, bundled with the vehicle library), as for ``H100.fmu``:
-FMI 2.0 has no structural parameters, so another layout is another vehicle file and another
-build line (``h100_six_control_fmu.py``). The belief may be detuned from that file with
-``DampingScale`` / ``AddedMassScale`` and ``EfficiencyBelief`` (robustness runs).
+the FMU is built from (``vehicle_file``, bundled in its resources), as for ``H100.fmu``: FMI 2.0
+has no structural parameters, so another layout is another vehicle file and one more build line
+(tools/build_fmus.py writes this script out under the FMU's name with its ``vehicle_file``).
+The belief may be detuned from that file with ``DampingScale`` / ``AddedMassScale`` and
+``EfficiencyBelief`` (robustness runs).
 
 Timing, failures and FMU state as AuvControl's: the commands after ``do_step(t, h)`` are
 computed from the measurements set before the call and are for the vehicle's next step; a bad
@@ -144,15 +145,15 @@ class H100Control(FmuSlave):
                    "heading hold, velocity hold, 3-D waypoints, S-shape and sway manoeuvres; "
                    "cascade PID, LQR or sliding mode; QP thrust allocation")
     fmu_capabilities = {"canGetAndSetFMUstate": True, "canSerializeFMUstate": True}
-    #: the vehicle file of the layout and the belief, in the bundled vehicles/ folder
-    VEHICLE_FILE = "H100.yaml"
+    #: The vehicle file of the layout and of the belief, relative to the FMU's resources folder.
+    vehicle_file = "vehicles/H100.yaml"
 
     def __init__(self, **kwargs):
         super().__init__(**kwargs)
         from vehicle_model.h100 import load_vehicle
-        from vehicle_model.h100.vehicle_file import VEHICLES_DIR
 
-        self.vehicle = load_vehicle(os.path.join(VEHICLES_DIR, self.VEHICLE_FILE))
+        resources = kwargs.get("resources") or os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+        self.vehicle = load_vehicle(os.path.join(resources, self.vehicle_file))
         self.thruster_count = self.vehicle.params.thruster_count
         self.values = {}
         self.table = PARAMETERS + INPUTS + _outputs(self.thruster_count)
