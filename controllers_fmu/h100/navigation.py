@@ -88,7 +88,8 @@ class Navigation:
         e = self.estimate
         e.euler = [float(a) for a in m.euler]
         e.nu = [float(v) for v in m.velocity] + [float(w) for w in m.omega] if m.dvl_valid else [0.0, 0.0, 0.0] + [float(w) for w in m.omega]
-        e.pos = [float(m.usbl[0]), float(m.usbl[1]), float(m.depth)]
+        # the first fix is the known launch point: the held point is exact in depth too
+        e.pos = [float(m.usbl[0]), float(m.usbl[1]), float(m.usbl[2])]
         self.fix_count = int(m.usbl_fix_count)
         self.history.append((self.time, e.pos[0], e.pos[1]))
         return e
