@@ -33,7 +33,7 @@ from fmu_support.numba_cache import pin_source_times, running_from_fmu
 if running_from_fmu(__file__):  # make numba's cache shipped in the FMU valid (before the import)
     pin_source_times(os.path.join(os.path.dirname(os.path.abspath(__file__)), "vehicle_model"))
 
-from controllers_fmu.fmi_vars import Var, register
+from fmu_support.declare import Var, register
 from controllers_fmu.h100.controllers import ControllerConfig
 from controllers_fmu.h100.guidance import Commands, GuidanceConfig
 from controllers_fmu.h100.navigation import Measurements, NavigationConfig

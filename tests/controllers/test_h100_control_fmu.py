@@ -9,7 +9,7 @@ import pytest
 pytest.importorskip("fmpy")
 from fmpy.fmi1 import FMICallException  # noqa: E402
 
-from cosim_helpers import DISCARD, ERROR, FMUS, Instance, build, unpack  # noqa: E402
+from tests.harness import DISCARD, ERROR, FMU_DIR, Instance, build, unpack  # noqa: E402
 
 NAME = "H100Control"
 AT_REST = {"MeasuredDepth": 5.0, "UsblPosition": (0.0, 0.0, 5.0), "UsblFixCount": 1, "DepthCommand": 5.0}
@@ -38,7 +38,7 @@ def make(unpacked):
 def test_fmpy_validate_reports_no_problem():
     from fmpy.validation import validate_fmu
     build(NAME)
-    assert validate_fmu(str(FMUS / f"{NAME}.fmu")) == []
+    assert validate_fmu(str(FMU_DIR / f"{NAME}.fmu")) == []
 
 
 def test_interface(unpacked):
