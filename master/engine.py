@@ -28,6 +28,7 @@ from .fmu_cache import extract_fmu
 from .interrupt import Interrupt
 from .plan import Plan
 from .recorder import CsvRecorder
+from .scenario import display_path
 from .stepper import Instance, make_stepper, prepare, teardown
 
 TIME_BLOCK = 4096  # communication points whose times and signal values are computed at once
@@ -117,9 +118,13 @@ def layout_row(plan: Plan) -> RowLayout:
 def _load(name: str, ip, plan: Plan, log: MessageLog, instances: dict[str, Instance]) -> Instance:
     """Load, instantiate and set up one instance, set its parameters and enter initialisation
     mode (the instance is in ``instances`` as soon as it exists, for the teardown)."""
-    unzip = extract_fmu(ip.fmu_path)
-    fmu = FMU2Slave(guid=ip.md.guid, unzipDirectory=unzip,
-                    modelIdentifier=ip.md.coSimulation.modelIdentifier, instanceName=name)
+    try:
+        unzip = extract_fmu(ip.fmu_path)
+        fmu = FMU2Slave(guid=ip.md.guid, unzipDirectory=unzip,
+                        modelIdentifier=ip.md.coSimulation.modelIdentifier, instanceName=name)
+    except Exception as e:  # a damaged FMU file, a library that does not load: fmpy raises plain exceptions
+        raise RunFailure(f"{name}: cannot load the FMU {display_path(ip.fmu_path)}: {e}", instance=name,
+                         file=display_path(ip.fmu_path), function="load", time=plan.start_time) from None
     inst = Instance(name, fmu, ip.md)
     instances[name] = inst
     t0 = plan.start_time

@@ -2,22 +2,53 @@
 every run and every campaign worker on the machine, so that what an FMU compiles and caches
 beside its own sources (numba's cache of the vehicle physics) survives from one run to the next.
 With the cache off (``AUV_MASTER_FMU_CACHE=off``) or not writable, an FMU goes into a temporary
-folder removed when the process ends (``cleanup_temporary``)."""
+folder removed when the process ends (``cleanup_temporary``).
+
+The cache folder holds, for an FMU ``Auv.fmu`` of content digest ``D``:
+
+    Auv-D/        the extracted FMU, and ``.complete`` once the extraction has finished
+    Auv-D.pin     the pin: every process that uses the entry holds a shared ``flock`` on it
+                  until it exits; its modification time is the entry's last use
+    .lock         held exclusively while an entry is extracted or the cache is pruned
+
+A process pins an entry *before* it looks at it, checks it against the FMU's own file list
+(extracting it again when anything is missing), and keeps the pin for the rest of its life
+(the FMU's shared library and Python modules stay loaded: unloading a pythonfmu library is not
+safe). The prune, after each new extraction, removes entries beyond the ``KEEP`` most recently
+used, and only those it can lock exclusively (no process holds their pin) and that nobody used
+for ``MIN_AGE_S`` (processes of older versions of this module take no pins). The same scheme
+as pip's and fmpy's caches would have, had they to share an extracted folder with running
+processes: ``flock`` locks vanish with their process, so a crash leaves no stale lock.
+"""
 
 from __future__ import annotations
 
 import atexit
+import fcntl
 import hashlib
 import os
 import shutil
 import tempfile
 import time
+import zipfile
+from contextlib import contextmanager
 from pathlib import Path
 
 from fmpy import extract
 
+KEEP = 12  # entries kept beyond those in use: each rebuild of an FMU makes a new one
+MIN_AGE_S = 3600.0  # an entry used (or a leftover made) in the last hour is never removed
+COMPLETE = ".complete"
+MUTEX = ".lock"
+PIN_SUFFIX = ".pin"
+
 _extracted: dict[tuple, str] = {}  # (path, mtime, size) -> folder, for this process
+_pins: dict[str, int] = {}  # entry folder -> file descriptor of its pin, held until exit
 _temporary: list[str] = []
+
+
+class FmuCacheError(OSError):
+    """The cache could not provide a complete copy of the FMU."""
 
 
 def cleanup_temporary() -> None:
@@ -43,6 +74,11 @@ def _digest(path: Path) -> str:
         for chunk in iter(lambda: f.read(1 << 20), b""):
             h.update(chunk)
     return h.hexdigest()[:20]
+
+
+def _members(fmu: Path) -> list[str]:
+    with zipfile.ZipFile(fmu) as z:
+        return [n for n in z.namelist() if not n.endswith("/")]
 
 
 class FmuArchiveError(Exception):
@@ -74,39 +110,32 @@ def _extract_checked(path: Path, into: str) -> str:
         raise FmuArchiveError(f"{path} cannot be extracted: {type(e).__name__}: {e}") from None
 
 
+def is_complete(folder: Path, members: list[str]) -> bool:
+    """The extraction finished and every file of the FMU is there."""
+    return (folder / COMPLETE).is_file() and all((folder / n).is_file() for n in members)
+
+
 def extract_fmu(path: Path) -> str:
-    """Extract an FMU once. Into the cache folder keyed by the FMU's content (reused across
-    runs and processes, so what the FMUs compile and cache next to their sources survives), or
-    into a temporary folder when the cache is off or not writable. Every member's CRC is
-    checked before anything is extracted (FmuArchiveError naming the file); a failed
-    extraction leaves nothing behind in the cache."""
+    """The folder of the extracted FMU ``path``, pinned for the life of this process: from the
+    shared cache (extracted there first when missing or incomplete), or a temporary folder when
+    the cache is off or not writable. Every member's CRC is checked before anything is
+    extracted; an FMU that cannot be read or extracted raises ``FmuArchiveError`` naming it, and
+    leaves nothing behind in the cache."""
+    path = Path(path)
     st = path.stat()
     key = (str(path), st.st_mtime_ns, st.st_size)
-    if key in _extracted:
-        return _extracted[key]
+    try:
+        members = _members(path)
+    except (zipfile.BadZipFile, OSError, EOFError, ValueError) as e:
+        raise FmuArchiveError(f"{path} is not a readable FMU (zip) file: {e}") from None
+    folder = _extracted.get(key)
+    if folder is not None and is_complete(Path(folder), members):
+        return folder
     root = cache_root()
     target = None
     if root is not None:
         try:
-            root.mkdir(parents=True, exist_ok=True)
-            target = root / f"{path.stem}-{_digest(path)}"
-            if not (target / ".complete").is_file():
-                tmp = Path(tempfile.mkdtemp(prefix=f".{path.stem}-", dir=root))
-                try:
-                    _extract_checked(path, str(tmp))
-                except BaseException:
-                    shutil.rmtree(tmp, ignore_errors=True)
-                    raise
-                (tmp / ".complete").write_text(str(path) + "\n")
-                try:
-                    os.rename(tmp, target)
-                except OSError:  # another process got there first, or a stale partial copy
-                    if (target / ".complete").is_file():
-                        shutil.rmtree(tmp, ignore_errors=True)
-                    else:
-                        shutil.rmtree(target, ignore_errors=True)
-                        os.rename(tmp, target)
-            _prune(root, keep=12)
+            target = _from_cache(root, path, members)
         except OSError:
             target = None
     if target is None:
@@ -119,17 +148,130 @@ def extract_fmu(path: Path) -> str:
     return str(target)
 
 
-def _prune(root: Path, keep: int, min_age_s: float = 3600.0):
-    """Drop the least recently extracted FMUs beyond ``keep`` (each rebuild makes a new one),
-    never one extracted in the last hour (another process may be running it), nor leftovers
-    of an interrupted extraction younger than that."""
-    now = time.time()
+def _from_cache(root: Path, fmu: Path, members: list[str]) -> Path:
+    root.mkdir(parents=True, exist_ok=True)
+    entry = root / f"{fmu.stem}-{_digest(fmu)}"
+    pin(entry)
+    if is_complete(entry, members):
+        return entry
+    with _mutex(root):
+        if not is_complete(entry, members):  # another process may have just finished it
+            _extract_into(fmu, entry, members)
+        prune(root, protect=entry)
+    return entry
+
+
+def _extract_into(fmu: Path, entry: Path, members: list[str]):
+    """Extract beside the entry, then move it into place; an incomplete entry is moved aside
+    first (a half-extracted or damaged copy: whoever used it could not run it anyway)."""
+    tmp = Path(tempfile.mkdtemp(prefix=f".{entry.name}-", dir=entry.parent))
     try:
-        entries = sorted((p for p in root.iterdir() if p.is_dir()), key=lambda p: p.stat().st_mtime, reverse=True)
-        done = [p for p in entries if not p.name.startswith(".")]
-        stale = done[keep:] + [p for p in entries if p.name.startswith(".")]
-        for p in stale:
+        _extract_checked(fmu, str(tmp))
+        (tmp / COMPLETE).write_text(f"{fmu}\n")
+        if entry.exists():
+            trash = Path(tempfile.mkdtemp(prefix=f".trash-{entry.name}-", dir=entry.parent))
+            os.rename(entry, trash / "entry")
+            shutil.rmtree(trash, ignore_errors=True)
+        os.rename(tmp, entry)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    if not is_complete(entry, members):
+        raise FmuCacheError(f"the extraction of {fmu} into {entry} is incomplete")
+
+
+def pin(entry: Path) -> None:
+    """Hold a shared lock on the entry's pin for the rest of this process (once per entry), and
+    mark the entry used now. A pin file removed by a prune while this process waited for it is
+    created again."""
+    if str(entry) in _pins:
+        return
+    pin_path = entry.with_name(entry.name + PIN_SUFFIX)
+    while True:
+        fd = os.open(pin_path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_SH)
+            same = os.fstat(fd).st_ino == os.stat(pin_path).st_ino
+        except FileNotFoundError:
+            same = False
+        except BaseException:
+            os.close(fd)
+            raise
+        if same:
+            break
+        os.close(fd)
+    os.utime(fd)  # recency by use
+    _pins[str(entry)] = fd
+
+
+@contextmanager
+def _mutex(root: Path):
+    fd = os.open(root / MUTEX, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)
+
+
+def last_use(entry: Path) -> float:
+    """When a process last pinned the entry (the folder's time for an entry never pinned)."""
+    try:
+        return entry.with_name(entry.name + PIN_SUFFIX).stat().st_mtime
+    except FileNotFoundError:
+        return entry.stat().st_mtime
+
+
+def prune(root: Path, keep: int = KEEP, min_age_s: float = MIN_AGE_S, protect: Path | None = None) -> list[Path]:
+    """Remove the entries beyond the ``keep`` most recently used that no process has pinned and
+    nobody used for ``min_age_s``, and leftovers of interrupted extractions older than that.
+    Call it under the mutex (``extract_fmu`` does), or alone: it takes the mutex itself when
+    ``protect`` is None. Returns what it removed."""
+    if protect is None:
+        with _mutex(root):
+            return _prune(root, keep, min_age_s, protect)
+    return _prune(root, keep, min_age_s, protect)
+
+
+def _prune(root: Path, keep: int, min_age_s: float, protect: Path | None) -> list[Path]:
+    now = time.time()
+    removed = []
+    try:
+        folders = [p for p in root.iterdir() if p.is_dir()]
+        leftovers = [p for p in folders if p.name.startswith(".")]
+        entries = sorted((p for p in folders if not p.name.startswith(".")), key=last_use, reverse=True)
+        for p in leftovers:
             if now - p.stat().st_mtime > min_age_s:
                 shutil.rmtree(p, ignore_errors=True)
+                removed.append(p)
+        for entry in entries[keep:]:
+            if entry == protect or str(entry) in _pins or now - last_use(entry) <= min_age_s:
+                continue
+            if _remove_unless_pinned(entry):
+                removed.append(entry)
+        # pins left without their entry (removed by hand or by an older version)
+        for pin_path in root.glob(f"*{PIN_SUFFIX}"):
+            entry = pin_path.with_name(pin_path.name[: -len(PIN_SUFFIX)])
+            if not entry.exists() and str(entry) not in _pins:
+                _remove_unless_pinned(entry)
     except OSError:
         pass
+    return removed
+
+
+def _remove_unless_pinned(entry: Path) -> bool:
+    """Remove the entry and its pin if no process holds the pin (an exclusive lock can be had)."""
+    pin_path = entry.with_name(entry.name + PIN_SUFFIX)
+    try:
+        fd = os.open(pin_path, os.O_RDWR | os.O_CREAT, 0o644)
+    except OSError:
+        return False
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            return False  # in use
+        shutil.rmtree(entry, ignore_errors=True)
+        os.unlink(pin_path)  # while locked: a process waiting for this pin creates a new one
+        return True
+    finally:
+        os.close(fd)
