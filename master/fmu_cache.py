@@ -156,7 +156,12 @@ def _from_cache(root: Path, fmu: Path, members: list[str]) -> Path:
         return entry
     with _mutex(root):
         if not is_complete(entry, members):  # another process may have just finished it
-            _extract_into(fmu, entry, members)
+            try:
+                _extract_into(fmu, entry, members)
+            except BaseException:
+                _unpin(entry)  # nothing of a failed extraction stays behind, its pin neither
+                _remove_unless_pinned(entry)
+                raise
         prune(root, protect=entry)
     return entry
 
@@ -201,6 +206,12 @@ def pin(entry: Path) -> None:
         os.close(fd)
     os.utime(fd)  # recency by use
     _pins[str(entry)] = fd
+
+
+def _unpin(entry: Path) -> None:
+    fd = _pins.pop(str(entry), None)
+    if fd is not None:
+        os.close(fd)
 
 
 @contextmanager

@@ -185,3 +185,22 @@ def test_an_fmu_that_does_not_load_is_a_named_error(tmp_path):
     assert failure["instance"] == "control" and failure["function"] == "load"
     assert failure["file"].endswith("AuvControl.fmu")
     assert r.summary["reason"].startswith(f"control: cannot load the FMU {failure['file']}"), r.summary["reason"]
+
+
+def test_a_corrupt_fmu_leaves_nothing_in_the_cache(tmp_path, monkeypatch):
+    """Neither a partial extraction nor its pin stays behind after a refused FMU."""
+    root = tmp_path / "cache"
+    monkeypatch.setenv("AUV_MASTER_FMU_CACHE", str(root))
+    good = _copy_fmu("AuvSensors", tmp_path / "fmus")
+    data = bytearray(good.read_bytes())
+    with zipfile.ZipFile(good) as z:
+        info = z.getinfo(next(n for n in z.namelist() if n.endswith(".py")))
+    data[info.header_offset + 30 + len(info.filename) + 5] ^= 0xFF   # a byte of that member's data
+    bad = tmp_path / "bad" / "AuvSensors.fmu"
+    bad.parent.mkdir()
+    bad.write_bytes(bytes(data))
+
+    with pytest.raises(fmu_cache.FmuArchiveError, match="AuvSensors.fmu"):
+        fmu_cache.extract_fmu(bad)
+
+    assert [p.name for p in root.iterdir() if p.name != fmu_cache.MUTEX] == []
