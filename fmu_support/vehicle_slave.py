@@ -125,6 +125,12 @@ class VehicleSlave(FmuSlave):
                           element=(attr, start + i), depends_on=depends_on)
 
     def _add_parameter(self, name, declaration, default):
+        if declaration.get("kind") == "integer":
+            setattr(self, name, int(default))
+            self.add_integer(name, causality="parameter", description=declaration["description"],
+                             variability=declaration["variability"])
+            self._key_names.append(name)
+            return
         size = declaration["size"]
         description = declaration["description"]
         shape = declaration.get("shape")
@@ -171,7 +177,9 @@ class VehicleSlave(FmuSlave):
     # ------------------------------------------------------------------ parameters -> model
     def _value(self, name):
         value = getattr(self, name)
-        return float(value) if isinstance(value, float) else tuple(float(v) for v in value)
+        if isinstance(value, (int, float)):
+            return value
+        return tuple(float(v) for v in value)
 
     def _parameter_values(self, cls):
         values = {}

@@ -34,6 +34,7 @@ if running_from_fmu(__file__):  # make numba's cache shipped in the FMU valid (b
     pin_source_times(os.path.join(os.path.dirname(os.path.abspath(__file__)), "vehicle_model"))
 
 from vehicle_model import AuvModel, AuvParameters, Environment, VehicleSimulator
+from vehicle_model.waves import WaveParameters
 
 
 class Auv(VehicleSlave):
@@ -47,7 +48,7 @@ class Auv(VehicleSlave):
     fmu_capabilities = {"canGetAndSetFMUstate": True, "canSerializeFMUstate": True}
 
     vehicle_class = AuvModel
-    parameter_classes = (AuvParameters, Environment)
+    parameter_classes = (AuvParameters, Environment, WaveParameters)
     simulator_class = VehicleSimulator
     initial_state_defaults = {"Pos0": (0.0, 0.0, 0.0), "Quater0": (1.0, 0.0, 0.0, 0.0),
                               "LocalVel0": (0.0, 0.0, 0.0), "Omega0": (0.0, 0.0, 0.0),

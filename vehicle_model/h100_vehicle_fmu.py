@@ -15,7 +15,8 @@ Variables (vectors `Name[i]`, matrices `Name[i,j]`, 1-based, SI units): inputs
 ThrusterCommand[1..n], ExternalForce[1..3], ExternalMoment[1..3]; outputs Pos, Vel, LocalVel,
 Omega, Quater, Euler, Heading, Depth, Altitude, SpecificForce, SurfaceElevation, Thrust[1..n],
 PropellerSpeed[1..n]; parameters: every field of `H100Parameters` with the vehicle file's
-values as start values, the environment (Gravity 9.82 by default, von Benzon's), the initial
+values as start values, the environment (Gravity 9.82 by default, von Benzon's), the waves
+(WaveMode 0 none, 1 regular, 2 JONSWAP, and their parameters: SPEC 8), the initial
 state (Pos0, Quater0, LocalVel0, Omega0, PropellerSpeed0: at rest by default) and the
 integrator's tolerances. A rank < 6 layout logs a warning naming what it cannot push.
 """
@@ -36,6 +37,7 @@ from vehicle_model.environment import Environment
 from vehicle_model.h100 import H100Model, H100Parameters, load_vehicle
 from vehicle_model.h100.model import DEFAULT_ENVIRONMENT
 from vehicle_model.simulator import VehicleSimulator
+from vehicle_model.waves import WaveParameters
 
 
 class H100(VehicleSlave):
@@ -50,7 +52,7 @@ class H100(VehicleSlave):
 
     #: The vehicle file this FMU is built for, relative to the FMU's resources folder.
     vehicle_file = "vehicles/H100.yaml"
-    parameter_classes = (H100Parameters, Environment)
+    parameter_classes = (H100Parameters, Environment, WaveParameters)
     simulator_class = VehicleSimulator
     initial_state_notes = {"Quater0": " (normalised)", "PropellerSpeed0": " (0: at rest)"}
     library_origin = "vehicle_model from " + os.path.dirname(
@@ -62,7 +64,7 @@ class H100(VehicleSlave):
         vehicle = load_vehicle(os.path.join(resources, self.vehicle_file))
         n = vehicle.params.thruster_count
         self.vehicle_class = H100Model.for_thrusters(n)
-        self.parameter_defaults = (vehicle.params, DEFAULT_ENVIRONMENT)
+        self.parameter_defaults = (vehicle.params, DEFAULT_ENVIRONMENT, WaveParameters())
         self.initial_state_defaults = {"Pos0": (0.0, 0.0, 0.0), "Quater0": (1.0, 0.0, 0.0, 0.0),
                                        "LocalVel0": (0.0, 0.0, 0.0), "Omega0": (0.0, 0.0, 0.0),
                                        "PropellerSpeed0": (0.0,) * n}

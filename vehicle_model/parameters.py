@@ -32,14 +32,15 @@ NED = ("north", "east", "down")
 def parameter(default, unit: Union[str, Sequence[str]], description: str, *,
               size: Optional[int] = None, labels: Optional[Sequence[str]] = None,
               variability: str = "fixed", zero_means: Optional[str] = None,
-              shape: Optional[Tuple[Optional[int], int]] = None):
+              shape: Optional[Tuple[Optional[int], int]] = None, kind: str = "real"):
     """A parameter field: `default`, SI `unit` (a name of fmu_support/units.py, or one per
     element), `description`; `size` when the default does not show it (None); `labels` of the
     elements; `variability` "tunable" when it may change during a run; `zero_means`: for a
     vector that may be None (derived), what an all-zero value stands for in the FMU.
     `shape` (rows, columns) makes it a matrix, stored flat row by row and named `Name[i,j]` in
     the FMU; rows None: any number of rows (the size then comes from the value, a multiple of
-    the columns; e.g. one row per thruster of a vehicle file)."""
+    the columns; e.g. one row per thruster of a vehicle file). `kind` "integer": a whole
+    number (an FMI Integer)."""
     if shape is not None:
         size = None if shape[0] is None else shape[0] * shape[1]
     elif size is None:
@@ -48,7 +49,7 @@ def parameter(default, unit: Union[str, Sequence[str]], description: str, *,
                 "description": description, "size": size,
                 "labels": tuple(labels) if labels is not None else None,
                 "variability": variability, "zero_means": zero_means,
-                "shape": tuple(shape) if shape is not None else None}
+                "shape": tuple(shape) if shape is not None else None, "kind": kind}
     return dataclasses.field(default=default, metadata=metadata)
 
 
@@ -66,6 +67,9 @@ class ParameterSet:
             if value is None:
                 continue
             size = f.metadata["size"]
+            if f.metadata.get("kind") == "integer":
+                object.__setattr__(self, f.name, as_integer(f.name, value))
+                continue
             if size is None:    # a matrix with any number of rows
                 columns = f.metadata["shape"][1]
                 value = as_vector(f.name, value, len(tuple(value)))
@@ -97,6 +101,13 @@ def as_float(name, value) -> float:
     if not math.isfinite(number):
         raise ValueError(f"parameter {name} = {value!r} must be finite")
     return number
+
+
+def as_integer(name, value) -> int:
+    number = as_float(name, value)
+    if isinstance(value, bool) or number != int(number):
+        raise ValueError(f"parameter {name} = {value!r} must be a whole number")
+    return int(number)
 
 
 def as_vector(name, value, size):

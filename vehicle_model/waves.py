@@ -19,89 +19,66 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import ClassVar
 
 import numpy as np
 
 from ._jit import jit
+from .parameters import ParameterSet, parameter, require
 
-#: The wave modes, by name; `WaveMode` is one of these.
-WAVE_MODES = ("none", "regular", "irregular")
 #: Columns of a component row.
 AMPLITUDE, FREQUENCY, WAVE_NUMBER, PHASE = 0, 1, 2, 3
 
+#: WaveMode values: no waves, one regular component, a JONSWAP sea.
+WAVES_NONE, WAVES_REGULAR, WAVES_IRREGULAR = 0, 1, 2
+WAVE_MODES = {"none": WAVES_NONE, "regular": WAVES_REGULAR, "irregular": WAVES_IRREGULAR}
+
 
 @dataclass(frozen=True)
-class WaveParameters:
+class WaveParameters(ParameterSet):
     """The sea state (SPEC 8), with the names both vehicle FMUs give these parameters.
 
-    `WaveMode` chooses what is used: "none" (still water, the default), "regular" (one
-    component: `WaveAmplitude`, `WavePeriod`, phase 0) or "irregular" (`WaveComponents`
+    `WaveMode` chooses what is used: 0 "none" (still water, the default), 1 "regular" (one
+    component: `WaveAmplitude`, `WavePeriod`, phase 0) or 2 "irregular" (`WaveComponents`
     components of a JONSWAP spectrum of `SignificantWaveHeight`, `PeakPeriod` and
-    `PeakEnhancement`, their phases drawn from `WaveSeed`). `WaveDirection` is where the waves
-    travel to, for both.
+    `PeakEnhancement`, their phases drawn from `WaveSeed`); the library also takes the names.
+    `WaveDirection` is where the waves travel to, for both.
     """
 
-    WaveMode: str = "none"
-    WaveAmplitude: float = 0.5
-    WavePeriod: float = 8.0
-    SignificantWaveHeight: float = 2.0
-    PeakPeriod: float = 8.0
-    PeakEnhancement: float = 3.3
-    WaveComponents: int = 100
-    WaveDirection: float = 0.0
-    WaveSeed: int = 0
-
-    FIELD_INFO: ClassVar[dict] = {
-        "WaveAmplitude": ("m", "Amplitude of the regular wave (WaveMode regular)"),
-        "WavePeriod": ("s", "Period of the regular wave (WaveMode regular)"),
-        "SignificantWaveHeight": ("m", "Significant wave height Hs of the JONSWAP sea (WaveMode irregular)"),
-        "PeakPeriod": ("s", "Peak period Tp of the JONSWAP sea (WaveMode irregular)"),
-        "PeakEnhancement": ("1", "JONSWAP peak enhancement factor gamma (WaveMode irregular)"),
-        "WaveComponents": ("", "Number of frequency components of the JONSWAP sea (WaveMode irregular)"),
-        "WaveDirection": ("rad", "Direction the waves travel toward, NED (0: toward north)"),
-        "WaveSeed": ("", "Seed of the random phases of the JONSWAP sea: the same seed gives the same sea"),
-        "WaveMode": ("", "Waves: none (still water), regular (one component) or irregular (JONSWAP)"),
-    }
+    WaveMode: int = parameter(WAVES_NONE, "", "Waves: 0 none (still water), 1 regular (one "
+                              "component), 2 irregular (JONSWAP)", kind="integer")
+    WaveAmplitude: float = parameter(0.5, "m", "Amplitude of the regular wave (WaveMode 1)")
+    WavePeriod: float = parameter(8.0, "s", "Period of the regular wave (WaveMode 1)")
+    SignificantWaveHeight: float = parameter(2.0, "m", "Significant wave height Hs of the JONSWAP sea (WaveMode 2)")
+    PeakPeriod: float = parameter(8.0, "s", "Peak period Tp of the JONSWAP sea (WaveMode 2)")
+    PeakEnhancement: float = parameter(3.3, "1", "JONSWAP peak enhancement factor gamma (WaveMode 2; 1 is Pierson-Moskowitz)")
+    WaveComponents: int = parameter(100, "", "Number of frequency components of the JONSWAP sea (WaveMode 2)",
+                                    kind="integer")
+    WaveDirection: float = parameter(0.0, "rad", "Direction the waves travel toward, NED (0: toward north)")
+    WaveSeed: int = parameter(0, "", "Seed of the JONSWAP sea's random phases: the same seed, the same sea",
+                              kind="integer")
 
     def __post_init__(self):
-        if self.WaveMode not in WAVE_MODES:
-            raise ValueError(f"parameter WaveMode = {self.WaveMode!r} must be one of {WAVE_MODES}")
-        for name in ("WaveAmplitude", "WavePeriod", "SignificantWaveHeight", "PeakPeriod",
-                     "PeakEnhancement", "WaveDirection"):
-            value = getattr(self, name)
-            try:
-                number = float(value)
-            except (TypeError, ValueError):
-                raise ValueError(f"parameter {name} = {value!r} is not a number") from None
-            if not math.isfinite(number):
-                raise ValueError(f"parameter {name} = {value!r} must be finite")
-            object.__setattr__(self, name, number)
-        for name in ("WaveComponents", "WaveSeed"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or int(value) != value:
-                raise ValueError(f"parameter {name} = {value!r} must be an integer")
-            object.__setattr__(self, name, int(value))
-        if self.WaveMode == "regular":
-            _positive(self, "WavePeriod")
-            if self.WaveAmplitude < 0:
-                raise ValueError(f"parameter WaveAmplitude = {self.WaveAmplitude!r} must not be negative")
-        if self.WaveMode == "irregular":
-            _positive(self, "PeakPeriod")
-            _positive(self, "WaveComponents")
-            if self.SignificantWaveHeight < 0:
-                raise ValueError(f"parameter SignificantWaveHeight = {self.SignificantWaveHeight!r} "
-                                 "must not be negative")
-            if not self.PeakEnhancement >= 1.0:
-                raise ValueError(f"parameter PeakEnhancement = {self.PeakEnhancement!r} must be at "
-                                 "least 1 (1 is a Pierson-Moskowitz sea)")
-            if self.WaveSeed < 0:
-                raise ValueError(f"parameter WaveSeed = {self.WaveSeed!r} must not be negative")
+        if isinstance(self.WaveMode, str):
+            if self.WaveMode not in WAVE_MODES:
+                raise ValueError(f"parameter WaveMode = {self.WaveMode!r} must be one of "
+                                 f"{', '.join(WAVE_MODES)} (or 0, 1, 2)")
+            object.__setattr__(self, "WaveMode", WAVE_MODES[self.WaveMode])
+        super().__post_init__()
 
-
-def _positive(params, name):
-    if not getattr(params, name) > 0:
-        raise ValueError(f"parameter {name} = {getattr(params, name)!r} must be positive")
+    def _validate(self):
+        require("WaveMode", self.WaveMode, self.WaveMode in WAVE_MODES.values(),
+                "must be 0 (none), 1 (regular) or 2 (irregular)")
+        if self.WaveMode == WAVES_REGULAR:
+            require("WavePeriod", self.WavePeriod, self.WavePeriod > 0, "must be positive")
+            require("WaveAmplitude", self.WaveAmplitude, self.WaveAmplitude >= 0, "must not be negative")
+        if self.WaveMode == WAVES_IRREGULAR:
+            require("PeakPeriod", self.PeakPeriod, self.PeakPeriod > 0, "must be positive")
+            require("WaveComponents", self.WaveComponents, self.WaveComponents > 0, "must be positive")
+            require("SignificantWaveHeight", self.SignificantWaveHeight,
+                    self.SignificantWaveHeight >= 0, "must not be negative")
+            require("PeakEnhancement", self.PeakEnhancement, self.PeakEnhancement >= 1.0,
+                    "must be at least 1 (1 is a Pierson-Moskowitz sea)")
+            require("WaveSeed", self.WaveSeed, self.WaveSeed >= 0, "must not be negative")
 
 
 def jonswap_spectrum(w, significant_height, peak_period, enhancement):
@@ -128,9 +105,9 @@ def wave_components(params: WaveParameters, gravity: float) -> np.ndarray:
     JONSWAP energy lies), `a_i = sqrt(2 S(w_i) dw)` (each component carries its bin's
     variance), phases `default_rng(WaveSeed).uniform(0, 2 pi, N)`: the same seed, the same sea.
     """
-    if params.WaveMode == "none":
+    if params.WaveMode == WAVES_NONE:
         return np.zeros((0, 4))
-    if params.WaveMode == "regular":
+    if params.WaveMode == WAVES_REGULAR:
         w = np.array([2.0 * math.pi / params.WavePeriod])
         a = np.array([params.WaveAmplitude])
         phase = np.zeros(1)

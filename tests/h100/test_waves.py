@@ -7,6 +7,7 @@ import pytest
 
 from vehicle_model.h100 import H100Model
 from vehicle_model.h100.forces import added_mass_coriolis_wrench, damping_wrench
+from vehicle_model.rotation import rotation_matrix
 from vehicle_model.waves import (WaveParameters, jonswap_spectrum, surface_elevation,
                                  wave_components, wave_kinematics)
 
@@ -56,11 +57,13 @@ def test_jonswap_sea_has_its_significant_height_and_is_seeded():
     w = np.linspace(0.2, 5, 20000)
     area = [np.trapezoid(jonswap_spectrum(w, 2.0, 8.0, g), w) for g in (1.0, 3.3)]
     assert area[0] == pytest.approx(area[1], rel=0.03)
-    assert WaveParameters().WaveMode == "none" and wave_components(WaveParameters(), G).shape == (0, 4)
+    assert WaveParameters().WaveMode == 0 and wave_components(WaveParameters(), G).shape == (0, 4)
 
 
 @pytest.mark.parametrize("bad, words", [
     (dict(WaveMode="storm"), "WaveMode"),
+    (dict(WaveMode=3), "WaveMode"),
+    (dict(WaveSeed=1.5), "WaveSeed"),
     (dict(WaveMode="regular", WavePeriod=0.0), "WavePeriod"),
     (dict(WaveMode="irregular", WaveComponents=0), "WaveComponents"),
     (dict(WaveMode="irregular", PeakEnhancement=0.5), "PeakEnhancement"),
@@ -106,3 +109,39 @@ def test_a_vehicle_held_still_in_regular_waves_feels_the_spec_force(vehicle):
     inertial = (p.Rho * p.Volume + added[0, 0]) * w * speed
     assert drag < np.max(np.abs(surge)) <= math.hypot(drag, inertial)
     assert drag == pytest.approx(72.6, abs=0.1) and inertial == pytest.approx(11.9, abs=0.1)
+
+
+def test_the_auv_held_still_in_regular_waves_feels_the_spec_force():
+    """SPEC 8 for the AUV (diagonal added mass, origin at the centre of buoyancy): the waves add
+    the force (rho Vol I + diag(A11, A22, A33)) R^T a_w and no moment, besides the hydrodynamic
+    wrench of the water's velocity; and with WaveMode none nothing changes, bit for bit."""
+    from vehicle_model import AuvModel, Environment, quaternion_from_euler
+    from vehicle_model.auv import dynamics as auv
+    from vehicle_model.auv.model import initial_state as auv_state
+
+    waves = WaveParameters(WaveMode="regular", WaveAmplitude=1.0, WavePeriod=7.0, WaveDirection=0.4)
+    env = Environment(CurrentVelocity=(0.1, 0.0, 0.0))
+    still, wavy = AuvModel(env=env), AuvModel(env=env, waves=waves)
+    x = auv_state(Pos0=(3.0, -2.0, 4.0), Quater0=quaternion_from_euler(0.1, -0.05, 0.7))
+    u = np.zeros(6)
+    c = wavy.constants
+    hull = wavy.hull
+    added = np.array(wavy.params.AddedMass)
+    mass = np.array([hull.mass] * 3 + [hull.inertia_xx, hull.inertia_yy, hull.inertia_yy]) + added
+    rotation = rotation_matrix(x[3:7])
+    rows = wave_components(waves, env.Gravity)
+    for t in np.linspace(0.0, 7.0, 15):
+        velocity, acceleration = wave_kinematics(t, x[0:3], rows, 0.4)
+        water = rotation.T @ (np.array(env.CurrentVelocity) + velocity)
+        still_water = rotation.T @ np.array(env.CurrentVelocity)
+        hydro = (auv.hydrodynamic_wrench(x[7:10] - water, x[10:13], 0.0, 0.0, c)
+                 - auv.hydrodynamic_wrench(x[7:10] - still_water, x[10:13], 0.0, 0.0, c))
+        over_ground = mass * (wavy.derivative_at(t, x, u, c)[7:13] - still.derivative_at(t, x, u, still.constants)[7:13])
+        # over ground: M nu' gains the hydrodynamic difference and (rho Vol I + A) R^T a_w;
+        # the -omega x v_w term of the relative-velocity form moves with the water's velocity
+        turning = np.concatenate([-np.cross(x[10:13], water - still_water), np.zeros(3)]) * mass
+        expected = hydro + np.concatenate([(wavy.params.Rho * hull.volume + added[:3]) * (rotation.T @ acceleration),
+                                           np.zeros(3)]) + turning
+        assert over_ground == pytest.approx(expected, rel=1e-9, abs=1e-9)
+    assert np.array_equal(still.constants, auv.pack_constants(still.params, env))
+    assert np.array_equal(still.derivative_at(1.0, x, u, still.constants), still.derivative(x, u))

@@ -27,6 +27,7 @@ from .forces import (
 )
 from .hull import hull_properties_of, submerged_fraction
 from ..environment import current_ned, sea_floor_depth
+from ..waves import wave_components, wave_kinematics
 from ..parameters import NED, XYZ
 from ..protocol import ConstantTable, Signal, SignalTable
 from ..rotation import (
@@ -129,6 +130,10 @@ C_CURRENT_GRADIENT = CONSTANTS.add("CurrentDepthGradient", 3, lambda p, e, h: e.
 C_SEA_FLOOR = CONSTANTS.add("SeaFloorDepth", 1, lambda p, e, h: e.SeaFloorDepth)
 C_SEA_FLOOR_SLOPE = CONSTANTS.add("SeaFloorSlope", 2, lambda p, e, h: e.SeaFloorSlope)
 C_INITIAL_BATTERY = CONSTANTS.add("InitialBattery", 1, lambda p, e, h: p.InitialBattery)
+# The waves (SPEC 8): their count and direction here, their rows (a, w, k, phi) appended after
+# the table (`pack_constants`); a count of 0 is still water.
+C_WAVE_COUNT = CONSTANTS.add("wave components", 1, lambda p, e, h: 0.0)
+C_WAVE_DIRECTION = CONSTANTS.add("WaveDirection", 1, lambda p, e, h: 0.0)
 # The separated end of the slender-body lift: aft end of the aftmost section going ahead,
 # forward end of the foremost going astern (sections are ordered bow to stern).
 C_LIFT_X_AFT = CONSTANTS.add("lift end x, ahead", 1,
@@ -148,10 +153,25 @@ def _inverse_mass_diagonal(params, hull):
     return 1.0 / (rigid + np.asarray(params.AddedMass, dtype=float))
 
 
-def pack_constants(params, env):
-    """The flat constant vector of an `AuvParameters` and an `Environment`."""
+def pack_constants(params, env, waves=None):
+    """The flat constant vector of an `AuvParameters`, an `Environment` and the sea (a
+    `WaveParameters`, None for still water): the table's slots, then the wave rows."""
     hull = hull_properties_of(params.Length, params.Diameter, params.AverageDensity)
-    return CONSTANTS.pack(params, env, hull)
+    c = CONSTANTS.pack(params, env, hull)
+    rows = np.zeros((0, 4)) if waves is None else wave_components(waves, env.Gravity)
+    if rows.shape[0] == 0:
+        return c
+    c[C_WAVE_COUNT] = rows.shape[0]
+    c[C_WAVE_DIRECTION] = waves.WaveDirection
+    return np.concatenate([c, rows.ravel()])
+
+
+@jit
+def wave_motion(t, pos, c):
+    """The waves' water velocity and acceleration at `pos` (NED), from the rows after the table."""
+    n = int(c[C_WAVE_COUNT])
+    rows = c[CONSTANT_COUNT:CONSTANT_COUNT + 4 * n].reshape((n, 4))
+    return wave_kinematics(t, pos, rows, c[C_WAVE_DIRECTION])
 
 
 @jit
@@ -230,14 +250,33 @@ def hydrodynamic_jacobian(rel_vel, omega, rudder_yaw, rudder_dive, c):
 
 @jit
 def state_derivative(x, u, c):
-    """x' for the state x, the inputs u held, and the constants c (see the module docstring)."""
+    """x' for the state x, the inputs u held, and the constants c (see the module docstring),
+    in still water (the waves need the time: `state_derivative_at`)."""
+    return _derivative(0.0, x, u, c, False)
+
+
+@jit
+def _derivative(t, x, u, c, in_waves):
+    """x' at time t; `in_waves` adds the waves of SPEC 8 (and nothing, not even a zero, when
+    False: still water stays bit for bit what it was).
+
+    In waves the water velocity at the body origin adds the waves' v_w, and their acceleration
+    a_w acts through the Froude-Krylov force and the added mass, (rho Vol I + A) R^T a_w at the
+    centre of buoyancy (the origin: no moment). In the relative velocity the equations carry,
+    M v_r' = tau + (rho Vol I + A) R^T a_w - (m I + A) R^T a_w = tau + (rho Vol - m) R^T a_w,
+    and LocalVel' = v_r' + R^T a_w - omega x v_w^b (the local acceleration only; SPEC 8).
+    """
     q = x[X_QUAT:X_QUAT + 4]
     vel = x[X_VEL:X_VEL + 3]
     omega = x[X_OMEGA:X_OMEGA + 3]
     depth = x[X_POS + 2]
     battery = x[BATTERY]
     rotation = rotation_matrix(q)
-    water = rotate_back(rotation, water_velocity_ned(depth, c))
+    water_ned = water_velocity_ned(depth, c)
+    if in_waves:
+        wave_velocity, wave_acceleration = wave_motion(t, x[X_POS:X_POS + 3], c)
+        water_ned = water_ned + wave_velocity
+    water = rotate_back(rotation, water_ned)
     rel_vel = vel - water
 
     power = propulsion_power(u[U_THRUST_POWER], battery, c)
@@ -247,6 +286,8 @@ def state_derivative(x, u, c):
     tau += thrust_wrench(compute_thrust(power, rel_vel[0], c), c[C_THRUSTER_POS:C_THRUSTER_POS + 3])
     tau += hydrodynamic_wrench(rel_vel, omega, u[U_RUDDER_YAW], u[U_RUDDER_DIVE], c)
     tau += external_force_wrench(rotation, u[U_EXTERNAL_FORCE:U_EXTERNAL_FORCE + 3])
+    if in_waves:
+        tau[0:3] += (c[C_RHO] * c[C_VOLUME] - c[C_MASS]) * rotate_back(rotation, wave_acceleration)
     acceleration = c[C_MASS_INV:C_MASS_INV + 6] * tau
 
     xdot = np.empty(STATE_SIZE)
@@ -254,6 +295,8 @@ def state_derivative(x, u, c):
     xdot[X_QUAT:X_QUAT + 4] = quaternion_derivative(q, omega, c[C_QUAT_TAU])
     shear = c[C_CURRENT_GRADIENT:C_CURRENT_GRADIENT + 3] * xdot[X_POS + 2]
     xdot[X_VEL:X_VEL + 3] = acceleration[0:3] - cross(omega, water) + rotate_back(rotation, shear)
+    if in_waves:
+        xdot[X_VEL:X_VEL + 3] += rotate_back(rotation, wave_acceleration)
     xdot[X_OMEGA:X_OMEGA + 3] = acceleration[3:6]
     xdot[BATTERY] = -(power + c[C_HOTEL]) if battery > 0.0 else 0.0
     return xdot
@@ -261,8 +304,8 @@ def state_derivative(x, u, c):
 
 @jit
 def state_derivative_at(t, x, u, c):
-    """`state_derivative` with the time first, the signature SciPy's integrators call."""
-    return state_derivative(x, u, c)
+    """x' at time t, the signature SciPy's integrators call (the time matters in waves only)."""
+    return _derivative(t, x, u, c, c[C_WAVE_COUNT] > 0.0)
 
 
 @jit
@@ -340,12 +383,16 @@ def input_jacobian(x, u, c):
 
 
 @jit
-def output_vector(x, u, c):
-    """The outputs of seed 001 as one flat vector, in the order of `OUTPUTS`."""
+def output_vector(t, x, u, c):
+    """The outputs of seed 001 at time t as one flat vector, in the order of `OUTPUTS` (the
+    speed through the water counts the waves' water velocity)."""
     q = x[X_QUAT:X_QUAT + 4]
     rotation = rotation_matrix(q)
     depth = x[X_POS + 2]
-    water = rotate_back(rotation, water_velocity_ned(depth, c))
+    water_ned = water_velocity_ned(depth, c)
+    if c[C_WAVE_COUNT] > 0.0:
+        water_ned = water_ned + wave_motion(t, x[X_POS:X_POS + 3], c)[0]
+    water = rotate_back(rotation, water_ned)
     euler = euler_angles(rotation)
     battery = max(x[BATTERY], 0.0)
     sea_depth = sea_floor_depth(x[X_POS], x[X_POS + 1], c[C_SEA_FLOOR],

@@ -14,6 +14,7 @@ from .hull import hull_properties_of
 from .parameters import AuvParameters
 from ..environment import Environment
 from ..linearization import linearize
+from ..waves import WaveParameters
 from ..rotation import quaternion_from_euler
 
 def initial_state(Pos0=(0.0, 0.0, 0.0), Quater0=(1.0, 0.0, 0.0, 0.0), LocalVel0=(0.0, 0.0, 0.0),
@@ -61,10 +62,12 @@ class AuvModel:
     #: The compiled derivative with the time first, handed to SciPy as it is.
     derivative_at = staticmethod(dynamics.state_derivative_at)
 
-    def __init__(self, params: Optional[AuvParameters] = None, env: Optional[Environment] = None):
+    def __init__(self, params: Optional[AuvParameters] = None, env: Optional[Environment] = None,
+                 waves: Optional[WaveParameters] = None):
         self.params = params if params is not None else AuvParameters()
         self.env = env if env is not None else Environment()
-        self.constants = dynamics.pack_constants(self.params, self.env)
+        self.waves = waves if waves is not None else WaveParameters()
+        self.constants = dynamics.pack_constants(self.params, self.env, self.waves)
         self.hull = hull_properties_of(self.params.Length, self.params.Diameter,
                                        self.params.AverageDensity)
 
@@ -84,7 +87,7 @@ class AuvModel:
 
     def output_vector(self, x, u, t: float = 0.0) -> np.ndarray:
         """The outputs at time t (the AUV's do not depend on it)."""
-        return dynamics.output_vector(np.asarray(x, float), np.asarray(u, float), self.constants)
+        return dynamics.output_vector(float(t), np.asarray(x, float), np.asarray(u, float), self.constants)
 
     def outputs(self, x, u) -> Dict[str, object]:
         """The outputs of seed 001 by name: arrays for vectors, floats for scalars."""
