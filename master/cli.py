@@ -211,7 +211,11 @@ def cmd_list(args) -> int:
     return 0
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The parser of every command; given the command about to run, one that knows only the
+    commands it may need (``run``, ``view``, ``validate`` and ``list`` leave out ``sweep`` and
+    ``identify``, whose options come from their packages: importing the campaign's costs a run
+    some 0.1 s)."""
     p = argparse.ArgumentParser(
         prog="python -m master",
         description="Co-simulation master for the AUV FMUs: run scenarios, validate FMUs, list scenarios.",
@@ -276,18 +280,25 @@ def build_parser() -> argparse.ArgumentParser:
     ls.add_argument("--dir", metavar="DIR", help="scenario folder (default: scenarios/ of the project)")
     ls.set_defaults(func=cmd_list)
 
-    from .campaign import add_sweep_parser  # python -m master sweep: campaigns on Dask (docs/campaigns.md)
+    # sweep and identify bring their packages in: only when their command (or help, or an
+    # unknown command whose error lists them all) is what runs
+    everything = command is None or command not in sub.choices
+    if everything or command == "sweep":
+        from .campaign import add_sweep_parser  # python -m master sweep: campaigns on Dask (docs/campaigns.md)
 
-    add_sweep_parser(sub)
-    # python -m master identify: the identification package (it imports no vehicle code until a fit runs)
-    from identification.cli import add_identify_parser
+        add_sweep_parser(sub)
+    if everything or command == "identify":
+        # python -m master identify: the identification package (it imports no vehicle code until a fit runs)
+        from identification.cli import add_identify_parser
 
-    add_identify_parser(sub)
+        add_identify_parser(sub)
     return p
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    argv = sys.argv[1:] if argv is None else list(argv)
+    command = next((a for a in argv if not a.startswith("-")), None)
+    args = build_parser(command).parse_args(argv)
     return args.func(args)
 
 

@@ -68,6 +68,10 @@ def make_plots(plan: Plan, data: np.ndarray, colmap: dict[str, int], out_dir: Pa
 
     def save(fig, name):
         p = out_dir / name
+        # tight_layout() has placed the axes; with its placeholder engine still attached,
+        # savefig would lay out every text once more in a draw of its own before the real one
+        # (about a quarter of the plotting time). The file is the same byte for byte without it.
+        fig.set_layout_engine(None)
         fig.savefig(p, dpi=110)
         plt.close(fig)
         files.append(p)
