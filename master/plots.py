@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import math
+import os
+import signal
+import threading
 from pathlib import Path
+from typing import Callable
 
 import numpy as np
 
@@ -42,7 +46,66 @@ def _heading_display(series: list[np.ndarray]) -> tuple[float, callable]:
     return cut, show
 
 
+#: drawn by a forked child while the master draws the others (about half the work each)
+_CHILD_SHARE = frozenset({"depth.png", "actuators.png"})
+
+
+def _fork_drawer() -> int | None:
+    """A child process to draw part of the plots on another core (its pid; 0 in the child), or
+    None to draw them all here: no fork on this platform, one CPU, other threads alive (a
+    forked child could inherit a lock one of them holds), or ``AUV_MASTER_PLOTS=serial``."""
+    if (not hasattr(os, "fork") or (os.cpu_count() or 1) < 2 or threading.active_count() > 1
+            or os.environ.get("AUV_MASTER_PLOTS", "").strip().lower() == "serial"):
+        return None
+    try:
+        return os.fork()
+    except OSError:
+        return None
+
+
 def make_plots(plan: Plan, data: np.ndarray, colmap: dict[str, int], out_dir: Path) -> list[Path]:
+    """Draw the PNG plots of a run into ``out_dir``; the list of files written.
+
+    A figure's cost is nearly all text layout and rendering, one figure after the other in one
+    thread; so, where it is safe (see ``_fork_drawer``), a forked child draws ``_CHILD_SHARE``
+    while this process draws the rest, and this returns once both are done. If the child
+    fails, its plots are drawn here again (and any error is this process's own)."""
+    _mpl()  # imported once, before the fork, for both
+    child = _fork_drawer()
+    if child == 0:
+        code = 1
+        try:
+            _draw(plan, data, colmap, out_dir, lambda name: name in _CHILD_SHARE)
+            code = 0
+        finally:
+            os._exit(code)  # nothing of the master's to finalise in the child
+    if child is None:
+        return _draw(plan, data, colmap, out_dir, lambda name: True)
+    try:
+        files = _draw(plan, data, colmap, out_dir, lambda name: name not in _CHILD_SHARE)
+        _, status = os.waitpid(child, 0)
+    except BaseException:  # an error, or Ctrl-C / SIGTERM abandoning the plots: the child's too
+        _abandon(child)
+        raise
+    if status != 0:
+        _draw(plan, data, colmap, out_dir, lambda name: name in _CHILD_SHARE)
+    return files
+
+
+def _abandon(child: int) -> None:
+    try:
+        os.kill(child, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    try:
+        os.waitpid(child, 0)
+    except ChildProcessError:
+        pass
+
+
+def _draw(plan: Plan, data: np.ndarray, colmap: dict[str, int], out_dir: Path, mine: Callable[[str], bool]) -> list[Path]:
+    """Every plot of the run is built; those ``mine`` accepts are laid out and written. The
+    list names every plot file of the run."""
     plt = _mpl()
     stride = max(1, int(math.ceil(len(data) / _MAX_POINTS)))
     if stride > 1:
@@ -68,11 +131,13 @@ def make_plots(plan: Plan, data: np.ndarray, colmap: dict[str, int], out_dir: Pa
 
     def save(fig, name):
         p = out_dir / name
-        # tight_layout() has placed the axes; with its placeholder engine still attached,
-        # savefig would lay out every text once more in a draw of its own before the real one
-        # (about a quarter of the plotting time). The file is the same byte for byte without it.
-        fig.set_layout_engine(None)
-        fig.savefig(p, dpi=110)
+        if mine(name):
+            fig.tight_layout()
+            # tight_layout() has placed the axes; with its placeholder engine still attached,
+            # savefig would lay out every text once more in a draw of its own before the real
+            # one (about a quarter of the plotting time). The file is the same byte for byte.
+            fig.set_layout_engine(None)
+            fig.savefig(p, dpi=110)
         plt.close(fig)
         files.append(p)
 
@@ -115,7 +180,6 @@ def make_plots(plan: Plan, data: np.ndarray, colmap: dict[str, int], out_dir: Pa
         ax.grid(True, alpha=0.3)
         ax.legend(loc="best", fontsize=8)
         ax.set_title(f"{title}: track (north-east)")
-        fig.tight_layout()
         save(fig, "track.png")
 
     # ---- depth
@@ -154,7 +218,6 @@ def make_plots(plan: Plan, data: np.ndarray, colmap: dict[str, int], out_dir: Pa
         ax.grid(True, alpha=0.3)
         ax.legend(loc="best", fontsize=8)
         ax.set_title(f"{title}: depth")
-        fig.tight_layout()
         save(fig, "depth.png")
 
     # ---- attitude
@@ -200,7 +263,6 @@ def make_plots(plan: Plan, data: np.ndarray, colmap: dict[str, int], out_dir: Pa
             ax.legend(loc="best", fontsize=8)
         axs[-1].set_xlabel(tlabel)
         axs[0].set_title(f"{title}: attitude")
-        fig.tight_layout()
         save(fig, "attitude.png")
 
     # ---- actuators (what the vehicle actually received, whatever drives it)
@@ -224,7 +286,6 @@ def make_plots(plan: Plan, data: np.ndarray, colmap: dict[str, int], out_dir: Pa
                 ax.legend(loc="best", fontsize=8)
         axs[-1].set_xlabel(tlabel)
         axs[0].set_title(f"{title}: actuators")
-        fig.tight_layout()
         save(fig, "actuators.png")
 
     # ---- battery
@@ -245,7 +306,6 @@ def make_plots(plan: Plan, data: np.ndarray, colmap: dict[str, int], out_dir: Pa
                 ax.legend(loc="best", fontsize=8)
         axs[-1].set_xlabel(tlabel)
         axs[0].set_title(f"{title}: battery")
-        fig.tight_layout()
         save(fig, "battery.png")
 
     return files
