@@ -18,7 +18,9 @@ MEDIAN of the repeats is kept, because the 2-core machine is shared and its load
             extraction, load, instantiate, initialise: ``startup_time_s``), stepping with the
             recorder on (``stepping_time_s``), the recorder's close (the writer process
             finishing its last blocks), the summary figures, each of the five plots (from the
-            end of the previous file to the end of its own savefig), the rest.
+            end of the previous file to the end of its own savefig; drawn one after the other
+            here, AUV_MASTER_PLOTS=serial, where the command shares them with a forked child),
+            the rest.
 
 with ratios: x real time, us per step, the command against the floor, each target of issue 15.
 The stepping floor itself (the master's loop with no-op twins, per-FMU per-call costs) is
@@ -139,7 +141,7 @@ def parts_child(out_dir: str) -> None:
         "startup": s["startup_time_s"],
         "stepping": s["stepping_time_s"],
         "recorder_close": sum(closes),
-        "summary": sum(e - b for b, e in summaries),
+        "summary": sum(e - b for b, e, *_ in summaries),
         "plots": plots,
         "run_total": t_end - t_call,
         "steps": s["steps"],
@@ -151,10 +153,13 @@ def parts_child(out_dir: str) -> None:
 
 
 def import_child() -> None:
+    """`import master` (its exports load on first use), then what a run needs: `master.run`."""
     t0 = time.perf_counter()
-    import master  # noqa: F401
+    import master
 
-    print(json.dumps({"import": time.perf_counter() - t0}), flush=True)
+    t1 = time.perf_counter()
+    assert callable(master.run)
+    print(json.dumps({"import": t1 - t0, "run_import": time.perf_counter() - t1}), flush=True)
     os._exit(0)
 
 
@@ -204,6 +209,7 @@ def main() -> None:
         cpus: dict[str, list[float]] = {}
         parts: list[dict] = []
         imports: list[float] = []
+        run_imports: list[float] = []
         hashes: set[str] = set()
         floor_path = None
 
@@ -229,8 +235,11 @@ def main() -> None:
             keep("python", w, c)
             w, c, o = timed([py, __file__, "--import-child"])
             keep("import", w, c)
-            imports.append(json.loads(o.stdout.strip().splitlines()[-1])["import"])
-            w, c, o = timed([py, __file__, "--parts-child", str(folder / "parts")])
+            figures = json.loads(o.stdout.strip().splitlines()[-1])
+            imports.append(figures["import"])
+            run_imports.append(figures["run_import"])
+            w, c, o = timed([py, __file__, "--parts-child", str(folder / "parts")],
+                            env=dict(os.environ, AUV_MASTER_PLOTS="serial"))
             p = json.loads(o.stdout.strip().splitlines()[-1])
             parts.append(p)
             hashes.add(p["csv"])
@@ -255,7 +264,9 @@ def main() -> None:
         names = list(parts[0]["plots"])
         plot_total = med([sum(v["total"] for v in p["plots"].values()) for p in parts])
         run_total = part("run_total")
-        print(f"where one run's time goes (master.run with plots, fresh interpreter; median of {len(parts)}):")
+        print(f"where one run's time goes (master.run with plots, fresh interpreter; median of {len(parts)}; the "
+              "plots drawn one after the other in this process, AUV_MASTER_PLOTS=serial, to time each; the "
+              "command shares them with a forked child):")
         rows = [("import master", part("import")),
                 ("start-up (scenario, FMUs: startup_time_s)", part("startup")),
                 ("stepping, recorder on (stepping_time_s)", part("stepping")),
@@ -290,6 +301,7 @@ def main() -> None:
         for label, value, target, unit in checks:
             ok = value >= target if unit == "x" else value <= target
             print(f"  {label:40s} {value:9.3f} {'met' if ok else 'NOT met'}")
+        print(f"  (then `master.run`, what a run imports: {med(run_imports):.3f} s wall)")
         print(f"  command / floor command (wall): {med(walls['no-plots']) / floor_wall:.2f} (no plots), "
               f"{med(walls['plots']) / floor_wall:.2f} (plots); floor command {floor_step_us:.1f} us a step "
               "beyond the interpreter's own start")
