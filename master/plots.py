@@ -135,7 +135,7 @@ def _draw(plan: Plan, data: np.ndarray, colmap: dict[str, int], out_dir: Path, m
             fig.tight_layout()
             # tight_layout() has placed the axes; with its placeholder engine still attached,
             # savefig would lay out every text once more in a draw of its own before the real
-            # one (about a quarter of the plotting time). The file is the same byte for byte.
+            # one (about a fifth of the plotting time). The file is the same byte for byte.
             fig.set_layout_engine(None)
             fig.savefig(p, dpi=110)
         plt.close(fig)
