@@ -135,20 +135,22 @@ class _Allocator:
 
     def _result(self, tau: np.ndarray, forces: np.ndarray, solver_ok: bool = True,
                 iterations: int = 0) -> Allocation:
-        # plain Python over the few thrusters: numpy's per-call overhead would dominate
-        clipped, saturated = [], []
-        for force, low, high in zip(forces.tolist(), self._lower_list, self._upper_list):
+        # one pass in plain Python over the few thrusters (clip, saturation, command as
+        # _commands): numpy's per-call overhead would dominate
+        clipped, saturated, commands = [], [], []
+        margin, belief, sqrt, copysign = self._saturation_margin, self.efficiency_belief, math.sqrt, math.copysign
+        for force, low, high, forward, reverse in zip(forces.tolist(), self._lower_list, self._upper_list,
+                                                      self._forward_list, self._reverse_list):
             if force >= high:
                 force = high
             elif force <= low:
                 force = low
             clipped.append(force)
-            saturated.append(high > low and (force >= high - self._saturation_margin
-                                             or force <= low + self._saturation_margin))
+            saturated.append(high > low and (force >= high - margin or force <= low + margin))
+            k = (forward if force >= 0.0 else reverse) * belief
+            commands.append(copysign(min(1.0, sqrt(abs(force) / k)), force) if k > 0.0 else 0.0)
         forces = np.array(clipped)
-        return Allocation(requested=tau, forces=forces,
-                          commands=np.array(_commands(clipped, self._forward_list,
-                                                      self._reverse_list, self.efficiency_belief)),
+        return Allocation(requested=tau, forces=forces, commands=np.array(commands),
                           achieved=self.configuration @ forces, saturated=np.array(saturated),
                           solver_ok=solver_ok, iterations=iterations)
 
@@ -226,6 +228,8 @@ class QpAllocator(_Allocator):
         self._blower = np.concatenate([self.lower, np.zeros(12), np.zeros(6)])
         self._base_sense = np.concatenate([np.zeros(n + 12), np.full(6, _DAQP_EQUALITY)]).astype(np.intc)
         self._sense = self._base_sense.copy()
+        self._bound_count = n + 12
+        self._equality_flags = self._base_sense[n + 12:].tolist()
         self._model = daqp.Model()
         flag, _ = self._model.setup(hessian, linear, constraint, self._bupper, self._blower, self._base_sense)
         if flag < 0:  # pragma: no cover - H is diagonal positive definite
@@ -254,12 +258,11 @@ class QpAllocator(_Allocator):
     def _remember_active_set(self, multipliers: np.ndarray) -> None:
         """DAQP's sense flags of the active bounds: 1 active at the upper bound (multiplier > 0),
         1 | 2 at the lower one (< 0); the equalities keep theirs."""
-        bounds = self.thruster_count + 12
-        sense = self._base_sense.copy()
-        lam = multipliers[:bounds]
-        sense[:bounds][lam > 0.0] = _DAQP_ACTIVE
-        sense[:bounds][lam < 0.0] = _DAQP_ACTIVE | _DAQP_LOWER
-        self._sense = sense
+        # one pass over the few multipliers in plain Python: four numpy masks on 20 numbers
+        # cost several times more
+        flags = [_DAQP_ACTIVE if lam > 0.0 else (_DAQP_ACTIVE | _DAQP_LOWER) if lam < 0.0 else 0
+                 for lam in multipliers[: self._bound_count].tolist()]
+        self._sense = np.array(flags + self._equality_flags, dtype=np.intc)
 
     def get_state(self) -> list:
         """The warm start (the active set), JSON-friendly."""
@@ -311,7 +314,9 @@ def _wrench(wrench) -> np.ndarray:
     tau = np.array(wrench, dtype=float).reshape(-1)
     if tau.shape != (6,):
         raise ValueError(f"desired wrench must have 6 components (X, Y, Z, K, M, N), got {tau.shape[0]}")
-    if not np.all(np.isfinite(tau)):
+    # the sum of six finite numbers is finite unless it overflows: one cheap test in the usual
+    # case, the component-wise one (which also lets an overflowing sum through) otherwise
+    if not math.isfinite(tau.sum()) and not np.all(np.isfinite(tau)):
         bad = [name for name, value in zip(WRENCH_NAMES, tau) if not math.isfinite(value)]
         raise ValueError(f"desired wrench component(s) {', '.join(bad)} not finite: {tau.tolist()}")
     return tau
