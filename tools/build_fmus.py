@@ -86,6 +86,13 @@ FMUS: Tuple[FmuSpec, ...] = (
     FmuSpec("H100Control", "controllers_fmu/h100_control_fmu.py",
             ("controllers_fmu", "fmu_support", "vehicle_model", "vehicles"), numba_cache=("vehicle_model",),
             vehicle_file="vehicles/H100.yaml", vehicle_base="H100Control"),
+    # seed 004's 6-thruster example (4 slanted + 2 longitudinal, rank 5): the vehicle and its
+    # control stack, whose allocation and model are built on the same file (h100_six_thrusters)
+    FmuSpec("H100_6", "vehicle_model/h100_vehicle_fmu.py", ("vehicle_model", "fmu_support", "vehicles"),
+            numba_cache=("vehicle_model",), vehicle_file="vehicles/H100_6_slanted.yaml", vehicle_base="H100"),
+    FmuSpec("H100Control_6", "controllers_fmu/h100_control_fmu.py",
+            ("controllers_fmu", "fmu_support", "vehicle_model", "vehicles"), numba_cache=("vehicle_model",),
+            vehicle_file="vehicles/H100_6_slanted.yaml", vehicle_base="H100Control"),
 )
 
 
