@@ -1,27 +1,37 @@
-"""fmpy-driven co-simulation master for the AUV FMUs.
+"""fmpy-driven co-simulation master.
 
     from master import run
     result = run("scenarios/survey.yaml", out_dir="results/survey")
     result.status, result.summary["distance_run_m"], result.column("vehicle.Depth")
 
-See docs/master.md for the scenario format, the calling order and the results.
+See docs/master.md for the scenario format, the calling order and the results. The names below
+are the master's public API: campaigns (``master.campaign``) and other tools use these and
+nothing else of the master.
 
-The names below are imported when first used (PEP 562), not by ``import master``: a run does
-not pay for the campaign machinery (pydantic models, Dask) nor a sweep for what only ``run``
-needs, and ``python -m master`` starts with only what its command uses.
+They are imported when first used (PEP 562), not by ``import master``: a run does not pay for
+what it does not use (pydantic models of a sweep, matplotlib without plots), and
+``python -m master`` starts with only what its command uses. The master never imports the
+campaign package (``from master.campaign import sweep``).
 """
 
 from importlib import import_module
 
+#: public name -> the module of the master that defines it
 _WHERE = {
-    "run": ".runner", "RunResult": ".runner", "EXIT_OK": ".runner", "EXIT_FAILED": ".runner",
-    "EXIT_SCENARIO": ".runner", "EXIT_INTERRUPTED": ".runner",
-    "ScenarioError": ".scenario", "load_scenario": ".scenario", "list_scenarios": ".scenario",
-    "sweep": ".campaign", "CampaignTable": ".campaign",
+    # run a scenario
+    **dict.fromkeys(("run", "RunResult", "EXIT_OK", "EXIT_FAILED", "EXIT_SCENARIO", "EXIT_INTERRUPTED"), ".runner"),
+    # load and resolve one
+    **dict.fromkeys(("load_scenario", "list_scenarios", "ScenarioError", "resolve_fmu_path", "REPO_ROOT",
+                     "override_start_value"), ".scenario"),
+    **dict.fromkeys(("build_plan", "Plan"), ".plan"),
+    # an FMU's variables and values for them
+    **dict.fromkeys(("fmu_variables", "Var", "expand", "suggest", "coerce_value"), ".plan"),
+    # messages, files
+    **dict.fromkeys(("display_path", "format_loc", "pydantic_problems"), ".scenario"),
+    **dict.fromkeys(("file_sha256", "cleanup_temporary"), ".fmu_cache"),
 }
 
-__all__ = ["run", "RunResult", "sweep", "CampaignTable", "ScenarioError", "load_scenario", "list_scenarios",
-           "EXIT_OK", "EXIT_FAILED", "EXIT_SCENARIO", "EXIT_INTERRUPTED"]
+__all__ = list(_WHERE)
 
 
 def __getattr__(name: str):

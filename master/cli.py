@@ -6,6 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from . import registry
 from .scenario import REPO_ROOT, SCENARIO_DIR, ScenarioError, display_path, list_scenarios
 
 DEFAULT_FMUS = [REPO_ROOT / "fmus" / n for n in ("Auv.fmu", "AuvSensors.fmu", "AuvControl.fmu")]
@@ -280,18 +281,12 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     ls.add_argument("--dir", metavar="DIR", help="scenario folder (default: scenarios/ of the project)")
     ls.set_defaults(func=cmd_list)
 
-    # sweep and identify bring their packages in: only when their command (or help, or an
-    # unknown command whose error lists them all) is what runs
-    everything = command is None or command not in sub.choices
-    if everything or command == "sweep":
-        from .campaign import add_sweep_parser  # python -m master sweep: campaigns on Dask (docs/campaigns.md)
-
-        add_sweep_parser(sub)
-    if everything or command == "identify":
-        # python -m master identify: the identification package (it imports no vehicle code until a fit runs)
-        from identification.cli import add_identify_parser
-
-        add_identify_parser(sub)
+    # the commands of other packages (sweep: master.campaign, identify: identification) come
+    # through the master.commands entry points; only the one about to run is imported (a run
+    # imports neither), all of them for help or an unknown command (whose error lists them)
+    if command not in sub.choices:
+        for add_parser in registry.commands(command):
+            add_parser(sub)
     return p
 
 

@@ -68,12 +68,21 @@ def cache_root() -> Path | None:
     return Path(base) / "auv-cosim" / "fmus"
 
 
-def _digest(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for chunk in iter(lambda: f.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()[:20]
+_sha256: dict[tuple, str] = {}  # (path, mtime, size) -> digest
+
+
+def file_sha256(path: Path) -> str:
+    """The sha256 of a file's content (hex), computed once per file version in this process."""
+    st = os.stat(path)
+    key = (str(path), st.st_mtime_ns, st.st_size)
+    digest = _sha256.get(key)
+    if digest is None:
+        h = hashlib.sha256()
+        with open(path, "rb") as f:
+            for chunk in iter(lambda: f.read(1 << 20), b""):
+                h.update(chunk)
+        digest = _sha256[key] = h.hexdigest()
+    return digest
 
 
 def _members(fmu: Path) -> list[str]:
@@ -150,7 +159,7 @@ def extract_fmu(path: Path) -> str:
 
 def _from_cache(root: Path, fmu: Path, members: list[str]) -> Path:
     root.mkdir(parents=True, exist_ok=True)
-    entry = root / f"{fmu.stem}-{_digest(fmu)}"
+    entry = root / f"{fmu.stem}-{file_sha256(fmu)[:20]}"
     pin(entry)
     if is_complete(entry, members):
         return entry

@@ -149,7 +149,8 @@ class Plan:
         return np.array([round(self.start_time + k * self.step, d) for k in range(first, stop)])
 
 
-def _md_vars(md) -> dict[str, Var]:
+def fmu_variables(md) -> dict[str, Var]:
+    """The variables of an FMU's model description (fmpy's ``read_model_description``) by name."""
     out = {}
     for v in md.modelVariables:
         out[v.name] = Var(v.name, v.valueReference, v.type, v.causality, v.variability, v.start,
@@ -208,24 +209,69 @@ def _no_variable(inst: str, ip: InstancePlan, name: str, causalities: tuple[str,
         if vs is not None:
             return f"{inst}.{m.group(1)} is a scalar, not a vector; there is no element [{m.group(2)}]"
     return (f"{what or inst + ' (' + display_path(ip.fmu_path) + ') has no variable'} '{name}'"
-            + _suggest(name, [v.name for v in ip.vars.values() if v.causality in causalities]))
+            + suggest(name, [v.name for v in ip.vars.values() if v.causality in causalities]))
 
 
-def _suggest(name: str, candidates) -> str:
+def suggest(name: str, candidates) -> str:
+    """`` (did you mean 'X' or 'Y'?)`` for the close matches of a misspelt name (vector
+    elements also offered by their base name), or ``""``."""
     cands = set(candidates)
     cands |= {re.sub(r"\[\d+\]$", "", c) for c in cands}
     close = difflib.get_close_matches(name, sorted(cands), n=3, cutoff=0.6)
     return f" (did you mean {' or '.join(repr(c) for c in close)}?)" if close else ""
 
 
-def _convert(var: Var, value: Any, what: str) -> Any:
-    """Check a scenario value against the variable's declared type; return the value to set."""
-    t = var.type
-    if t == "Real":
+def literal(text: str) -> Any:
+    """A command-line value without a known type: int, float, true/false, else the text."""
+    t = text.strip()
+    if t.lower() in ("true", "false"):
+        return t.lower() == "true"
+    try:
+        return int(t)
+    except ValueError:
+        pass
+    try:
+        return float(t)
+    except ValueError:
+        return text
+
+
+def coerce_value(value: Any, typ: str | None, what: str, from_text: bool = False, finite: bool = False) -> Any:
+    """A value checked against an FMU variable type ('Real', 'Integer', 'Enumeration',
+    'Boolean', 'String'; None = unknown) and returned as the value to set; a list element by
+    element. ``from_text``: a string is read as the type (a command-line value). ``finite``: a
+    Real must be finite. Raises ValueError with a message that begins with ``what``."""
+    if isinstance(value, list):
+        return [coerce_value(v, typ, what, from_text, finite) for v in value]
+    if from_text and isinstance(value, str):
+        if typ == "String":
+            return value
+        if typ is None:
+            return literal(value)
+        t = value.strip()
+        if typ == "Boolean":
+            if t.lower() in ("true", "yes", "on", "1"):
+                return True
+            if t.lower() in ("false", "no", "off", "0"):
+                return False
+            raise ValueError(f"{what} is a Boolean; expected true or false, got {value!r}")
+        try:
+            try:
+                value = int(t) if typ in ("Integer", "Enumeration") else float(t)
+            except ValueError:
+                value = float(t)  # 2.0 or 1e3 for an Integer: a number that may be whole, checked below
+        except ValueError:
+            kind = "an Integer" if typ in ("Integer", "Enumeration") else "a Real"
+            raise ValueError(f"{what} is {kind}; cannot read {value!r} as a number") from None
+    if typ is None:
+        return value
+    if typ == "Real":
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             raise ValueError(f"{what} is a Real; expected a number, got {value!r}")
+        if finite and not math.isfinite(value):
+            raise ValueError(f"{what} must be a finite number, got {value!r}")
         return float(value)
-    if t in ("Integer", "Enumeration"):
+    if typ in ("Integer", "Enumeration"):
         if isinstance(value, bool) or not isinstance(value, (int, float)) or (
                 isinstance(value, float) and not value.is_integer()):
             raise ValueError(f"{what} is an Integer; expected a whole number, got {value!r}")
@@ -233,36 +279,15 @@ def _convert(var: Var, value: Any, what: str) -> Any:
         if not FMI_INT_MIN <= value <= FMI_INT_MAX:
             raise ValueError(f"{what} is an Integer (32 bits); {value} is outside {FMI_INT_MIN} .. {FMI_INT_MAX}")
         return value
-    if t == "Boolean":
+    if typ == "Boolean":
         if not isinstance(value, bool):
             raise ValueError(f"{what} is a Boolean; expected true or false, got {value!r}")
         return value
-    if t == "String":
+    if typ == "String":
         if not isinstance(value, str):
             raise ValueError(f"{what} is a String; expected text, got {value!r} (quote it)")
         return value
-    raise ValueError(f"{what} has an unsupported type {t}")
-
-
-def _from_text(var: Var, text: str, what: str) -> Any:
-    """A command-line value (always text) read as the variable's type."""
-    t = text.strip()
-    if var.type == "String":
-        return text
-    if var.type == "Boolean":
-        v = _parse_literal(t)
-        if t.lower() not in ("true", "false", "yes", "no", "on", "off", "1", "0"):
-            raise ValueError(f"{what} is a Boolean; expected true or false, got {text!r}")
-        return bool(v)
-    try:
-        if var.type in ("Integer", "Enumeration"):
-            return int(t)
-    except ValueError:
-        pass  # 2.0 or 1e3: a number that may be whole; _convert decides
-    try:
-        return float(t)
-    except ValueError:
-        raise ValueError(f"{what} is {'an Integer' if var.type != 'Real' else 'a Real'}; cannot read {text!r} as a number") from None
+    raise ValueError(f"{what} has an unsupported type {typ}")
 
 
 _STOP_RE = re.compile(r"^\s*([A-Za-z_]\w*)\.(\S+?)\s*(==|!=|<=|>=|<|>)\s*(\S+)\s*$")
@@ -327,7 +352,7 @@ def build_plan(loaded: LoadedScenario, stop_time: float | None = None, step: flo
         if md.coSimulation is None:
             err(("instances", name, "fmu"), f"{display_path(path)} has no co-simulation interface")
             continue
-        instances[name] = InstancePlan(name, path, md, _md_vars(md))
+        instances[name] = InstancePlan(name, path, md, fmu_variables(md))
 
     # ---- parameters
     for name, spec in model.instances.items():
@@ -368,9 +393,7 @@ def build_plan(loaded: LoadedScenario, stop_time: float | None = None, step: flo
                     continue
                 try:
                     text = vkey in loaded.text_values or (len(vkey) == 3 and vkey[:2] in loaded.text_values)
-                    if isinstance(val, str) and text:
-                        val = _from_text(var, val, f"{name}.{var.name}")
-                    conv = _convert(var, val, f"{name}.{var.name}")
+                    conv = coerce_value(val, var.type, f"{name}.{var.name}", from_text=text)
                 except ValueError as e:
                     problems.append((*where, str(e)))
                     continue
@@ -396,7 +419,7 @@ def build_plan(loaded: LoadedScenario, stop_time: float | None = None, step: flo
         for inst in (a, b):
             if inst not in model.instances:
                 problems.append((file, fld, f"'{text}': unknown instance '{inst}' (instances: {', '.join(model.instances)})"
-                                 + _suggest(inst, model.instances)))
+                                 + suggest(inst, model.instances)))
                 ok = False
         if not ok or a not in instances or b not in instances:
             continue
@@ -441,7 +464,7 @@ def build_plan(loaded: LoadedScenario, stop_time: float | None = None, step: flo
             continue
         inst, vname = target.split(".", 1)
         if inst not in model.instances:
-            err(key, f"unknown instance '{inst}' (instances: {', '.join(model.instances)})" + _suggest(inst, model.instances))
+            err(key, f"unknown instance '{inst}' (instances: {', '.join(model.instances)})" + suggest(inst, model.instances))
             continue
         if inst not in instances:
             continue
@@ -536,7 +559,7 @@ def build_plan(loaded: LoadedScenario, stop_time: float | None = None, step: flo
             problems.append((file, fld, f"'{cond.condition}': '{lit}' is not a number or true/false"))
             continue
         if inst not in model.instances:
-            problems.append((file, fld, f"'{cond.condition}': unknown instance '{inst}'" + _suggest(inst, model.instances)))
+            problems.append((file, fld, f"'{cond.condition}': unknown instance '{inst}'" + suggest(inst, model.instances)))
             continue
         if inst not in instances:
             continue
@@ -576,7 +599,7 @@ def build_plan(loaded: LoadedScenario, stop_time: float | None = None, step: flo
                 hits = base
             if not hits:
                 err(("record", i), f"'{pat}' matches no output or input of any instance"
-                                   + _suggest(pat, recordable))
+                                   + suggest(pat, recordable))
             for h in hits:
                 if h not in record:
                     record.append(h)
@@ -674,12 +697,12 @@ def _check_analysis(loaded, instances: dict, signals: list) -> list[tuple[str, s
             file, where = loaded.where(*key)
             if fld in ("vehicle", "control") and value not in model.instances:
                 problems.append((file, f"{where}.{fld}", f"unknown instance '{value}' (instances: "
-                                 f"{', '.join(model.instances)})" + _suggest(value, model.instances)))
+                                 f"{', '.join(model.instances)})" + suggest(value, model.instances)))
             elif fld == "command":
                 if value not in targets:
                     problems.append((file, f"{where}.{fld}", f"no signal drives '{value}'; the {name} analysis "
                                      f"needs the signal that carries the step"
-                                     + _suggest(value, list(targets))))
+                                     + suggest(value, list(targets))))
     return problems
 
 

@@ -99,11 +99,18 @@ _UNION_HINTS = {
 }
 
 
-def _pydantic_problems(err: ValidationError, file: str, prefix: tuple = ()) -> list[tuple[str, str, str]]:
-    """pydantic's errors as (file, field path, message). A value that fits no member of a
-    union (a signal, a stop condition ...) gives one error per member in pydantic; they are
-    folded into the most specific one (an unknown field inside a signal term, say) or into one
-    message that says what is expected."""
+def pydantic_problems(err: ValidationError, file: str, prefix: tuple = (), hints: dict[str, str] | None = None,
+                      union_tags: tuple[str, ...] = ()) -> list[tuple[str, str, str]]:
+    """pydantic's errors as (file, field path, message), for the scenario and campaign files. A
+    value that fits no member of a union (a signal, a stop condition ...) gives one error per
+    member in pydantic; they are folded into the most specific one (an unknown field inside a
+    signal term, say) or into one message that says what is expected: ``hints`` by top-level
+    field. ``union_tags``: the names of the file's own models that can be members of a union."""
+    hints = hints or {}
+
+    def _is_union_tag(p: str) -> bool:
+        return p in union_tags or _is_builtin_union_tag(p)
+
     plain: list[tuple[tuple, str]] = []
     unions: dict[tuple, list[tuple[tuple, str]]] = {}
     for e in err.errors(include_url=False):
@@ -131,7 +138,7 @@ def _pydantic_problems(err: ValidationError, file: str, prefix: tuple = ()) -> l
             if len(root) >= 4 and root[0] == "instances" and root[2] == "parameters":
                 hint = "expected a number, true/false, text or a list of them"
             elif root and (root[0] != "instances" or len(root) == 2):
-                hint = _UNION_HINTS.get(root[0])
+                hint = hints.get(root[0])
             else:
                 hint = None
             got = next((m[m.index(" (got "):] for _, m in items if " (got " in m), "")
@@ -145,17 +152,15 @@ def _pydantic_problems(err: ValidationError, file: str, prefix: tuple = ()) -> l
     return problems
 
 
-def _is_union_tag(p: str) -> bool:
+def _is_builtin_union_tag(p: str) -> bool:
     if p in _UNION_TAGS or p.startswith("function-") or p.startswith("constrained-"):
         return True
     return "[" in p and p.split("[")[0] in ("list", "dict", "tuple", "literal", "union")
 
 
-_UNION_TAGS = {
-    "str", "int", "float", "bool", "list", "dict", "none",
-    "Term", "StopCondition", "InstanceSpec", "TurningCircle", "DepthStep", "ZigZag", "Surfacing", "BatteryRun",
-    "literal['all']", "literal['outputs']",
-}
+_UNION_TAGS = {"str", "int", "float", "bool", "list", "dict", "none", "literal['all']", "literal['outputs']"}
+_SCENARIO_MODELS = ("Term", "StopCondition", "InstanceSpec", "TurningCircle", "DepthStep", "ZigZag", "Surfacing",
+                    "BatteryRun")
 
 
 # --------------------------------------------------------------------------------------------
@@ -458,7 +463,7 @@ def _load_tree(path: Path, stack: tuple[Path, ...], via: str | None,
     try:
         ScenarioModel.model_validate(raw)
     except ValidationError as e:
-        raise ScenarioError(_pydantic_problems(e, shown)) from None
+        raise ScenarioError(pydantic_problems(e, shown, hints=_UNION_HINTS, union_tags=_SCENARIO_MODELS)) from None
     inc = raw.get("include") or []
     if isinstance(inc, str):
         inc = [inc]
@@ -507,7 +512,7 @@ def load_scenario(source: str | os.PathLike | dict, overrides: dict[str, Any] | 
         try:
             ScenarioModel.model_validate(raw)
         except ValidationError as e:
-            raise ScenarioError(_pydantic_problems(e, shown)) from None
+            raise ScenarioError(pydantic_problems(e, shown, hints=_UNION_HINTS, union_tags=_SCENARIO_MODELS)) from None
         files = []
         seen: set = set()
         inc = raw.get("include") or []
@@ -648,7 +653,7 @@ def load_scenario(source: str | os.PathLike | dict, overrides: dict[str, Any] | 
     try:
         model = ScenarioModel.model_validate(merged)
     except ValidationError as e:
-        raise ScenarioError(_pydantic_problems(e, top)) from None
+        raise ScenarioError(pydantic_problems(e, top, hints=_UNION_HINTS, union_tags=_SCENARIO_MODELS)) from None
 
     problems = []
     if model.stop_time is None:

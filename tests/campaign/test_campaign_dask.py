@@ -26,10 +26,9 @@ import pytest
 
 # Everything from `master` is imported here, at collection: tests/master/ is a package named
 # `master` too, and once pytest has collected it, `import master` inside a test would find it.
-import master.campaign_plots  # noqa: F401  (imported lazily by master.campaign)
-from master import sweep
-from master.campaign import CampaignPlan, build_campaign, execute
-from master.campaign_worker import runs_executed
+import master.campaign.plots  # noqa: F401  (imported lazily by master.campaign.sweep)
+from master.campaign import CampaignPlan, build_campaign, execute, sweep
+from master.campaign.worker import runs_executed
 from master.scenario import REPO_ROOT
 
 FMUS_BUILT = all((REPO_ROOT / "fmus" / f"{n}.fmu").is_file() for n in ("Auv", "AuvSensors", "AuvControl"))

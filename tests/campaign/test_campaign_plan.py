@@ -12,17 +12,11 @@ from pathlib import Path
 import pytest
 import yaml
 
-from master.campaign import (
-    CampaignPlan,
-    _args_to_campaign,
-    add_sweep_parser,
-    build_campaign,
-    cmd_sweep,
-)
-from master.campaign_spec import (
+from master.campaign.cli import _args_to_campaign, add_parser, cmd_sweep
+from master.campaign.sweep import CampaignPlan, build_campaign
+from master.campaign.spec import (
     CampaignError,
     apply_overrides,
-    coerce,
     expand,
     format_value,
     inputs_hash,
@@ -32,21 +26,23 @@ from master.campaign_spec import (
     plan_runs,
     run_ids,
 )
-from master.campaign_store import (
+from master.campaign.store import (
     CampaignLock,
     build_table,
     finished_summary,
     flatten_figures,
     table_reason,
 )
-from master.scenario import REPO_ROOT
+from master import REPO_ROOT, build_plan, coerce_value, file_sha256, load_scenario
 
 # imported at collection, not in the tests: tests/master/ is a package named `master` as well
-import master.campaign_plots as campaign_plots
-import master.campaign_worker as campaign_worker
-from master.campaign_spec import file_sha256
-from master.plan import build_plan
-from master.scenario import load_scenario
+import master.campaign.plots as campaign_plots
+import master.campaign.worker as campaign_worker
+
+
+def coerce(value, typ, what, from_text):
+    """The master's coercion as campaigns call it (a Real must be finite)."""
+    return coerce_value(value, typ, what, from_text, finite=True)
 
 FMUS_BUILT = all((REPO_ROOT / "fmus" / f"{n}.fmu").is_file() for n in ("Auv", "AuvSensors", "AuvControl"))
 needs_fmus = pytest.mark.skipif(not FMUS_BUILT, reason="FMUs not built (./build.sh)")
@@ -55,7 +51,7 @@ needs_fmus = pytest.mark.skipif(not FMUS_BUILT, reason="FMUs not built (./build.
 def _parser():
     p = argparse.ArgumentParser(prog="python -m master")
     sub = p.add_subparsers(dest="command", required=True)
-    add_sweep_parser(sub)
+    add_parser(sub)
     return p
 
 
@@ -235,11 +231,11 @@ out: out/here
 
 
 @pytest.mark.parametrize("body, field, words", [
-    ("vary: {vehicle.Length: [1]}\n", "scenario", "missing"),
+    ("vary: {vehicle.Length: [1]}\n", "scenario", "Field required"),
     ("scenario: s.yaml\nseeds: 0\n", "seeds", "greater than or equal to 1"),
     ("scenario: s.yaml\nstop_tme: 3\n", "stop_tme", "unknown field"),
     ("scenario: s.yaml\nvary: {vehicle.Length: []}\n", 'vary["vehicle.Length"]', "at least 1"),
-    ("scenario: s.yaml\nvary: {vehicle.Length: {start: 1, stop: 2}}\n", 'vary["vehicle.Length"].num', "missing"),
+    ("scenario: s.yaml\nvary: {vehicle.Length: {start: 1, stop: 2}}\n", 'vary["vehicle.Length"].num', "Field required"),
     ("scenario: s.yaml\nvary: {Length: [1, 2]}\n", "vary.Length", "INSTANCE.VARIABLE"),
     ("scenario: nowhere.yaml\n", "scenario", "not found"),
     ("scenario: s.yaml\nworkers: 2\nscheduler: tcp://x:8786\n", "", "not both"),
@@ -478,14 +474,14 @@ def _in_a_pty(code: str) -> str:
 
 
 def test_progress_bar_on_a_terminal_only():
-    code = ("from master.campaign import _progress_bar as p\n"
+    code = ("from master.campaign.sweep import _progress_bar as p\n"
             "b = p(5, 1, 'demo', None)\n"
             "b.update(2); b.close()\n"
             "import io, sys\n"
             "print('piped:', p(5, 0, 'demo', None) is None if not sys.stderr.isatty() else 'tty')\n")
     out = _in_a_pty(code)
     assert "demo:" in out and "3/5" in out and "run" in out, out
-    from master.campaign import _progress_bar
+    from master.campaign.sweep import _progress_bar
 
     assert _progress_bar(5, 0, "demo", None) is None or os.isatty(2)  # pytest captures stderr: no bar
     assert _progress_bar(5, 0, "demo", False) is None

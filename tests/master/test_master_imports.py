@@ -24,7 +24,7 @@ def test_the_exports_load_on_first_use():
                             "assert master.ScenarioError.__module__ == 'master.scenario'")
     assert "master.runner" in loaded
     assert not {"master.campaign", "matplotlib"} & loaded
-    loaded = _modules_after("from master import sweep, CampaignTable")
+    loaded = _modules_after("from master.campaign import sweep, CampaignTable")
     assert "master.campaign" in loaded
 
 

@@ -1,7 +1,7 @@
 """Campaigns: one scenario run many times over varied parameters and noise seeds, in parallel
 on Dask's distributed scheduler (a local cluster of worker processes, or an existing cluster).
 
-    from master import sweep
+    from master.campaign import sweep
     table = sweep("survey", vary={"vehicle.CurrentVelocity[2]": [0.0, 0.2, 0.4]}, seeds=3,
                   workers=2, stop_time=600, out_dir="results/campaigns/current")
     table["status"], table.where(status="failed"), table.out_dir / "campaign.csv"
@@ -26,12 +26,10 @@ How it works (docs/campaigns.md has the user's side):
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import logging
 import math
 import os
-import re
 import secrets
 import sys
 import time
@@ -40,24 +38,34 @@ from typing import Any
 
 import yaml
 
-from .campaign_spec import (
+from master import (
+    ScenarioError,
+    Var,
+    build_plan,
+    coerce_value,
+    display_path,
+    expand,
+    file_sha256,
+    fmu_variables,
+    load_scenario,
+    resolve_fmu_path,
+    suggest,
+)
+
+from .spec import (
     DEFAULT_SEED_VARIABLE,
     TARGET_RE,
     Campaign,
     CampaignError,
     RunSpec,
     apply_overrides,
-    coerce,
-    file_sha256,
     find_scenario_path,
     fmu_text_for,
     is_campaign_file,
     load_campaign_file,
-    parse_set_option,
-    parse_vary_option,
     plan_runs,
 )
-from .campaign_store import (
+from .store import (
     CampaignLock,
     CampaignTable,
     atomic_write_bytes,
@@ -65,8 +73,7 @@ from .campaign_store import (
     build_table,
     finished_summary,
 )
-from .campaign_worker import TOKEN_FILE
-from .scenario import ScenarioError, display_path, load_scenario, resolve_fmu_path
+from .worker import TOKEN_FILE
 
 EXIT_OK, EXIT_FAILED, EXIT_ERROR, EXIT_INTERRUPTED = 0, 1, 2, 130
 
@@ -110,16 +117,15 @@ def resolve_base(scenario_path: Path, stop_time: float | None, step: float | Non
     return base, fmus, loaded.name
 
 
-def variable_types(fmus: dict[str, Path]) -> dict[str, dict[str, tuple[str, str, str]]]:
-    """instance -> variable name -> (type, causality, variability), from modelDescription.xml."""
+def variable_types(fmus: dict[str, Path]) -> dict[str, dict[str, Var]]:
+    """instance -> variable name -> its declaration, from the FMU's modelDescription.xml."""
     from fmpy import read_model_description
 
     out = {}
     cache: dict[Path, dict] = {}
     for inst, path in fmus.items():
         if path not in cache:
-            md = read_model_description(str(path), validate=False)
-            cache[path] = {v.name: (v.type, v.causality, v.variability) for v in md.modelVariables}
+            cache[path] = fmu_variables(read_model_description(str(path), validate=False))
         out[inst] = cache[path]
     return out
 
@@ -140,37 +146,25 @@ def type_values(campaign: Campaign, base: dict, types: dict | None) -> tuple[dic
             problems.append((file, fld, f"unknown instance '{inst}' (instances: {known})"))
             return None
         if types is None:
-            return [coerce(v, None, target, from_text) for v in values]
+            return [coerce_value(v, None, target, from_text, finite=True) for v in values]
         vars_ = types.get(inst, {})
         name = f"{var}[{idx}]" if idx else var
-        if name in vars_:
-            elems = [name]
-            vector = False
-        elif idx is not None:
-            n = 0
-            while f"{var}[{n + 1}]" in vars_:
-                n += 1
+        elems = expand(vars_, name)
+        if elems is None and idx is not None:
+            whole = expand(vars_, var) or []
+            n = len(whole) if whole and whole[0].name != var else 0
             problems.append((file, fld, f"{inst}.{var} has {n} elements ({var}[1] .. {var}[{n}]); there is no element [{idx}]"
                              if n else f"{inst} has no vector '{var}' (no variable {name})"))
             return None
-        else:
-            elems = []
-            i = 1
-            while f"{var}[{i}]" in vars_:
-                elems.append(f"{var}[{i}]")
-                i += 1
-            vector = True
-            if not elems:
-                import difflib
-
-                cands = sorted({re.sub(r"\[\d+\]$", "", n) for n, (_, c, _) in vars_.items() if c in ("parameter", "input")})
-                close = difflib.get_close_matches(var, cands, n=3, cutoff=0.6)
-                hint = f" (did you mean {' or '.join(repr(c) for c in close)}?)" if close else ""
-                problems.append((file, fld, f"{inst} has no variable '{name}'{hint}"))
-                return None
-        typ, causality, variability = vars_[elems[0]]
-        if causality not in ("parameter", "input") or variability == "constant":
-            problems.append((file, fld, f"{inst}.{elems[0]} is {'a constant' if variability == 'constant' else 'an ' + causality}; "
+        if elems is None:
+            settable = [n for n, v in vars_.items() if v.causality in ("parameter", "input")]
+            problems.append((file, fld, f"{inst} has no variable '{name}'{suggest(var, settable)}"))
+            return None
+        vector = elems[0].name != name
+        first = elems[0]
+        if first.causality not in ("parameter", "input") or first.variability == "constant":
+            problems.append((file, fld, f"{inst}.{first.name} is "
+                                        f"{'a constant' if first.variability == 'constant' else 'an ' + first.causality}; "
                                         f"only parameters and inputs can be varied"))
             return None
         out = []
@@ -178,13 +172,13 @@ def type_values(campaign: Campaign, base: dict, types: dict | None) -> tuple[dic
             if vector:
                 if not isinstance(v, list) or len(v) != len(elems):
                     problems.append((file, fld, f"'{var}' is a vector of {len(elems)} elements; each value must be a list "
-                                                f"of {len(elems)} (got {v!r}), or vary one element, e.g. {elems[0]}"))
+                                                f"of {len(elems)} (got {v!r}), or vary one element, e.g. {first.name}"))
                     return None
             elif isinstance(v, list):
                 problems.append((file, fld, f"{inst}.{name} is a scalar; got a list {v!r}"))
                 return None
             try:
-                out.append(coerce(v, typ, f"{inst}.{name}", from_text))
+                out.append(coerce_value(v, first.type, f"{inst}.{name}", from_text, finite=True))
             except ValueError as e:
                 problems.append((file, fld, str(e)))
                 return None
@@ -211,14 +205,13 @@ def type_values(campaign: Campaign, base: dict, types: dict | None) -> tuple[dic
             t = types.get(m.group(1), {}).get(m.group(2))
             if t is None:
                 problems.append((file, fld, f"seeds vary {sv}, but {m.group(1)} has no variable '{m.group(2)}'"))
-            elif t[0] != "Integer":
-                problems.append((file, fld, f"seeds vary {sv}, which is a {t[0]}, not an Integer"))
+            elif t.type != "Integer":
+                problems.append((file, fld, f"seeds vary {sv}, which is a {t.type}, not an Integer"))
         if sv in vary:
             problems.append((file, fld, f"{sv} is also varied explicitly; use --seeds or --vary {sv}=..., not both"))
     if problems:
         raise CampaignError(problems)
     return vary, fixed
-
 
 
 # --------------------------------------------------------------------------------------------
@@ -258,7 +251,6 @@ class CampaignPlan:
 
     @staticmethod
     def _check_base(base: dict, overrides: dict, campaign: Campaign, stop_time=None, step=None):
-        from .plan import build_plan
 
         origins = {t: campaign.where.get(t, ("--vary", t)) for t in overrides}
         origins[campaign.seed_variable] = campaign.where.get("seeds", origins.get(campaign.seed_variable))
@@ -300,8 +292,13 @@ def _make_client(workers: int | None, scheduler: str | None, n_todo: int):
     """(client, cluster or None). A local cluster has one single-threaded worker PROCESS per
     worker: pythonfmu FMUs run in the worker's interpreter, and one process cannot step two
     pythonfmu instances of the same model in parallel usefully (the GIL)."""
-    import dask
-    from distributed import Client, LocalCluster
+    try:
+        import dask
+        from distributed import Client, LocalCluster
+    except ImportError as e:
+        raise CampaignError("--workers" if scheduler is None else "--scheduler", str(scheduler or workers or ""),
+                            f"campaigns run on Dask, which is not installed ({e}); install the project's "
+                            f"'campaign' extra: pip install -e '.[campaign]' (./build.sh does)") from None
 
     if scheduler:
         try:
@@ -478,7 +475,7 @@ def _execute_in(plan, out, client, own_client, cluster, workers, scheduler, retr
                     "inputs_hash": r.inputs_hash, "fmu_hashes": plan.fmu_hashes, "fmu_texts": plan.fmu_texts,
                     "values": _jsonable(r.values), "run_plots": run_plots, "force_transfer": force_transfer,
                 }
-                from .campaign_worker import execute_run
+                from .worker import execute_run
 
                 fut = client.submit(execute_run, task, key=f"auv-run-{tag}-{r.index:05d}", pure=False, retries=0)
                 futures[fut] = r
@@ -526,7 +523,7 @@ def _execute_in(plan, out, client, own_client, cluster, workers, scheduler, retr
     t.to_csv(out / "campaign.csv")
     if plots:
         try:
-            from .campaign_plots import make_plots
+            from .plots import make_plots
 
             t.plots = make_plots(t, out / "plots", plan.seed_variable)
         except Exception as e:  # the table matters more than the pictures
@@ -587,7 +584,7 @@ def build_campaign(scenario: str | os.PathLike, vary: dict[str, Any] | None = No
         c = Campaign(scenario=path, vary={})
     for k, v in (vary or {}).items():
         if isinstance(v, dict) and set(v) == {"start", "stop", "num"}:
-            from .campaign_spec import linspace
+            from .spec import linspace
 
             v = linspace(float(v["start"]), float(v["stop"]), int(v["num"]))
         elif not isinstance(v, (list, tuple)):
@@ -671,127 +668,3 @@ def sweep(scenario: str | os.PathLike, vary: dict[str, Any] | None = None, seeds
 # --------------------------------------------------------------------------------------------
 # command line: python -m master sweep ...
 # --------------------------------------------------------------------------------------------
-
-SWEEP_HELP = "run a scenario many times over varied parameters and seeds, in parallel on Dask"
-SWEEP_DESCRIPTION = (
-    "Run a scenario (or a campaign YAML file) once per combination of the --vary values and seeds, "
-    "in parallel on Dask's distributed scheduler: a local cluster of --workers processes, or the "
-    "cluster behind --scheduler. Each run gets runs/<id>/ (scenario.yaml, results.csv, summary.json) "
-    "under --out; campaign.csv has one row per run and plots/ the summary figures against the varied "
-    "values. Running the same command again resumes: finished runs with the same inputs are kept. "
-    "Exit status: 0 all runs completed, 1 some failed, 2 campaign refused, 130 interrupted."
-)
-
-
-def add_sweep_parser(sub) -> argparse.ArgumentParser:
-    s = sub.add_parser("sweep", help=SWEEP_HELP, description=SWEEP_DESCRIPTION)
-    s.add_argument("scenario", metavar="SCENARIO",
-                   help="scenario YAML file or name (e.g. 'survey'), or a campaign YAML file (docs/campaigns.md)")
-    s.add_argument("--vary", metavar="INSTANCE.VARIABLE=V1,V2,...", action="append", default=[],
-                   help="values of one parameter; repeat for a product. Also START:STOP:NUM (inclusive) and "
-                        "YAML lists for vectors or text with commas: vehicle.CurrentVelocity=[[0,0.2,0],[0,0.4,0]]")
-    s.add_argument("--seeds", metavar="N", type=int,
-                   help=f"N runs per combination with the instruments' noise seed = 1..N "
-                        f"(the variable {DEFAULT_SEED_VARIABLE}, see --seed-variable)")
-    s.add_argument("--seed-variable", metavar="INSTANCE.VARIABLE", help=f"what --seeds varies (default {DEFAULT_SEED_VARIABLE})")
-    g = s.add_mutually_exclusive_group()
-    g.add_argument("--workers", metavar="K", type=int,
-                   help="start a local Dask cluster of K worker processes (default: one per CPU)")
-    g.add_argument("--scheduler", metavar="ADDRESS", help="use an existing Dask cluster, e.g. tcp://10.0.0.5:8786")
-    s.add_argument("--out", metavar="DIR", help="campaign folder (default: results/campaigns/<name>/); the same "
-                                                "folder again resumes the campaign")
-    s.add_argument("--stop-time", metavar="S", type=float, help="stop time of every run in seconds")
-    s.add_argument("--step", metavar="H", type=float, help="communication step of every run in seconds")
-    s.add_argument("--set", metavar="INSTANCE.VARIABLE=VALUE", action="append", default=[],
-                   help="a fixed override applied to every run; repeatable")
-    s.add_argument("--name", help="campaign name (default: the scenario's)")
-    s.add_argument("--retry-failed", action="store_true", help="run the failed runs of a resumed campaign again")
-    s.add_argument("--run-plots", action="store_true", help="draw the per-run plots too (slower)")
-    s.add_argument("--no-plots", action="store_true", help="no campaign plots")
-    s.add_argument("--no-progress", action="store_true", help="no progress bar even on a terminal")
-    s.add_argument("--dry-run", action="store_true", help="plan and list the runs, run nothing")
-    s.set_defaults(func=cmd_sweep)
-    return s
-
-
-def _args_to_campaign(args) -> Campaign:
-    vary: dict[str, list] = {}
-    text_vary = set()
-    for item in args.vary:
-        target, values, is_text = parse_vary_option(item)
-        if target in vary:
-            raise CampaignError("--vary", target, "given twice")
-        vary[target] = values
-        if is_text:
-            text_vary.add(target)
-    fixed: dict[str, Any] = {}
-    text_set = set()
-    for item in args.set:
-        target, value = parse_set_option(item)
-        v = value.strip()
-        if v.startswith("["):
-            try:
-                fixed[target] = yaml.safe_load(v)
-            except yaml.YAMLError:
-                raise CampaignError("--set", target, f"cannot read {v!r} as a list") from None
-        else:
-            fixed[target] = value
-            text_set.add(target)
-    return build_campaign(args.scenario, vary, args.seeds, out_dir=args.out, stop_time=args.stop_time, step=args.step,
-                          overrides=fixed, seed_variable=args.seed_variable, workers=args.workers,
-                          scheduler=args.scheduler, retry_failed=True if args.retry_failed else None,
-                          run_plots=True if args.run_plots else None, name=args.name,
-                          text_vary=text_vary, text_set=text_set)
-
-
-def cmd_sweep(args) -> int:
-    try:
-        c = _args_to_campaign(args)
-        plan = CampaignPlan(c)
-    except ScenarioError as e:
-        print(f"error: campaign refused, nothing was run:\n{e}", file=sys.stderr)
-        return EXIT_ERROR
-    if args.dry_run:
-        print(f"campaign {plan.name}: {len(plan.runs)} runs -> {display_path(plan.out_dir)}")
-        for r in plan.runs:
-            done = _finished(plan, r, c.retry_failed) is not None
-            print(f"  {r.run_id}{'  (finished)' if done else ''}")
-        return EXIT_OK
-    log = lambda m: print(m, file=sys.stderr)  # noqa: E731
-    t0 = time.perf_counter()
-    try:
-        table = execute(plan, workers=c.workers, scheduler=c.scheduler, retry_failed=c.retry_failed,
-                        run_plots=c.run_plots, progress=False if args.no_progress else None,
-                        plots=not args.no_plots, log=log)
-    except ScenarioError as e:  # refused before any run was submitted (--out, --scheduler, the lock)
-        print(f"error: campaign refused, nothing was run:\n{e}", file=sys.stderr)
-        return EXIT_ERROR
-    except KeyboardInterrupt:
-        print(f"interrupted: what finished is in {display_path(plan.out_dir / 'campaign.csv')}; "
-              f"run the same command again to resume", file=sys.stderr)
-        return EXIT_INTERRUPTED
-    counts = table.counts()
-    reused = sum(1 for r in table.rows if r.get("reused"))
-    parts = ", ".join(f"{n} {k}" for k, n in sorted(counts.items()))
-    print(f"campaign {plan.name}: {len(table)} runs ({parts}; {reused} from an earlier sweep) "
-          f"in {time.perf_counter() - t0:.1f} s")
-    for r in table.rows:
-        if r["status"] != "completed":
-            print(f"  {r['run_id']}: {r['status']}: {r['reason']}")
-    print(f"table: {display_path(plan.out_dir / 'campaign.csv')}")
-    if getattr(table, "plots", None):
-        print(f"plots: {display_path(plan.out_dir / 'plots')}/ ({', '.join(p.name for p in table.plots)})")
-    return EXIT_OK if table.ok else EXIT_FAILED
-
-
-def main(argv: list[str] | None = None) -> int:
-    """``python -m master.campaign ...`` = ``python -m master sweep ...``."""
-    p = argparse.ArgumentParser(prog="python -m master")
-    sub = p.add_subparsers(dest="command", required=True)
-    add_sweep_parser(sub)
-    args = p.parse_args(argv if argv is not None and argv[:1] == ["sweep"] else ["sweep", *(argv or sys.argv[1:])])
-    return args.func(args)
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -15,7 +15,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from .campaign_spec import format_value
+from .spec import format_value
 
 
 def _num(v: Any) -> float | None:

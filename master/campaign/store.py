@@ -323,7 +323,7 @@ class CampaignLock:
                     except PermissionError:
                         alive = True
                 if alive:
-                    from .campaign_spec import CampaignError
+                    from .spec import CampaignError
 
                     raise CampaignError("--out", str(self.path.parent),
                                         f"another sweep (host {host}, pid {pid}) is writing this campaign folder; "

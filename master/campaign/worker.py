@@ -45,7 +45,7 @@ def _worker_name() -> str:
 
 
 def _write_json(path: Path, obj: Any):
-    from .campaign_store import atomic_write_text
+    from .store import atomic_write_text
 
     atomic_write_text(path, json.dumps(obj, indent=2, allow_nan=False, default=str) + "\n")
 
@@ -59,8 +59,7 @@ _loaded_builds: dict[str, str] = {}
 def check_fmus(work: Path, fmu_texts: dict[str, str], fmu_hashes: dict[str, str]) -> str | None:
     """None when every FMU the scenario names resolves here to the file the client hashed, and
     this process has not run another build of it before."""
-    from .campaign_spec import file_sha256
-    from .scenario import resolve_fmu_path
+    from master import file_sha256, resolve_fmu_path
 
     for inst, text in fmu_texts.items():
         path, looked = resolve_fmu_path(text, work)
@@ -109,7 +108,7 @@ def _install_exit_guard():
 
     def _hard_exit():
         try:
-            from .fmu_cache import cleanup_temporary
+            from master import cleanup_temporary
 
             cleanup_temporary()
         except Exception:
@@ -160,13 +159,13 @@ def execute_run(task: dict) -> dict:
         if problem:
             reason = problem
         else:
-            from . import runner
+            from master import run
 
-            result = runner.run(scen_path, out_dir=work, progress=False, plots=task.get("run_plots", False),
+            result = run(scen_path, out_dir=work, progress=False, plots=task.get("run_plots", False),
                                 echo_messages=False)
             status, reason = result.status, result.reason
     except Exception as e:  # a scenario error (names the field), or anything else
-        from .scenario import ScenarioError
+        from master import ScenarioError
 
         reason = str(e) if isinstance(e, ScenarioError) else f"{type(e).__name__}: {e}"
         if not isinstance(e, ScenarioError):
@@ -174,7 +173,7 @@ def execute_run(task: dict) -> dict:
     except SystemExit as e:  # an FMU's Python code calling sys.exit must not end the worker
         reason = f"SystemExit({e.code}) raised during the run"
 
-    from .campaign_store import read_summary
+    from .store import read_summary
 
     summary = read_summary(work) if status != "failed" or (work / "summary.json").is_file() else None
     if summary is None:

@@ -46,7 +46,7 @@ from pydantic import (
     model_validator,
 )
 
-from .scenario import REPO_ROOT, ScenarioError, display_path, format_loc, override_start_value
+from master import REPO_ROOT, ScenarioError, display_path, format_loc, override_start_value, pydantic_problems
 
 #: the most runs a campaign may have: each is planned (its scenario written and hashed), gets a
 #: folder and a row; far more would take hours to plan before the first run starts
@@ -111,26 +111,6 @@ def linspace(start: float, stop: float, num: int) -> list[float]:
     out = [start + (stop - start) * k / (num - 1) for k in range(num)]
     out[-1] = stop
     return [float(round(x, 12)) for x in out]
-
-
-def _problems(err: ValidationError, file: str) -> list[tuple[str, str, str]]:
-    items, seen = [], set()
-    for e in err.errors(include_url=False):
-        loc = tuple(p for p in e["loc"] if not (isinstance(p, str) and (
-            p in ("Linspace", "str", "int", "float", "bool", "list", "dict")
-            or p.startswith(("list[", "function-", "union[", "constrained-")))))
-        msg = {"extra_forbidden": "unknown field", "missing": "missing"}.get(e["type"], e["msg"])
-        inp = e.get("input")
-        if e["type"] not in ("extra_forbidden", "missing") and not isinstance(inp, (dict, list)):
-            msg += f" (got {inp!r})"
-        if (loc, msg) not in seen:
-            seen.add((loc, msg))
-            items.append((loc, msg, e["type"]))
-    # a union (a list or a range) reports every member; keep the errors of the member that was
-    # meant, i.e. drop "should be a list/mapping" when there is a deeper error at that place
-    deeper = {loc[:i] for loc, _, _ in items for i in range(len(loc))}
-    return [(file, format_loc(loc), msg) for loc, msg, typ in items
-            if not (typ in ("list_type", "dict_type", "model_type", "model_attributes_type") and loc in deeper)]
 
 
 @dataclass
@@ -205,7 +185,7 @@ def load_campaign_file(path: str | os.PathLike) -> Campaign:
     try:
         m = CampaignModel.model_validate(raw)
     except ValidationError as e:
-        raise CampaignError(_problems(e, shown)) from None
+        raise CampaignError(pydantic_problems(e, shown, union_tags=("Linspace",))) from None
     base = path.resolve().parent
     scen = find_scenario_path(m.scenario, base)
     if not scen.is_file():
@@ -296,68 +276,6 @@ def parse_set_option(text: str) -> tuple[str, str]:
     if not TARGET_RE.match(target):
         raise CampaignError("--set", target, "expected INSTANCE.VARIABLE or INSTANCE.VARIABLE[i] before '='")
     return target, val
-
-
-def literal(text: str) -> Any:
-    """A command-line value without a known type: int, float, true/false, else the text."""
-    t = text.strip()
-    if t.lower() in ("true", "false"):
-        return t.lower() == "true"
-    try:
-        return int(t)
-    except ValueError:
-        pass
-    try:
-        return float(t)
-    except ValueError:
-        return text
-
-
-def coerce(value: Any, typ: str | None, what: str, from_text: bool) -> Any:
-    """A value checked against an FMU variable type ('Real', 'Integer', 'Boolean', 'String',
-    None = unknown). Raises ValueError with a readable message."""
-    if isinstance(value, list):
-        return [coerce(v, typ, what, from_text) for v in value]
-    if from_text and isinstance(value, str):
-        if typ == "String":
-            return value
-        if typ is None:
-            return literal(value)
-        t = value.strip()
-        if typ == "Boolean":
-            if t.lower() in ("true", "yes", "on", "1"):
-                return True
-            if t.lower() in ("false", "no", "off", "0"):
-                return False
-            raise ValueError(f"{what} is a Boolean; expected true or false, got {value!r}")
-        try:
-            try:
-                value = int(t) if typ in ("Integer", "Enumeration") else float(t)
-            except ValueError:
-                value = float(t)  # 2.0 for an Integer: whole, checked below
-        except ValueError:
-            kind = "an Integer" if typ in ("Integer", "Enumeration") else "a Real"
-            raise ValueError(f"{what} is {kind}; cannot read {value!r} as a number") from None
-    if typ == "Real":
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
-            raise ValueError(f"{what} is a Real; expected a number, got {value!r}")
-        if not math.isfinite(value):
-            # the scenario loader refuses these too: a run would only fail at initialisation
-            raise ValueError(f"{what} must be a finite number, got {value!r}")
-        return float(value)
-    if typ in ("Integer", "Enumeration"):
-        if isinstance(value, float) and value.is_integer():
-            value = int(value)
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise ValueError(f"{what} is an Integer; expected a whole number, got {value!r}")
-        if not -(2 ** 31) <= value <= 2 ** 31 - 1:  # fmi2Integer is a C int
-            raise ValueError(f"{what} is an Integer (32 bits); {value} is outside {-(2 ** 31)} .. {2 ** 31 - 1}")
-        return value
-    if typ == "Boolean" and not isinstance(value, bool):
-        raise ValueError(f"{what} is a Boolean; expected true or false, got {value!r}")
-    if typ == "String" and not isinstance(value, str):
-        raise ValueError(f"{what} is a String; expected text, got {value!r}")
-    return value
 
 
 # --------------------------------------------------------------------------------------------
@@ -467,22 +385,7 @@ def inputs_hash(scenario_text: str, fmu_hashes: dict[str, str]) -> str:
     return hashlib.sha256(blob.encode()).hexdigest()
 
 
-_file_hash_cache: dict[tuple, str] = {}
-
-
-def file_sha256(path: Path) -> str:
-    st = path.stat()
-    key = (str(path), st.st_mtime_ns, st.st_size)
-    h = _file_hash_cache.get(key)
-    if h is None:
-        d = hashlib.sha256()
-        with open(path, "rb") as f:
-            for chunk in iter(lambda: f.read(1 << 20), b""):
-                d.update(chunk)
-        h = _file_hash_cache[key] = d.hexdigest()
-    return h
-
-
+@dataclass
 class RunSpec:
     """One run: its position, folder name and values. Its resolved scenario, the scenario's
     text and the inputs hash are made when first asked for (a dry run of a new campaign of
