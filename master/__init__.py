@@ -26,6 +26,9 @@ _WHERE = {
     **dict.fromkeys(("build_plan", "Plan"), ".plan"),
     # an FMU's variables and values for them
     **dict.fromkeys(("fmu_variables", "Var", "expand", "suggest", "coerce_value"), ".plan"),
+    # what registered figures, analyses and plots (master.registry) get and use
+    **dict.fromkeys(("RunData", "param", "rounded", "stats"), ".summary"),
+    "find_step": ".signals",
     # messages, files
     **dict.fromkeys(("display_path", "format_loc", "pydantic_problems"), ".scenario"),
     **dict.fromkeys(("file_sha256", "cleanup_temporary"), ".fmu_cache"),

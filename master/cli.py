@@ -47,43 +47,17 @@ def _print_summary(res) -> None:
     rtf = s.get("real_time_factor")
     print(f"  simulated {s['simulated_time_s']:.1f} s in {s['wall_time_s']:.2f} s wall "
           f"(stepping {s['stepping_time_s']:.2f} s = {_fmt(rtf, 'x', 4)} real time; start-up {s['startup_time_s']:.2f} s)")
-    parts = []
-    if s.get("distance_run_m") is not None:
-        parts.append(f"distance {s['distance_run_m']:.0f} m")
-    if s.get("energy_used_J") is not None:
-        parts.append(f"energy {s['energy_used_J'] / 1000:.1f} kJ")
-    if s.get("mission_completed") is not None:
-        parts.append("mission completed" if s["mission_completed"] else "mission NOT completed")
-    if parts:
-        print("  " + ", ".join(parts))
-    parts = []
-    first = next(iter((s.get("controls") or {}).values()), {})
-    depth_label = "depth excursion outside the yo-yo band" if first.get("dive_mode") == "yoyo" else "depth error"
-    for key, label in (("depth_error_m", depth_label), ("cross_track_error_m", "cross-track error")):
-        st = s.get(key)
-        if st:
-            parts.append(f"{label} rms {_fmt(st['rms'], ' m', 3)} (max {_fmt(st['max'], ' m', 3)})")
-    if parts:
-        print("  " + ", ".join(parts))
+    for figures in registry.figures().values():
+        for line in figures.describe(s):
+            print("  " + line)
+    analyses = registry.analyses()
     for name, a in (s.get("analysis") or {}).items():
         if "error" in a:
             print(f"  {name}: {a['error']}")
             continue
-        if name == "turning_circle":
-            print(f"  turning circle: diameter {_fmt(a.get('diameter_m'), ' m')} "
-                  f"({_fmt(a.get('diameter_hull_lengths'), ' hull lengths', 3)}), yaw rate {_fmt(a.get('yaw_rate_deg_s'), ' deg/s', 3)}")
-        elif name == "depth_step":
-            print(f"  depth step {a['from_m']} -> {a['to_m']} m: overshoot {_fmt(a['overshoot_percent'], ' %', 3)}, "
-                  f"settling {_fmt(a['settling_time_s'], ' s', 3)}, steady error {_fmt(a['steady_state_error_m'], ' m', 3)}")
-        elif name == "zigzag":
-            print(f"  zig-zag: overshoots {_fmt(a.get('first_overshoot_deg'), ' deg', 3)} / "
-                  f"{_fmt(a.get('second_overshoot_deg'), ' deg', 3)}, period {_fmt(a.get('period_s'), ' s', 3)}")
-        elif name == "surfacing":
-            print(f"  surfacing: {'surfaced' if a['surfaced'] else 'did NOT surface'} after "
-                  f"{_fmt(a.get('time_to_surface_s'), ' s', 4)} from {_fmt(a['initial_depth_m'], ' m', 3)}")
-        elif name == "battery":
-            print(f"  battery: {'flat' if a['battery_flat'] else 'not flat'} at {_fmt(a.get('flat_at_s'), ' s', 5)}, "
-                  f"final thrust {_fmt(a.get('final_thrust_N'), ' N', 3)}")
+        describe = analyses[name].describe if name in analyses else None
+        if describe is not None:
+            print("  " + describe(a))
     print(f"results: {s['files']['results']}")
     print(f"summary: {s['files']['summary']}")
     if res.plots:

@@ -30,6 +30,7 @@ import numpy as np
 from fmpy import read_model_description
 
 
+from . import registry
 from .scenario import (
     LoadedScenario,
     ScenarioError,
@@ -682,27 +683,19 @@ def step_time(t0: float, h: float, k: int) -> float:
 
 
 def _check_analysis(loaded, instances: dict, signals: list) -> list[tuple[str, str, str]]:
-    """The instances and signals the requested analyses name exist (checked before the run:
-    an analysis that can only fail would otherwise surface after it, in summary.json)."""
+    """What the requested analyses name (instances, signals) exists, as each analysis's own
+    ``check`` sees it (registry.Analysis): checked before the run, since an analysis that can
+    only fail would otherwise surface after it, in summary.json."""
     problems = []
-    model = loaded.model
-    targets = {s.target: s for s in signals}
-    for name in type(model.analysis).model_fields:
-        opts = getattr(model.analysis, name)
-        if opts is None:
+    available = registry.analyses()
+    targets = [s.target for s in signals]
+    for name, opts in loaded.model.analysis.items():
+        check = available[name].check if name in available else None
+        if check is None:
             continue
-        for fld in type(opts).model_fields:
-            value = getattr(opts, fld)
-            key = ("analysis", name)
-            file, where = loaded.where(*key)
-            if fld in ("vehicle", "control") and value not in model.instances:
-                problems.append((file, f"{where}.{fld}", f"unknown instance '{value}' (instances: "
-                                 f"{', '.join(model.instances)})" + suggest(value, model.instances)))
-            elif fld == "command":
-                if value not in targets:
-                    problems.append((file, f"{where}.{fld}", f"no signal drives '{value}'; the {name} analysis "
-                                     f"needs the signal that carries the step"
-                                     + suggest(value, list(targets))))
+        file, where = loaded.where("analysis", name)
+        for fld, message in check(opts, list(loaded.model.instances), targets):
+            problems.append((file, f"{where}.{fld}", message))
     return problems
 
 

@@ -4,12 +4,19 @@ them by group, never a package by name.
 
 - ``master.commands``: subcommands of ``python -m master``; each entry point is a function
   ``add_parser(subparsers)`` that adds its subparser and sets ``func`` (``sweep``: campaigns).
+- ``master.figures``: a ``RunFigures``, what a vehicle's or mission's package adds to every
+  run's summary.json, the CLI's report and the plots (the AUV's: ``analyses.auv:FIGURES``).
+- ``master.analyses``: an ``Analysis`` per name a scenario can list under ``analysis:``.
+
+docs/architecture.md shows how a new vehicle registers its own.
 """
 
 from __future__ import annotations
 
 import sys
+from dataclasses import dataclass, field
 from importlib.metadata import entry_points
+from typing import Any, Callable
 
 COMMANDS = "master.commands"
 
@@ -36,3 +43,62 @@ def commands(command: str | None = None) -> list:
     command whose error lists them)."""
     names = {ep.name for ep in entry_points(group=COMMANDS)}
     return [fn for _, fn in _load(COMMANDS, {command} if command in names else None)]
+
+
+FIGURES = "master.figures"
+ANALYSES = "master.analyses"
+
+
+@dataclass(frozen=True)
+class RunFigures:
+    """What a vehicle's or a mission's package adds to every run (entry point group
+    ``master.figures``; each entry point names one ``RunFigures`` object):
+
+    - ``compute(run)``: top-level keys for summary.json (``run``: ``master.RunData``);
+    - ``empty``: the same keys, with the value of a run without figures (it never got past its
+      initial state), so that summary.json always has them;
+    - ``describe(summary)``: the lines ``python -m master run`` prints about them;
+    - ``plots(run, out_dir)``: draws PNG files into ``out_dir`` and returns their paths;
+      ``plot_files``: every name it may write (removed from the folder before a run)."""
+
+    compute: Callable[[Any], dict]
+    empty: dict = field(default_factory=dict)
+    describe: Callable[[dict], list[str]] = lambda summary: []
+    plots: Callable[[Any, Any], list] | None = None
+    plot_files: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Analysis:
+    """An analysis a scenario can ask for by name under ``analysis:`` (entry point group
+    ``master.analyses``: the entry point's name is the analysis's name):
+
+    - ``options``: the pydantic model of its options (the scenario's ``analysis.NAME``
+      mapping, validated with the file and field named);
+    - ``run(run, options)``: its figures, a dict under ``analysis.NAME`` in summary.json
+      (``{"error": ...}`` when it cannot be computed);
+    - ``describe(figures)``: the line ``python -m master run`` prints, or None;
+    - ``check(options, instances, signal_targets)``: before the run, what the options name that
+      the scenario does not have, as (option field, message) pairs; or None."""
+
+    options: type
+    run: Callable[[Any, Any], dict]
+    describe: Callable[[dict], str] | None = None
+    check: Callable[[Any, list[str], list[str]], list[tuple[str, str]]] | None = None
+
+
+_cache: dict[str, dict] = {}
+
+
+def figures() -> dict[str, RunFigures]:
+    """The registered run figures, by entry-point name."""
+    if FIGURES not in _cache:
+        _cache[FIGURES] = dict(_load(FIGURES))
+    return _cache[FIGURES]
+
+
+def analyses() -> dict[str, Analysis]:
+    """The registered analyses, by name."""
+    if ANALYSES not in _cache:
+        _cache[ANALYSES] = dict(_load(ANALYSES))
+    return _cache[ANALYSES]

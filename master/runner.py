@@ -20,20 +20,14 @@ from .engine import simulate
 from .fmu_cache import FmuArchiveError, extract_fmu
 from .plan import Plan, build_plan
 from .scenario import SCENARIO_DIR, LoadedScenario, ScenarioError, display_path, load_scenario
-from .summary import build_summary
+from .summary import build_summary, empty_figures, make_plots, plot_files
 
 EXIT_OK = 0
 EXIT_FAILED = 1
 EXIT_SCENARIO = 2
 EXIT_INTERRUPTED = 130
 
-PLOT_FILES = ("track.png", "depth.png", "attitude.png", "actuators.png", "battery.png")
-OWN_FILES = ("results.csv", "summary.json", "scenario.resolved.yaml") + PLOT_FILES
-
-
-# the run's figures are always in summary.json, null when the run has none
-NO_FIGURES = {"distance_run_m": None, "energy_used_J": None, "mission_completed": None,
-              "depth_error_m": None, "cross_track_error_m": None}
+OWN_FILES = ("results.csv", "summary.json", "scenario.resolved.yaml")  # and the registered plot files
 
 
 @dataclass
@@ -147,7 +141,7 @@ def _run_into(plan, loaded, source, out: Path, lock, deferred, progress, plots, 
     })
     try:
         # no figures from a run that never got past its initial state
-        figures = build_summary(plan, outcome.data, outcome.colmap) if len(outcome.data) >= 2 else dict(NO_FIGURES)
+        figures = build_summary(plan, outcome.data, outcome.colmap) if len(outcome.data) >= 2 else empty_figures()
     except Exception as e:
         figures = {"summary_error": f"{type(e).__name__}: {e}"}
     summary.update(figures)
@@ -168,14 +162,12 @@ def _run_into(plan, loaded, source, out: Path, lock, deferred, progress, plots, 
     summary["fmu_messages"] = {"warnings": outcome.message_counts["warning"], "errors": outcome.message_counts["error"],
                                "first": outcome.messages[:20]}
 
-    plot_files: list[Path] = []
+    plot_paths: list[Path] = []
     want_plots = plan.model.plots if plots is None else plots
     if want_plots and len(outcome.data) >= 2 and not deferred.signame:
         try:
-            from .plots import make_plots
-
             with deferred.interruptible():
-                plot_files = make_plots(plan, outcome.data, outcome.colmap, out)
+                plot_paths = make_plots(plan, outcome.data, outcome.colmap, out)
         except KeyboardInterrupt:
             summary["plot_error"] = f"interrupted by {deferred.signame or 'Ctrl-C (SIGINT)'} while drawing the plots"
         except Exception as e:
@@ -188,11 +180,11 @@ def _run_into(plan, loaded, source, out: Path, lock, deferred, progress, plots, 
     else:
         status, reason = outcome.status, outcome.reason
     summary["files"] = {"results": display_path(csv_path), "summary": display_path(out / "summary.json"),
-                        "plots": [display_path(p) for p in plot_files]}
+                        "plots": [display_path(p) for p in plot_paths]}
     summary["rows"] = int(len(outcome.data))
     summary["wall_time_s"] = round(time.perf_counter() - t_call, 4)
     lock.write("summary.json", json.dumps(_clean(summary), indent=2, allow_nan=False, default=_json_default) + "\n")
-    return RunResult(status, reason, out, csv_path, out / "summary.json", summary, plot_files,
+    return RunResult(status, reason, out, csv_path, out / "summary.json", summary, plot_paths,
                      outcome.data, outcome.colmap)
 
 
@@ -249,7 +241,7 @@ class _OutputFolder:
         except OSError:
             pass  # a file system without locks: run unlocked rather than not at all
         try:
-            for name in OWN_FILES:
+            for name in OWN_FILES + plot_files():
                 p = out / name
                 try:
                     p.unlink()

@@ -42,6 +42,8 @@ from pydantic import (
     model_validator,
 )
 
+from . import registry
+
 REPO_ROOT = Path(__file__).resolve().parent.parent
 SCENARIO_DIR = REPO_ROOT / "scenarios"
 
@@ -159,8 +161,7 @@ def _is_builtin_union_tag(p: str) -> bool:
 
 
 _UNION_TAGS = {"str", "int", "float", "bool", "list", "dict", "none", "literal['all']", "literal['outputs']"}
-_SCENARIO_MODELS = ("Term", "StopCondition", "InstanceSpec", "TurningCircle", "DepthStep", "ZigZag", "Surfacing",
-                    "BatteryRun")
+_SCENARIO_MODELS = ("Term", "StopCondition", "InstanceSpec")
 
 
 # --------------------------------------------------------------------------------------------
@@ -274,41 +275,6 @@ class StopCondition(Strict):
     after: Annotated[float, Field(strict=True, allow_inf_nan=False, ge=0)] = 0.0
 
 
-class TurningCircle(Strict):
-    vehicle: Ident = "vehicle"
-    skip_turns: Annotated[float, Field(strict=True, allow_inf_nan=False, ge=0)] = 1.0  # transient: the first turns are ignored
-
-
-class DepthStep(Strict):
-    vehicle: Ident = "vehicle"
-    command: StrictStr = "control.DepthCommand"  # the signal that carries the step
-    band: Annotated[float, Field(strict=True, allow_inf_nan=False, gt=0)] = 0.05  # settling band, fraction of the step
-
-
-class ZigZag(Strict):
-    vehicle: Ident = "vehicle"
-    control: Ident = "control"
-
-
-class Surfacing(Strict):
-    vehicle: Ident = "vehicle"
-    surface_depth: Number = 0.1  # axis depth at which the hull breaks the surface
-
-
-class BatteryRun(Strict):
-    vehicle: Ident = "vehicle"
-
-
-class Analysis(Strict):
-    """Extra figures computed after the run, each only when asked for."""
-
-    turning_circle: Optional[TurningCircle] = None
-    depth_step: Optional[DepthStep] = None
-    zigzag: Optional[ZigZag] = None
-    surfacing: Optional[Surfacing] = None
-    battery: Optional[BatteryRun] = None
-
-
 class ScenarioModel(Strict):
     """The scenario file schema (one file; after the merge the same model is re-applied)."""
 
@@ -328,7 +294,7 @@ class ScenarioModel(Strict):
     stop_when: Optional[Union[StrictStr, StopCondition, list[Union[StrictStr, StopCondition]]]] = None
     record: Union[Literal["all"], list[StrictStr]] = "all"
     plots: StrictBool = True
-    analysis: Analysis = Field(default_factory=Analysis)
+    analysis: dict[StrictStr, Any] = Field(default_factory=dict)  # name -> options (registry.analyses())
 
     @field_validator("analysis", mode="before")
     @classmethod
@@ -666,11 +632,31 @@ def load_scenario(source: str | os.PathLike | dict, overrides: dict[str, Any] | 
             problems.append((f, fld + ".fmu", "missing: every instance needs an fmu"))
     if model.stop_time is not None and model.stop_time <= model.start_time:
         problems.append((top, "stop_time", f"must be after start_time ({model.start_time})"))
+    problems += _check_analyses(model, origin, top)
     if problems:
         raise ScenarioError(problems)
     loaded = LoadedScenario(model, file, origin, final, fmu_dirs)
     loaded.text_values = text_values
     return loaded
+
+
+def _check_analyses(model: ScenarioModel, origin: dict, top: str) -> list[tuple[str, str, str]]:
+    """Each ``analysis:`` entry validated against the options model of the analysis of that
+    name (registered by a vehicle's package, registry.analyses()); the options replace the
+    mapping in ``model.analysis``."""
+    problems = []
+    available = registry.analyses()
+    for name, options in list(model.analysis.items()):
+        file, fld = origin.get(("analysis", name), (top, f"analysis.{name}"))
+        spec = available.get(name)
+        if spec is None:
+            problems.append((file, fld, f"unknown analysis (known: {', '.join(sorted(available)) or 'none'})"))
+            continue
+        try:
+            model.analysis[name] = spec.options.model_validate(options)
+        except ValidationError as e:
+            problems += pydantic_problems(e, file, prefix=("analysis", name))
+    return problems
 
 
 def _number(text: str, target: str, where: tuple[str, str]) -> float | bool:

@@ -27,7 +27,6 @@ import hashlib
 import itertools
 import json
 import os
-import math
 import re
 from dataclasses import dataclass, field
 from pathlib import Path

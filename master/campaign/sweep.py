@@ -53,7 +53,6 @@ from master import (
 )
 
 from .spec import (
-    DEFAULT_SEED_VARIABLE,
     TARGET_RE,
     Campaign,
     CampaignError,

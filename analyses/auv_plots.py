@@ -1,4 +1,5 @@
-"""PNG plots of a run (matplotlib, Agg backend): track, depth, attitude, actuators, battery."""
+"""PNG plots of a run of the AUV stack (matplotlib, Agg backend): track, depth, attitude,
+actuators, battery (registered through ``analyses.auv.FIGURES``)."""
 
 from __future__ import annotations
 
@@ -11,8 +12,9 @@ from typing import Callable
 
 import numpy as np
 
-from .plan import Plan
-from .summary import Data, controls_of, driven_vehicle, param, parse_waypoints, vehicles_of
+from master import RunData, param
+
+from .auv import TURNING_CIRCLE, controls_of, driven_vehicle, parse_waypoints, vehicles_of
 
 _MAX_POINTS = 20000
 
@@ -63,7 +65,7 @@ def _fork_drawer() -> int | None:
         return None
 
 
-def make_plots(plan: Plan, data: np.ndarray, colmap: dict[str, int], out_dir: Path) -> list[Path]:
+def make_plots(run: RunData, out_dir: Path) -> list[Path]:
     """Draw the PNG plots of a run into ``out_dir``; the list of files written.
 
     A figure's cost is nearly all text layout and rendering, one figure after the other in one
@@ -75,20 +77,20 @@ def make_plots(plan: Plan, data: np.ndarray, colmap: dict[str, int], out_dir: Pa
     if child == 0:
         code = 1
         try:
-            _draw(plan, data, colmap, out_dir, lambda name: name in _CHILD_SHARE)
+            _draw(run, out_dir, lambda name: name in _CHILD_SHARE)
             code = 0
         finally:
             os._exit(code)  # nothing of the master's to finalise in the child
     if child is None:
-        return _draw(plan, data, colmap, out_dir, lambda name: True)
+        return _draw(run, out_dir, lambda name: True)
     try:
-        files = _draw(plan, data, colmap, out_dir, lambda name: name not in _CHILD_SHARE)
+        files = _draw(run, out_dir, lambda name: name not in _CHILD_SHARE)
         _, status = os.waitpid(child, 0)
     except BaseException:  # an error, or Ctrl-C / SIGTERM abandoning the plots: the child's too
         _abandon(child)
         raise
     if status != 0:
-        _draw(plan, data, colmap, out_dir, lambda name: name in _CHILD_SHARE)
+        _draw(run, out_dir, lambda name: name in _CHILD_SHARE)
     return files
 
 
@@ -103,14 +105,15 @@ def _abandon(child: int) -> None:
         pass
 
 
-def _draw(plan: Plan, data: np.ndarray, colmap: dict[str, int], out_dir: Path, mine: Callable[[str], bool]) -> list[Path]:
+def _draw(run: RunData, out_dir: Path, mine: Callable[[str], bool]) -> list[Path]:
     """Every plot of the run is built; those ``mine`` accepts are laid out and written. The
     list names every plot file of the run."""
     plt = _mpl()
+    plan, data = run.plan, run.data
     stride = max(1, int(math.ceil(len(data) / _MAX_POINTS)))
     if stride > 1:
         data = np.vstack([data[::stride], data[-1:]])
-    d = Data(data, colmap)
+    d = RunData(plan, data, run.colmap)
     vehicles = vehicles_of(plan)
     controls = controls_of(plan)
     ctl_of = {}
@@ -163,11 +166,9 @@ def _draw(plan: Plan, data: np.ndarray, colmap: dict[str, int], out_dir: Path, m
                 ax.plot(we, wn, "x", color="crimson", ms=8, mew=2, label=lab(v, "waypoints"))
                 for i, (a, b) in enumerate(zip(we, wn)):
                     ax.annotate(str(i), (a, b), textcoords="offset points", xytext=(5, 5), fontsize=8, color="crimson")
-        tc_opts = plan.model.analysis.turning_circle
+        tc_opts = plan.model.analysis.get("turning_circle")
         if tc_opts is not None:
-            from .summary import turning_circle
-
-            tc = turning_circle(plan, d, tc_opts)
+            tc = TURNING_CIRCLE.run(d, tc_opts)
             if "diameter_m" in tc:
                 cn, ce = tc["center_north_east_m"]
                 r = tc["diameter_m"] / 2.0
