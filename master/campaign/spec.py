@@ -26,6 +26,7 @@ import copy
 import hashlib
 import itertools
 import json
+import math
 import os
 import re
 from dataclasses import dataclass, field
