@@ -169,8 +169,8 @@ def export_ssp(plan: Plan, out: Path) -> list[str]:
     notes = []
     if plan.signals:
         notes.append("not exported (SSP has no input signals): " + ", ".join(s.target for s in plan.signals))
-    if plan.model.analysis.model_dump(exclude_none=True):
-        notes.append("not exported: the analyses (" + ", ".join(plan.model.analysis.model_dump(exclude_none=True)) + ")")
+    if plan.model.analysis:
+        notes.append("not exported: the analyses (" + ", ".join(plan.model.analysis) + ")")
     out.parent.mkdir(parents=True, exist_ok=True)
     partial = out.with_name(f".{out.name}.partial")
     with zipfile.ZipFile(partial, "w", zipfile.ZIP_DEFLATED) as archive:
