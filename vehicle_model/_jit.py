@@ -12,6 +12,14 @@ try:
         raise ImportError("AUV_NO_JIT is set")
     import numba
 
+    # the BLAS module numba checks for when it sets up its NumPy support, without the whole
+    # of scipy.linalg that `import scipy.linalg.cython_blas` would run first (see _imports.py)
+    try:
+        from ._imports import import_alone
+        import_alone("scipy.linalg.cython_blas")
+    except ImportError:  # pragma: no cover - no SciPy: numba reports it where BLAS is needed
+        pass
+
     def jit(function):
         return numba.njit(cache=True, fastmath=False, error_model="numpy")(function)
 

@@ -5,8 +5,12 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy.integrate import ode
 
+from ._imports import import_alone
+
+#: SciPy's `ode` from its own module: `from scipy.integrate import ode` would import the whole of
+#: scipy.integrate (see _imports.py); the class is the same.
+ode = import_alone("scipy.integrate._ode").ode
 
 
 def _all_finite(values) -> bool:

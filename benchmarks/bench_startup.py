@@ -1,0 +1,124 @@
+"""Benchmark of the FMU start-up of the survey stack (Auv, AuvSensors, AuvControl) beside its
+floor, the same start-up with the no-op twins of the three FMUs (issue 15: <= 0.4 s).
+
+Start-up is what the master's ``startup_time_s`` reports: load the three FMUs (from the
+extraction cache, warmed first), instantiate, set the parameters, initialise. Each run is a
+fresh interpreter (``import master`` and the scenario load come first and are not counted), so
+what an FMU imports is part of it. Printed per case, the median of the interleaved repeats:
+wall seconds and the CPU seconds of the child process over the same span (on a loaded machine
+read the CPU column and the ratios).
+
+    .venv/bin/python benchmarks/bench_startup.py [--repeats 5] [--before DIR] [--no-build]
+
+``--before DIR`` adds the same three FMUs from another folder (e.g. copies of fmus/*.fmu taken
+before a change) as a third case, interleaved with the others: a before/after in one run. With
+``--importtime`` a last child prints the slowest imports of one start-up (``python -X
+importtime``, cumulative microseconds).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from bench_stack import REAL, build, survey_mapping  # noqa: E402
+
+
+def child(mapping_file: str) -> None:
+    """In a fresh interpreter: the master's FMU start-up of the mapping, wall and CPU."""
+    from master.engine import simulate
+    from master.plan import build_plan
+    from master.scenario import load_scenario
+
+    plan = build_plan(load_scenario(json.loads(Path(mapping_file).read_text())), stop_time=0.1)
+    cpu, wall = time.process_time(), time.perf_counter()
+    outcome = simulate(plan, None, progress=False, echo_messages=False, t_call=wall)
+    assert outcome.status == "completed", outcome.reason
+    # the one 0.1 s step after the start-up costs about 0.1 ms: left in the CPU figure
+    print(json.dumps({"wall": outcome.startup_time, "cpu": time.process_time() - cpu}), flush=True)
+    os._exit(0)  # pythonfmu 0.7.0 double-frees at interpreter exit (see tests/conftest.py)
+
+
+def run_child(mapping_file: Path, cache: Path, importtime: bool = False) -> dict | str:
+    env = dict(os.environ, AUV_MASTER_FMU_CACHE=str(cache))
+    command = [sys.executable] + (["-X", "importtime"] if importtime else []) + [
+        __file__, "--child", str(mapping_file)]
+    out = subprocess.run(command, env=env, cwd=str(ROOT), capture_output=True, text=True)
+    if out.returncode != 0:
+        sys.exit(f"bench_startup: child failed:\n{out.stdout}\n{out.stderr}")
+    return out.stderr if importtime else json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def slowest_imports(text: str, count: int = 15) -> list:
+    rows = []
+    for line in text.splitlines():
+        if line.startswith("import time:") and "|" in line:
+            _, cumulative, name = line.split("|", 2)
+            if cumulative.strip().isdigit():
+                rows.append((int(cumulative), name.rstrip()))
+    return sorted(rows, reverse=True)[:count]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--repeats", type=int, default=5, help="interleaved repeats, the median counts (default 5)")
+    parser.add_argument("--before", help="a folder with Auv.fmu, AuvSensors.fmu, AuvControl.fmu to compare")
+    parser.add_argument("--importtime", action="store_true", help="print the slowest imports of one start-up")
+    parser.add_argument("--no-build", action="store_true", help="do not bring fmus/ and fmus/noop/ up to date first")
+    parser.add_argument("--child", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.child:
+        child(args.child)
+
+    build(args.no_build)
+    folder = Path(tempfile.mkdtemp(prefix="bench-startup-"))
+    cases = {"stack": {name: ROOT / "fmus" / f"{name}.fmu" for name in REAL.values()},
+             "floor (no-op twins)": {f"{name}Noop": ROOT / "fmus" / "noop" / f"{name}Noop.fmu"
+                                     for name in REAL.values()}}
+    if args.before:
+        cases["before"] = {name: Path(args.before) / f"{name}.fmu" for name in REAL.values()}
+    files = {}
+    for i, (case, fmus) in enumerate(cases.items()):
+        mapping = survey_mapping(0.01, fmus, noop=case.startswith("floor"))
+        files[case] = folder / f"mapping-{i}.json"
+        files[case].write_text(json.dumps(mapping))
+        run_child(files[case], folder / f"cache-{i}")   # extraction and first numba cache load
+    load_before = os.getloadavg()[0]
+    figures = {case: [] for case in cases}
+    for _ in range(args.repeats):
+        for i, case in enumerate(cases):
+            figures[case].append(run_child(files[case], folder / f"cache-{i}"))
+    print(f"bench_startup: FMU start-up of the survey stack (master startup_time_s: load from the warm "
+          f"extraction cache, instantiate, set parameters, initialise), fresh interpreter each, median of "
+          f"{args.repeats} interleaved repeats; {os.cpu_count()} CPUs, load average {load_before:.2f} before, "
+          f"{os.getloadavg()[0]:.2f} after")
+    floor = statistics.median(f["wall"] for f in figures["floor (no-op twins)"])
+    floor_cpu = statistics.median(f["cpu"] for f in figures["floor (no-op twins)"])
+    print(f"{'case':22s} {'wall s':>7s} {'CPU s':>7s} {'/ floor (wall)':>15s} {'/ floor (CPU)':>14s}")
+    for case in cases:
+        wall = statistics.median(f["wall"] for f in figures[case])
+        cpu = statistics.median(f["cpu"] for f in figures[case])
+        print(f"{case:22s} {wall:7.3f} {cpu:7.3f} {wall / floor:15.2f} {cpu / floor_cpu:14.2f}")
+    stack_wall = statistics.median(f["wall"] for f in figures["stack"])
+    print(f"target <= 0.4 s: {'met' if stack_wall <= 0.4 else 'NOT met'} (wall median {stack_wall:.3f} s)")
+    if args.importtime:
+        print("\nslowest imports of one stack start-up (python -X importtime, cumulative, seconds; "
+              "import master and the scenario load included):")
+        for micros, name in slowest_imports(run_child(files["stack"], folder / "cache-0", importtime=True)):
+            print(f"  {micros / 1e6:7.3f}  {name.strip()}")
+    sys.stdout.flush()
+    os._exit(0)
+
+
+if __name__ == "__main__":
+    main()
