@@ -124,3 +124,41 @@ def test_hull_wrench_jacobians_match_finite_differences(rng):
         mass_args = (64.0, np.array([0.3, 21.5, 21.5]), np.array([3.2, 58, 58.]), np.array([0.1, 19, 19.]))
         f = lambda n: coriolis_wrench(n[:3], n[3:], *mass_args)
         assert np.allclose(coriolis_jacobian(v, w, *mass_args), _central(f, nu), rtol=1e-5, atol=1e-7)
+
+
+SEAS = {
+    "regular": dict(WaveMode="regular", WaveAmplitude=1.0, WavePeriod=6.0, WaveDirection=0.4),
+    "irregular": dict(WaveMode="irregular", SignificantWaveHeight=2.0, PeakPeriod=8.0, WaveComponents=20,
+                      WaveSeed=3, WaveDirection=-1.0),
+}
+
+
+@pytest.mark.parametrize("sea", SEAS, ids=list(SEAS))
+@pytest.mark.parametrize("case", CASES[:1] + CASES[3:], ids=["nominal", "astern"])
+def test_jacobians_in_waves_match_central_differences_of_the_derivative_in_waves(sea, case, rng):
+    """With waves the water velocity (in v_r and in -omega x v_w) and the waves' acceleration
+    depend on time, position and attitude: the Jacobians at a time t are those of the
+    derivative at t in waves (what SciPy integrates), not of still water."""
+    from vehicle_model.waves import WaveParameters
+
+    env = ENVIRONMENTS[1]
+    model = VehicleModel(P, env, WaveParameters(**SEAS[sea]))
+    still = VehicleModel(P, env)
+    power, yaw, dive, sign = case
+    for _ in range(4):
+        x = _random_state(rng, sign)
+        x[2] = rng.uniform(1.0, 8.0)             # near the surface, where the waves are strong
+        u = _inputs(rng, power, yaw, dive)
+        t = rng.uniform(0.0, 100.0)
+        analytic = model.state_jacobian(x, u, t)
+        numeric = _central(lambda s: model.derivative(s, u, t), x)
+        numeric[:, 13] = 0.0
+        scale = np.maximum(1.0, np.abs(numeric))
+        assert np.max(np.abs(analytic - numeric) / scale) < 2e-6
+        assert np.allclose(model.input_jacobian(x, u, t), _central(lambda v: model.derivative(x, v, t), u),
+                           rtol=1e-5, atol=1e-6)
+        # the waves matter here: the still-water Jacobian is off
+        assert np.max(np.abs(still.state_jacobian(x, u) - numeric) / scale) > 1e-3
+    # without a time, the still-water pair, whatever the sea
+    assert np.array_equal(model.state_jacobian(x, u), still.state_jacobian(x, u))
+    assert np.array_equal(model.derivative(x, u), still.derivative(x, u))

@@ -310,6 +310,30 @@ def state_derivative_at(t, x, u, c):
 
 @jit
 def state_jacobian(x, u, c):
+    """d x' / d x in still water, 14 x 14: the Jacobian of `state_derivative` (the pair the
+    linearisation uses). In waves: `state_jacobian_at`."""
+    return _state_jacobian(0.0, x, u, c, False)
+
+
+@jit
+def state_jacobian_at(t, x, u, c):
+    """d x' / d x at time t, waves included when there are any: the Jacobian of
+    `state_derivative_at`."""
+    return _state_jacobian(t, x, u, c, c[C_WAVE_COUNT] > 0.0)
+
+
+@jit
+def _water_body(t, x, rotation, c, in_waves):
+    """The water's velocity at the body origin in the body frame: the current, plus in waves
+    the waves' velocity at time t."""
+    water_ned = water_velocity_ned(x[X_POS + 2], c)
+    if in_waves:
+        water_ned = water_ned + wave_motion(t, x[X_POS:X_POS + 3], c)[0]
+    return rotation.T @ water_ned
+
+
+@jit
+def _state_jacobian(t, x, u, c, in_waves):
     """d x' / d x, 14 x 14.
 
     Analytic (seed 000 and 003): dPos'/dQuater (dR/dq v), dPos'/dLocalVel = R,
@@ -318,12 +342,18 @@ def state_jacobian(x, u, c):
     velocity rows against Pos and Quater (weight and buoyancy against attitude, the submerged
     fraction, the current's dependence on depth and attitude). The battery row and column are
     zero: the discharge and the flat-battery switch do not depend smoothly on a state.
+
+    In waves (`in_waves`) the water velocity in v_r and in -omega x v_w counts the waves' at
+    time t, and the differences of the velocity rows against Pos and Quater are those of the
+    derivative in waves: the waves' velocity and acceleration change with the position (their
+    phase with north and east, their decay with depth) and turn with the attitude. Their
+    acceleration does not depend on the velocity, so the analytic blocks take nothing else.
     """
     q = x[X_QUAT:X_QUAT + 4]
     vel = x[X_VEL:X_VEL + 3]
     omega = x[X_OMEGA:X_OMEGA + 3]
     rotation = rotation_matrix(q)
-    water = rotation.T @ water_velocity_ned(x[X_POS + 2], c)
+    water = _water_body(t, x, rotation, c, in_waves)
     rel_vel = vel - water
     j = np.zeros((STATE_SIZE, STATE_SIZE))
 
@@ -349,14 +379,26 @@ def state_jacobian(x, u, c):
         minus = x.copy()
         plus[col] += step
         minus[col] -= step
-        difference = (state_derivative(plus, u, c) - state_derivative(minus, u, c)) / (2.0 * step)
+        difference = (_derivative(t, plus, u, c, in_waves) - _derivative(t, minus, u, c, in_waves)) / (2.0 * step)
         j[X_VEL:X_VEL + 6, col] = difference[X_VEL:X_VEL + 6]
     return j
 
 
 @jit
 def input_jacobian(x, u, c):
-    """d x' / d u, 14 x 6, analytic.
+    """d x' / d u in still water, 14 x 6 (of `state_derivative`). In waves: `input_jacobian_at`."""
+    return _input_jacobian(0.0, x, u, c, False)
+
+
+@jit
+def input_jacobian_at(t, x, u, c):
+    """d x' / d u at time t, waves included when there are any (of `state_derivative_at`)."""
+    return _input_jacobian(t, x, u, c, c[C_WAVE_COUNT] > 0.0)
+
+
+@jit
+def _input_jacobian(t, x, u, c, in_waves):
+    """d x' / d u, 14 x 6, analytic (in waves, the fins see the waves' water velocity too).
 
     ThrustPower: ThrustPerPower along body x at ThrusterPos and -1 on the battery, inside the
     clamp and while the battery holds energy; zero elsewhere. RudderYaw, RudderDive: the fin
@@ -365,7 +407,7 @@ def input_jacobian(x, u, c):
     q = x[X_QUAT:X_QUAT + 4]
     omega = x[X_OMEGA:X_OMEGA + 3]
     rotation = rotation_matrix(q)
-    water = rotation.T @ water_velocity_ned(x[X_POS + 2], c)
+    water = _water_body(t, x, rotation, c, in_waves)
     rel_vel = x[X_VEL:X_VEL + 3] - water
     minv = c[C_MASS_INV:C_MASS_INV + 6]
     b = np.zeros((STATE_SIZE, INPUT_SIZE))

@@ -72,14 +72,22 @@ class AuvModel:
                                        self.params.AverageDensity)
 
     # --- the equations ----------------------------------------------------------------------
-    def derivative(self, x, u) -> np.ndarray:
-        return dynamics.state_derivative(np.asarray(x, float), np.asarray(u, float), self.constants)
+    # Without a time: in still water, whatever the sea (the linearisation's trim points are
+    # still-water ones); with a time t: at t in this model's waves (SPEC 8), as SciPy integrates.
+    def derivative(self, x, u, t: Optional[float] = None) -> np.ndarray:
+        if t is None:
+            return dynamics.state_derivative(np.asarray(x, float), np.asarray(u, float), self.constants)
+        return dynamics.state_derivative_at(float(t), np.asarray(x, float), np.asarray(u, float), self.constants)
 
-    def state_jacobian(self, x, u) -> np.ndarray:
-        return dynamics.state_jacobian(np.asarray(x, float), np.asarray(u, float), self.constants)
+    def state_jacobian(self, x, u, t: Optional[float] = None) -> np.ndarray:
+        if t is None:
+            return dynamics.state_jacobian(np.asarray(x, float), np.asarray(u, float), self.constants)
+        return dynamics.state_jacobian_at(float(t), np.asarray(x, float), np.asarray(u, float), self.constants)
 
-    def input_jacobian(self, x, u) -> np.ndarray:
-        return dynamics.input_jacobian(np.asarray(x, float), np.asarray(u, float), self.constants)
+    def input_jacobian(self, x, u, t: Optional[float] = None) -> np.ndarray:
+        if t is None:
+            return dynamics.input_jacobian(np.asarray(x, float), np.asarray(u, float), self.constants)
+        return dynamics.input_jacobian_at(float(t), np.asarray(x, float), np.asarray(u, float), self.constants)
 
     def linearize(self, x, u) -> Tuple[np.ndarray, np.ndarray]:
         """A = dx'/dx and B = dx'/du at (x, u), from the analytic Jacobians."""
