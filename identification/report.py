@@ -19,7 +19,8 @@ def write_outputs(fr: FitResult, log: TrialLog, adapter, out_dir: Path, vehicle_
     files = {}
     doc = {
         name: {"value": v, "stderr": se, "nominal": fr.nominal[name],
-               "correlations": fr.correlations.get(name, {})}
+               "correlations": fr.correlations.get(name, {}),
+               **({"stderr_iid": fr.stderr_iid.get(name)} if fr.stderr_method != "iid" else {})}
         for name, (v, se) in fr.estimates.items()
     }
     files["estimates"] = out_dir / "estimates.json"
@@ -28,7 +29,7 @@ def write_outputs(fr: FitResult, log: TrialLog, adapter, out_dir: Path, vehicle_
     fit_doc = {
         "vehicle": fr.vehicle, "log": str(log.path), "columns": log.columns, "samples": int(len(log.time)),
         "duration_s": float(log.time[-1] - log.time[0]), "evaluations": fr.evaluations, "converged": fr.success,
-        "message": fr.message, "noise_levels": fr.weights, "initial_state": fr.nuisance,
+        "message": fr.message, "stderr_method": fr.stderr_method, "noise_levels": fr.weights, "initial_state": fr.nuisance,
         "residual_rms": {c: float(np.sqrt(np.mean(r ** 2))) for c, r in fr.residuals.items()},
         "rms_position_error_m": {"nominal": _rms_pos(adapter, log, fr.predicted_nominal),
                                  "fitted": _rms_pos(adapter, log, fr.predicted)},

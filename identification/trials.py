@@ -34,11 +34,14 @@ def excitation(adapter, times: np.ndarray, segments=H100_SEGMENTS) -> np.ndarray
 
 
 def library_trial(adapter, values: dict[str, float], times: np.ndarray, inputs: np.ndarray,
-                  noise: dict[str, float], seed: int, channels=None) -> tuple[TrialLog, dict[str, np.ndarray]]:
-    """(the noisy trial log, the true motion) of the library with ``values`` from rest."""
+                  noise: dict[str, float], seed: int, channels=None,
+                  depth: float = 0.0) -> tuple[TrialLog, dict[str, np.ndarray]]:
+    """(the noisy trial log, the true motion) of the library with ``values`` from rest, level,
+    ``depth`` m down (0: at the surface, half out of the water)."""
     names = list(channels or noise)
     window = getattr(adapter, "window_s", None)
-    zero = TrialLog("library trial", times, inputs, {c: np.zeros(len(times)) for c in names})
+    start = {c: np.full(len(times), depth if c == "depth" else 0.0) for c in names}
+    zero = TrialLog("library trial", times, inputs, start)
     try:
         adapter.window_s = None     # the truth is one continuous run
         truth = adapter.simulate(values, zero, {})

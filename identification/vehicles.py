@@ -62,6 +62,12 @@ class VehicleAdapter:
     def simulate(self, values: dict[str, float], log: TrialLog, nuisance: dict[str, float]) -> dict[str, np.ndarray]:
         raise NotImplementedError
 
+    def window_labels(self, log: TrialLog) -> np.ndarray | None:
+        """The prediction window of each sample where ``simulate`` predicts over windows, each
+        started again from the measured state (the fit's standard errors then treat each
+        window's residuals as one correlated block); None: one continuous prediction."""
+        return None
+
     def write_vehicle_file(self, values: dict[str, float], path: Path, vehicle_file=None, note: str = "") -> Path:
         raise NotImplementedError
 
@@ -249,6 +255,7 @@ class H100Adapter(VehicleAdapter):
     #: its initial state. Each window starts again from the measured state.
     window_s = 5.0
     smoothing = 10   # samples each side of a window's start fitted for its initial state
+    jump = 0.02      # a change of a command's slope (per sample) above this is a step (window_labels)
 
     _OUTPUT = {"north": ("Pos", 0), "east": ("Pos", 1), "depth": ("Depth", 0), "roll": ("Euler", 0),
                "pitch": ("Euler", 1), "heading": ("Euler", 2), "surge": ("LocalVel", 0), "sway": ("LocalVel", 1),
@@ -316,6 +323,29 @@ class H100Adapter(VehicleAdapter):
     def nuisance(self, log: TrialLog) -> dict[str, tuple[float, float]]:
         return {}  # every window starts from the measured state
 
+    def window_labels(self, log: TrialLog) -> np.ndarray:
+        """The prediction window (0, 1, ...) of each sample of ``log``: a window lasts at least
+        ``window_s`` and starts again where no command jumps within the smoothing span (the kink
+        of the motion at a jump would bias the smoothed initial state). A jump is a change of a
+        command's slope by more than ``jump``: a step; not a chirp's smooth change (up to 0.25 Hz
+        and amplitude 0.5 it changes its slope by under 0.013 a 0.1 s sample), so a window may
+        start inside a chirp. Without ``window_s``, one window."""
+        t, u = log.time, log.inputs
+        labels = np.zeros(len(t), dtype=int)
+        if not self.window_s:
+            return labels
+        kink = np.abs(np.diff(u, n=2, axis=0)) > self.jump
+        change = np.concatenate([[False, False], np.any(kink, axis=1)]) | np.concatenate([[False], np.any(kink, axis=1), [False]])
+        near = np.convolve(change.astype(float), np.ones(2 * self.smoothing + 1), mode="same") > 0
+        start = 0
+        for k in range(1, len(t)):
+            if t[k] - t[start] >= self.window_s - 1e-9 and not near[k]:
+                start = k
+                labels[k] = labels[k - 1] + 1
+            else:
+                labels[k] = labels[k - 1]
+        return labels
+
     def simulate(self, values, log, nuisance) -> dict[str, np.ndarray]:
         """Predictions over windows of ``window_s``: each window starts from the measured
         attitude, depth, body velocity and rates at its first sample (where the log lacks one,
@@ -358,15 +388,9 @@ class H100Adapter(VehicleAdapter):
         solver.set_f_params(u_now, model.constants)
         solver.set_integrator("dopri5", rtol=1e-6, atol=1e-8, nsteps=100000)
         out = np.empty((len(t), len(wanted)))
-        window = self.window_s if self.window_s else np.inf
-        start = None
-        # a window starts where the commands have been and stay constant over the smoothing
-        # span (a kink of the motion inside it would bias the smoothed initial state)
-        change = np.concatenate([[False], np.any(np.diff(u, axis=0) != 0.0, axis=1)])
-        near = np.convolve(change.astype(float), np.ones(2 * self.smoothing + 1), mode="same") > 0
+        starts = self.window_labels(log)
         for k in range(len(t)):
-            if start is None or (t[k] - t[start] >= window - 1e-9 and not near[k]):
-                start = k
+            if k == 0 or starts[k] != starts[k - 1]:
                 q0 = quaternion_from_euler(measured("roll", k), measured("pitch", k), measured("heading", k))
                 x = model.initial_state(Pos0=(measured("north", k), measured("east", k), measured("depth", k)), Quater0=q0,
                                         LocalVel0=(measured("surge", k), measured("sway", k), measured("heave", k)),

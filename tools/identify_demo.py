@@ -9,8 +9,9 @@
    error of the fit; the RMS position error of the nominal and the fitted model on the
    held-out manoeuvre.
 
-    .venv/bin/python tools/identify_demo.py              # the AUV, then the H100 (a library trial)
-    .venv/bin/python tools/identify_demo.py auv --out /tmp/demo
+    .venv/bin/python tools/identify_demo.py              # the AUV, then the H100
+    .venv/bin/python tools/identify_demo.py h100 --out /tmp/demo
+    .venv/bin/python tools/identify_demo.py h100 --seeds 8   # and how honest the standard errors are
 """
 
 from __future__ import annotations
@@ -23,6 +24,8 @@ import sys
 import time
 from pathlib import Path
 
+import numpy as np
+
 REPO = Path(__file__).resolve().parents[1]
 
 # the true vehicles of the trials: FMU parameter -> true value (the nominal is the FMU default)
@@ -31,6 +34,14 @@ DEMOS = {
         "scenario": "ident_auv",
         "check": "ident_auv_check",
         "truth": {"AxialDragCoeff": 0.25 * 1.2, "CrossFlowDragCoeff": 1.1 * 0.8, "RudderClMax": 0.8 * 1.15},
+        "instance": "vehicle",
+    },
+    "h100": {
+        "scenario": "ident_h100",
+        "check": "ident_h100_check",
+        # surge quadratic and heave linear damping +30 %, heave added mass -20 %, efficiency 0.85
+        "truth": {"QuadraticDamping[1,1]": 141.0 * 1.3, "LinearDamping[3,3]": 33.0 * 1.3,
+                  "AddedMass[3,3]": 18.68 * 0.8, "ThrusterEfficiency": 0.85},
         "instance": "vehicle",
     },
 }
@@ -77,61 +88,46 @@ def demo(name: str, out: Path) -> None:
           f"fitted {held['fitted']:.3f} m")
 
 
-def demo_h100_library(out: Path) -> None:
-    """The H100 on a trial made with its library (identification/trials.py) while H100.fmu and
-    an identification scenario of it are not on main: damping +30 %, added mass -20 %,
-    thruster efficiency 0.85, the H100's instrument noise; fitted over 5 s windows."""
-    sys.path.insert(0, str(REPO))
-    import numpy as np
-
-    from identification import excitation, identify, library_trial, rms_position_error, vehicle_adapter
-    from identification.report import write_outputs
-    from identification.trials import H100_NOISE
-
-    adapter = vehicle_adapter("h100")
-    nominal = adapter.nominal()
-    truth = dict(nominal)
-    truth["QuadraticDamping[1,1]"] *= 1.3
-    truth["LinearDamping[3,3]"] *= 1.3
-    truth["AddedMass[3,3]"] *= 0.8
-    truth["ThrusterEfficiency"] = 0.85
-    fit = ["QuadraticDamping[1,1]", "LinearDamping[3,3]", "AddedMass[3,3]", "ThrusterEfficiency"]
-    noise = dict(H100_NOISE, north=0.0, east=0.0)
-    t = np.round(np.arange(0.0, 100.01, 0.1), 10)
-    log, _ = library_trial(adapter, truth, t, excitation(adapter, t), noise, seed=3)
-    segments = [(2, 10, (0, 0, -15, 0, 0, 0)), (12, 22, (25, 0, 0, 0, 0, 0)), (25, 33, (0, 0, 20, 0, 0, 0)),
-                (36, 44, (-15, 0, 0, 0, 0, 0))]
-    th = np.round(np.arange(0.0, 46.01, 0.1), 10)
-    check, _ = library_trial(adapter, truth, th, excitation(adapter, th, segments), noise, seed=4)
-    t0 = time.perf_counter()
-    fr = identify(log, adapter, fit)
-    elapsed = time.perf_counter() - t0
-    e_nom = rms_position_error(adapter, check, adapter.simulate(nominal, check, {}))
-    e_fit = rms_position_error(adapter, check, adapter.simulate(fr.values, check, {}))
-    write_outputs(fr, log, adapter, out / "fit", heldout={"rms_position_error_m": {"nominal": e_nom, "fitted": e_fit}})
-    print(fr.report)
-    print(f"h100 (a library trial, {t[-1]:g} s; H100.fmu not used): fit {elapsed:.1f} s, {fr.evaluations} simulations")
-    print(f"  {'parameter':<24} {'nominal':>10} {'true':>10} {'fitted':>10} {'std err':>9} {'error':>8}")
-    worst = 0.0
-    for k in fit:
-        v, se = fr.estimates[k]
-        err = (v / truth[k] - 1) * 100
-        worst = max(worst, abs(err))
-        print(f"  {k:<24} {nominal[k]:>10.5g} {truth[k]:>10.5g} {v:>10.5g} {se:>9.2g} {err:>+7.2f} %")
-    print(f"  largest error {worst:.2f} % (bar: 5 %)")
-    print(f"  held-out manoeuvre (5 s windows): RMS position error nominal {e_nom:.4f} m, fitted {e_fit:.4f} m")
+def calibration(name: str, out: Path, seeds: int) -> None:
+    """How honest the standard errors are: the trial flown again with other instrument-noise
+    seeds, each fitted; per parameter the RMS over the seeds of (fitted - true) / standard
+    error, for the errors the fit reports and for lmfit's independent-residual ones. About 1
+    for honest errors; above 1: too small."""
+    d = DEMOS[name]
+    sets = [a for k, v in d["truth"].items() for a in ("--set", f"{d['instance']}.{k}={v!r}")]
+    ratios: dict[str, list] = {k: [] for k in d["truth"]}
+    for seed in range(1, seeds + 1):
+        trial = out / f"seed{seed}"
+        _run("-m", "master", "run", d["scenario"], "--no-plots", "--no-progress", "-q", *sets,
+             "--set", f"sensors.Seed={seed}", "--out", str(trial / "trial"))
+        _run("-m", "master", "identify", str(trial / "trial" / "results.csv"), "--vehicle", name,
+             "--fit", ",".join(d["truth"]), "--out", str(trial / "fit"))
+        est = json.loads((trial / "fit" / "estimates.json").read_text())
+        for k, truth in d["truth"].items():
+            e = est[k]
+            ratios[k].append(((e["value"] - truth) / e["stderr"], (e["value"] - truth) / e.get("stderr_iid", e["stderr"]),
+                              e["value"] - truth))
+    method = json.loads((out / "seed1" / "fit" / "fit.json").read_text()).get("stderr_method", "iid")
+    print(f"{name}: standard errors over {seeds} noise seeds (reported: {method})")
+    print(f"  {'parameter':<24} {'mean error':>11} {'RMS error':>10} {'RMS err/se':>11} {'RMS err/se iid':>15}")
+    for k, rows in ratios.items():
+        a = np.array(rows)
+        rms = np.sqrt(np.mean(a ** 2, axis=0))
+        print(f"  {k:<24} {a[:, 2].mean():>+11.3g} {rms[2]:>10.3g} {rms[0]:>11.2f} {rms[1]:>15.2f}")
 
 
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("vehicles", nargs="*", default=[*DEMOS, "h100"], help=f"of {', '.join(DEMOS)}, h100")
+    p.add_argument("vehicles", nargs="*", default=list(DEMOS), help=f"of {', '.join(DEMOS)}")
     p.add_argument("--out", default=str(REPO / "results" / "identify_demo"))
+    p.add_argument("--seeds", type=int, default=0,
+                   help="also fly the trial with this many instrument-noise seeds and print how honest the "
+                        "standard errors are (RMS of error / standard error)")
     args = p.parse_args()
     for name in args.vehicles:
-        if name == "h100":
-            demo_h100_library(Path(args.out) / name)
-        else:
-            demo(name, Path(args.out) / name)
+        demo(name, Path(args.out) / name)
+        if args.seeds:
+            calibration(name, Path(args.out) / name / "seeds", args.seeds)
     return 0
 
 
