@@ -33,72 +33,23 @@ from fmu_support.numba_cache import pin_source_times, running_from_fmu
 if running_from_fmu(__file__):  # make numba's cache shipped in the FMU valid (before the import)
     pin_source_times(os.path.join(os.path.dirname(os.path.abspath(__file__)), "vehicle_model"))
 
-from fmu_support.declare import Var, register
+from fmu_support.declare import Var, config_of, parameters_of, register
 from controllers_fmu.h100.controllers import ControllerConfig
 from controllers_fmu.h100.guidance import Commands, GuidanceConfig
 from controllers_fmu.h100.navigation import Measurements, NavigationConfig
+from controllers_fmu.h100.stack import StackConfig
 
-_G, _C, _N = GuidanceConfig(), ControllerConfig(), NavigationConfig()
 _NED = ("north", "east", "down")
 _WRENCH = ("X (surge force)", "Y (sway force)", "Z (heave force)", "K (roll moment)",
            "M (pitch moment)", "N (yaw moment)")
 _WRENCH_UNITS = ("N", "N", "N", "N.m", "N.m", "N.m")
 
-#: (FMU name, unit, description) of each controller gain; the defaults are ControllerConfig's
-_GAINS = [
-    ("PositionGain", "1/s", "Cascade PID: outer position loop gain (desired velocity per metre of error)"),
-    ("AttitudeGain", "1/s", "Cascade PID: outer roll and pitch loop gain"),
-    ("HeadingGain", "1/s", "Cascade PID: outer heading loop gain"),
-    ("VelocityBandwidth", "rad/s", "Cascade PID: inner velocity loops' bandwidth (Kp = M_jj times it)"),
-    ("RateBandwidth", "rad/s", "Cascade PID: inner angular rate loops' bandwidth"),
-    ("VelocityIntegralFrequency", "rad/s", "Cascade PID: inner velocity loops' integral corner (Ki = Kp times it)"),
-    ("RateIntegralFrequency", "rad/s", "Cascade PID: inner rate loops' integral corner"),
-    ("MaxSpeed", "m/s", "Cascade PID: limit of the desired velocity (horizontal, and vertical)"),
-    ("MaxYawRate", "rad/s", "Cascade PID: limit of the desired yaw rate"),
-    ("LqrPositionError", "m", "LQR: Bryson weight, acceptable position error"),
-    ("LqrAttitudeError", "rad", "LQR: Bryson weight, acceptable attitude error"),
-    ("LqrVelocityError", "m/s", "LQR: Bryson weight, acceptable velocity error"),
-    ("LqrRateError", "rad/s", "LQR: Bryson weight, acceptable angular rate error"),
-    ("LqrIntegralError", "m.s", "LQR: Bryson weight, acceptable integral of the position (heading) error"),
-    ("LqrWrenchFraction", "1", "LQR: Bryson weight of the wrench, as a fraction of each axis' reach"),
-    ("LqrScheduleStep", "m/s", "LQR: change of the operating point (reference body velocity) that recomputes the gain"),
-    ("SmcBandwidth", "rad/s", "Sliding mode: lambda of the sliding surface"),
-    ("SmcDamping", "1/s", "Sliding mode: linear feedback on the sliding variable, K_d = SmcDamping M"),
-    ("SmcSwitchingGain", "N", "Sliding mode: switching gain (moments scaled by the thrusters' arm)"),
-    ("SmcBoundaryLayer", "m/s", "Sliding mode: boundary layer width of the switching term"),
-]
-
-PARAMETERS = [
-    Var("Controller", "String", "parameter", _C.Controller, None, "Controller: 'pid' (cascade PID), 'lqr', 'smc' (sliding mode)"),
-    Var("Mode", "String", "parameter", _G.Mode, None,
-        "Mode: 'hold' (station keeping), 'depth_heading', 'velocity', 'waypoints', 'sshape', 'sway'"),
-    Var("Waypoints", "String", "parameter", _G.Waypoints, None, "Waypoints 'north,east,depth; ...' [m, NED] (Mode 'waypoints')"),
-    Var("HoldInitialPose", "Boolean", "parameter", True, None,
-        "Hold the initial position and heading (true) or HoldPosition / HoldHeading (false)"),
-    *[Var(f"HoldPosition[{i + 1}]", "Real", "parameter", 0.0, "m", f"Position held when HoldInitialPose is false, {_NED[i]}")
-      for i in range(3)],
-    Var("HoldHeading", "Real", "parameter", 0.0, "rad",
-        "Heading held when HoldInitialPose is false (and of the waypoint legs then)"),
-    Var("TrackSpeed", "Real", "parameter", _G.TrackSpeed, "m/s", "Speed along the waypoint legs and of the S-shape"),
-    Var("ManoeuvreAmplitude", "Real", "parameter", _G.ManoeuvreAmplitude, "m", "Sideways amplitude of the S-shape and sway manoeuvres"),
-    Var("ManoeuvrePeriod", "Real", "parameter", _G.ManoeuvrePeriod, "s", "Period of the S-shape and sway manoeuvres"),
-    Var("ReferenceFrequency", "Real", "parameter", _G.ReferenceFrequency, "rad/s", "Reference model natural frequency, position axes"),
-    Var("HeadingReferenceFrequency", "Real", "parameter", _G.HeadingReferenceFrequency, "rad/s", "Reference model natural frequency, heading"),
-    Var("ReferenceMaxSpeed", "Real", "parameter", _G.MaxSpeed, "m/s", "Reference model speed limit, each position axis"),
-    Var("ReferenceMaxAcceleration", "Real", "parameter", _G.MaxAcceleration, "m/s2", "Reference model acceleration limit"),
-    Var("ReferenceMaxYawRate", "Real", "parameter", _G.MaxYawRate, "rad/s", "Reference model yaw rate limit"),
-    Var("ReferenceMaxYawAcceleration", "Real", "parameter", _G.MaxYawAcceleration, "rad/s2", "Reference model yaw acceleration limit"),
-    Var("ModelFeedForward", "Boolean", "parameter", _C.ModelFeedForward, None,
-        "Feed the believed model's wrench of the reference motion forward (all controllers)"),
-    *[Var(name, "Real", "parameter", getattr(_C, name), unit, description) for name, unit, description in _GAINS],
-    Var("SmcIntegral", "Boolean", "parameter", _C.SmcIntegral, None, "Sliding mode: integral term in the sliding surface"),
-    Var("UsblGain", "Real", "parameter", _N.UsblGain, "1", "Navigation: share of a USBL fix's innovation applied"),
-    Var("DvlLossTime", "Real", "parameter", _N.DvlLossTime, "s", "Navigation: decay of the velocity estimate without bottom lock"),
-    Var("Allocator", "String", "parameter", "qp", None, "Thrust allocation: 'qp' (constrained, with slack) or 'pinv' (clipped pseudo-inverse)"),
-    Var("EfficiencyBelief", "Real", "parameter", 1.0, "1", "The controller's belief eta_hat of the thruster efficiency"),
-    Var("DampingScale", "Real", "parameter", 1.0, "1", "Believed damping (linear and quadratic) as a multiple of the vehicle file's"),
-    Var("AddedMassScale", "Real", "parameter", 1.0, "1", "Believed added mass as a multiple of the vehicle file's"),
-]
+#: The parameters: the configurations' fields, declared beside them (controllers_fmu/h100/:
+#: guidance.py, controllers.py, navigation.py, stack.py); the controller's choice first.
+_CONTROLLER = parameters_of(ControllerConfig)
+_CONFIGS = (GuidanceConfig, ControllerConfig, NavigationConfig, StackConfig)
+PARAMETERS = (_CONTROLLER[:1] + parameters_of(GuidanceConfig) + _CONTROLLER[1:]
+              + parameters_of(NavigationConfig) + parameters_of(StackConfig))
 
 INPUTS = [
     *[Var(f"MeasuredEuler[{i + 1}]", "Real", "input", 0.0, "rad", d) for i, d in
@@ -162,37 +113,14 @@ class H100Control(FmuSlave):
 
     # ---------------------------------------------------------------- mapping
     def _new_stack(self):
-        from controllers_fmu.h100.belief import VehicleBelief
         from controllers_fmu.h100.stack import H100ControlStack
 
-        v = self.values
         try:
-            guidance = GuidanceConfig(
-                Mode=v["Mode"], Waypoints=v["Waypoints"],
-                HoldPosition=((math.nan,) * 3 if v["HoldInitialPose"] else tuple(v[f"HoldPosition[{i}]"] for i in (1, 2, 3))),
-                HoldHeading=math.nan if v["HoldInitialPose"] else v["HoldHeading"],
-                TrackSpeed=v["TrackSpeed"], ManoeuvreAmplitude=v["ManoeuvreAmplitude"],
-                ManoeuvrePeriod=v["ManoeuvrePeriod"], ReferenceFrequency=v["ReferenceFrequency"],
-                HeadingReferenceFrequency=v["HeadingReferenceFrequency"], MaxSpeed=v["ReferenceMaxSpeed"],
-                MaxAcceleration=v["ReferenceMaxAcceleration"], MaxYawRate=v["ReferenceMaxYawRate"],
-                MaxYawAcceleration=v["ReferenceMaxYawAcceleration"])
-            controller = ControllerConfig(Controller=v["Controller"], ModelFeedForward=bool(v["ModelFeedForward"]),
-                                          SmcIntegral=bool(v["SmcIntegral"]),
-                                          **{name: v[name] for name, _, _ in _GAINS})
-            controller.validate()
-            navigation = NavigationConfig(UsblGain=v["UsblGain"], DvlLossTime=v["DvlLossTime"])
-            for name in ("EfficiencyBelief", "DampingScale", "AddedMassScale"):
-                if not (math.isfinite(v[name]) and v[name] > 0.0):
-                    raise ValueError(f"{name} must be finite and > 0, got {v[name]!r}")
-            params = self.vehicle.params
-            if v["DampingScale"] != 1.0 or v["AddedMassScale"] != 1.0:
-                import numpy as np
-                params = params.replace(
-                    LinearDamping=(np.asarray(params.LinearDamping) * v["DampingScale"]).tolist(),
-                    QuadraticDamping=(np.asarray(params.QuadraticDamping) * v["DampingScale"]).tolist(),
-                    AddedMass=(np.asarray(params.AddedMass) * v["AddedMassScale"]).tolist())
-            belief = VehicleBelief(params, efficiency_belief=v["EfficiencyBelief"])
-            return H100ControlStack(belief, guidance, controller, navigation, allocator=v["Allocator"])
+            guidance, controller, navigation, stack = (config_of(cls, self.values) for cls in _CONFIGS)
+            for config in (guidance, controller, navigation, stack):
+                config.validate()
+            return H100ControlStack(stack.belief(self.vehicle.params), guidance, controller, navigation,
+                                    allocator=stack.Allocator)
         except ValueError as error:
             raise FmuError(f"parameter {error}") from None
 

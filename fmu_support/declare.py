@@ -12,8 +12,9 @@ descriptions) and `zero_means` (a vector that may be None: what all zeros stand 
 FMU). The helpers that write them live with the plain-Python libraries, which import nothing
 of FMI: `vehicle_model.parameters.parameter` and `controllers_fmu.declare.parameter`. This
 module reads them: `declaration(field)` for one field, `parameters_of(ConfigClass)` for the
-`Var` rows of a scalar configuration; `VehicleSlave` registers a vehicle's (vector) parameters
-from the same keys.
+`Var` rows of a configuration (a vector field: one Real per element), `config_of(ConfigClass,
+values)` for the configuration back from the registered values; `VehicleSlave` registers a
+vehicle's (vector) parameters from the same keys.
 
 Inputs and outputs configure no field: a slave lists them as `Var` rows (a vehicle gives them
 as `SignalTable`s, see `VehicleSlave`). `register` registers rows on a slave whose values live
@@ -86,6 +87,19 @@ def parameters_of(config_cls) -> List[Var]:
         rows.append(Var(field.name, kind, "parameter", field.default, declared["unit"],
                         declared["description"], declared["variability"]))
     return rows
+
+
+def config_of(config_cls, values: Dict[str, Any]):
+    """An instance of the configuration dataclass `config_cls` from the registered values of its
+    parameters (`parameters_of`): a scalar field from `values[name]`, a vector one from
+    `values["Name[1]"] ...` as a tuple. The dataclass's own checks are the caller's."""
+    kwargs = {}
+    for field in dataclasses.fields(config_cls):
+        declared = declaration(field)
+        size = declared["size"] if declared else 1
+        kwargs[field.name] = (tuple(values[f"{field.name}[{i + 1}]"] for i in range(size)) if size > 1
+                              else values[field.name])
+    return config_cls(**kwargs)
 
 
 def register(slave, table: Iterable[Var], values: Optional[Dict[str, Any]] = None) -> Dict[str, Var]:

@@ -28,6 +28,7 @@ from typing import Dict, List, Tuple
 import numpy as np
 
 from ..angles import wrap_pi
+from ..declare import parameter
 from ..pid import PID
 from .belief import VehicleBelief
 from .frames import euler_rate_matrix_inverse, rotation_of
@@ -39,33 +40,42 @@ CONTROLLERS = ("pid", "lqr", "smc")
 
 @dataclass
 class ControllerConfig:
-    """Gains of the three controllers (the FMU parameter names)."""
-    Controller: str = "pid"
-    ModelFeedForward: bool = True
+    """Gains of the three controllers (the field names are the FMU parameter names)."""
+    Controller: str = parameter("pid", None, "Controller: 'pid' (cascade PID), 'lqr', 'smc' (sliding mode)")
+    ModelFeedForward: bool = parameter(True, None, "Feed the believed model's wrench of the reference motion "
+                                                   "forward (all controllers)")
     # cascade PID: outer loops (1/s), inner loops (bandwidth rad/s, integral corner rad/s)
-    PositionGain: float = 0.8
-    AttitudeGain: float = 2.0
-    HeadingGain: float = 1.2
-    VelocityBandwidth: float = 3.0
-    RateBandwidth: float = 5.0
-    VelocityIntegralFrequency: float = 0.5
-    RateIntegralFrequency: float = 0.5
-    MaxSpeed: float = 0.8            # m/s, desired velocity limit of the outer loop
-    MaxYawRate: float = 0.8          # rad/s
+    PositionGain: float = parameter(0.8, "1/s", "Cascade PID: outer position loop gain (desired velocity per "
+                                                "metre of error)")
+    AttitudeGain: float = parameter(2.0, "1/s", "Cascade PID: outer roll and pitch loop gain")
+    HeadingGain: float = parameter(1.2, "1/s", "Cascade PID: outer heading loop gain")
+    VelocityBandwidth: float = parameter(3.0, "rad/s", "Cascade PID: inner velocity loops' bandwidth (Kp = M_jj "
+                                                       "times it)")
+    RateBandwidth: float = parameter(5.0, "rad/s", "Cascade PID: inner angular rate loops' bandwidth")
+    VelocityIntegralFrequency: float = parameter(0.5, "rad/s", "Cascade PID: inner velocity loops' integral corner "
+                                                               "(Ki = Kp times it)")
+    RateIntegralFrequency: float = parameter(0.5, "rad/s", "Cascade PID: inner rate loops' integral corner")
+    MaxSpeed: float = parameter(0.8, "m/s", "Cascade PID: limit of the desired velocity (horizontal, and vertical)")
+    MaxYawRate: float = parameter(0.8, "rad/s", "Cascade PID: limit of the desired yaw rate")
     # LQR: Bryson's rule, the largest acceptable error of each state and the wrench budget
-    LqrPositionError: float = 0.3           # m
-    LqrAttitudeError: float = 1.0           # rad
-    LqrVelocityError: float = 0.6           # m/s
-    LqrRateError: float = 5.0               # rad/s
-    LqrIntegralError: float = 0.5           # m s (rad s for heading)
-    LqrWrenchFraction: float = 0.3          # of each axis' reach
-    LqrScheduleStep: float = 0.05           # m/s of operating-point change that recomputes the gain
+    LqrPositionError: float = parameter(0.3, "m", "LQR: Bryson weight, acceptable position error")
+    LqrAttitudeError: float = parameter(1.0, "rad", "LQR: Bryson weight, acceptable attitude error")
+    LqrVelocityError: float = parameter(0.6, "m/s", "LQR: Bryson weight, acceptable velocity error")
+    LqrRateError: float = parameter(5.0, "rad/s", "LQR: Bryson weight, acceptable angular rate error")
+    LqrIntegralError: float = parameter(0.5, "m.s", "LQR: Bryson weight, acceptable integral of the position "
+                                                    "(heading) error")
+    LqrWrenchFraction: float = parameter(0.3, "1", "LQR: Bryson weight of the wrench, as a fraction of each axis' "
+                                                   "reach")
+    LqrScheduleStep: float = parameter(0.05, "m/s", "LQR: change of the operating point (reference body velocity) "
+                                                    "that recomputes the gain")
     # sliding mode
-    SmcBandwidth: float = 1.0               # rad/s, lambda of the sliding surface
-    SmcIntegral: bool = True
-    SmcDamping: float = 3.0                 # 1/s, K_d = SmcDamping M
-    SmcSwitchingGain: float = 5.0           # N (N m at the thrusters' arm scale)
-    SmcBoundaryLayer: float = 0.1           # m/s (rad/s), width of the saturation
+    SmcBandwidth: float = parameter(1.0, "rad/s", "Sliding mode: lambda of the sliding surface")
+    SmcDamping: float = parameter(3.0, "1/s", "Sliding mode: linear feedback on the sliding variable, "
+                                              "K_d = SmcDamping M")
+    SmcSwitchingGain: float = parameter(5.0, "N", "Sliding mode: switching gain (moments scaled by the thrusters' "
+                                                  "arm)")
+    SmcBoundaryLayer: float = parameter(0.1, "m/s", "Sliding mode: boundary layer width of the switching term")
+    SmcIntegral: bool = parameter(True, None, "Sliding mode: integral term in the sliding surface")
 
     def validate(self) -> None:
         if self.Controller not in CONTROLLERS:

@@ -5,14 +5,14 @@ pitch are held level.
 Modes (parameter ``Mode``):
 
 * ``hold``: station keeping: the position and heading the navigation gives at initialisation
-  (the vehicle's initial pose), or ``HoldPosition`` / ``HoldHeading`` when those are finite;
+  (the vehicle's initial pose, ``HoldInitialPose``), or ``HoldPosition`` / ``HoldHeading``;
 * ``depth_heading``: the horizontal position held as in ``hold``, depth and heading from the
   inputs ``DepthCommand`` and ``HeadingCommand`` (steps are smoothed, see below);
 * ``velocity``: body-axis surge and sway speeds from ``SurgeCommand`` / ``SwayCommand`` (the
   horizontal position reference moves at that velocity, rotated by the heading reference),
   depth and heading from the inputs;
 * ``waypoints``: the reference point runs along the straight legs between 3-D ``Waypoints`` at
-  ``TrackSpeed``, the heading along the leg (or ``HoldHeading`` when finite); it stops at the
+  ``TrackSpeed``, the heading along the leg (or ``HoldHeading`` when held); it stops at the
   last one, which it holds;
 * ``sshape``: an S-shape manoeuvre: forward along the initial heading at ``TrackSpeed`` while
   the path swings sideways ``ManoeuvreAmplitude * sin(2 pi t / ManoeuvrePeriod)``, heading along
@@ -33,6 +33,7 @@ from dataclasses import dataclass
 from typing import List, Sequence, Tuple
 
 from ..angles import wrap_pi
+from ..declare import parameter
 
 MODES = ("hold", "depth_heading", "velocity", "waypoints", "sshape", "sway")
 
@@ -112,19 +113,35 @@ def parse_waypoints(text: str) -> List[Tuple[float, float, float]]:
 
 @dataclass
 class GuidanceConfig:
-    Mode: str = "hold"
-    HoldPosition: Sequence[float] = (math.nan, math.nan, math.nan)   # NED m; NaN: the initial
-    HoldHeading: float = math.nan                                    # rad; NaN: the initial
-    Waypoints: str = ""
-    TrackSpeed: float = 0.3              # m/s
-    ManoeuvreAmplitude: float = 1.0      # m
-    ManoeuvrePeriod: float = 30.0        # s
-    ReferenceFrequency: float = 1.5      # rad/s, position axes
-    HeadingReferenceFrequency: float = 1.0   # rad/s
-    MaxSpeed: float = 0.8                # m/s, each position axis of the reference
-    MaxAcceleration: float = 1.5         # m/s^2
-    MaxYawRate: float = 0.6              # rad/s
-    MaxYawAcceleration: float = 1.0      # rad/s^2
+    """Parameters of :class:`Guidance`; the field names are the FMU parameter names."""
+    Mode: str = parameter("hold", None, "Mode: 'hold' (station keeping), 'depth_heading', 'velocity', "
+                                        "'waypoints', 'sshape', 'sway'")
+    Waypoints: str = parameter("", None, "Waypoints 'north,east,depth; ...' [m, NED] (Mode 'waypoints')")
+    HoldInitialPose: bool = parameter(True, None, "Hold the initial position and heading (true) or "
+                                                  "HoldPosition / HoldHeading (false)")
+    HoldPosition: Tuple[float, float, float] = parameter(
+        (0.0, 0.0, 0.0), "m", "Position held when HoldInitialPose is false",
+        size=3, labels=("north", "east", "down"))
+    HoldHeading: float = parameter(0.0, "rad", "Heading held when HoldInitialPose is false (and of the "
+                                               "waypoint legs then)")
+    TrackSpeed: float = parameter(0.3, "m/s", "Speed along the waypoint legs and of the S-shape")
+    ManoeuvreAmplitude: float = parameter(1.0, "m", "Sideways amplitude of the S-shape and sway manoeuvres")
+    ManoeuvrePeriod: float = parameter(30.0, "s", "Period of the S-shape and sway manoeuvres")
+    ReferenceFrequency: float = parameter(1.5, "rad/s", "Reference model natural frequency, position axes")
+    HeadingReferenceFrequency: float = parameter(1.0, "rad/s", "Reference model natural frequency, heading")
+    ReferenceMaxSpeed: float = parameter(0.8, "m/s", "Reference model speed limit, each position axis")
+    ReferenceMaxAcceleration: float = parameter(1.5, "m/s2", "Reference model acceleration limit")
+    ReferenceMaxYawRate: float = parameter(0.6, "rad/s", "Reference model yaw rate limit")
+    ReferenceMaxYawAcceleration: float = parameter(1.0, "rad/s2", "Reference model yaw acceleration limit")
+
+    def held_position(self) -> Tuple[float, float, float]:
+        """The position to hold, NaN where the initial one is meant (all axes with HoldInitialPose;
+        a library caller may also give NaN for one axis of HoldPosition)."""
+        return (math.nan,) * 3 if self.HoldInitialPose else tuple(float(v) for v in self.HoldPosition)
+
+    def held_heading(self) -> float:
+        """The heading to hold (and of the waypoint legs), NaN for the initial (along the legs)."""
+        return math.nan if self.HoldInitialPose else float(self.HoldHeading)
 
     def validate(self) -> None:
         if self.Mode not in MODES:
@@ -133,8 +150,8 @@ class GuidanceConfig:
             v = float(getattr(self, name))
             if not (math.isfinite(v) and v >= 0.0):
                 raise ValueError(f"{name} must be finite and >= 0, got {v!r}")
-        for name in ("ManoeuvrePeriod", "ReferenceFrequency", "HeadingReferenceFrequency", "MaxSpeed",
-                     "MaxAcceleration", "MaxYawRate", "MaxYawAcceleration"):
+        for name in ("ManoeuvrePeriod", "ReferenceFrequency", "HeadingReferenceFrequency", "ReferenceMaxSpeed",
+                     "ReferenceMaxAcceleration", "ReferenceMaxYawRate", "ReferenceMaxYawAcceleration"):
             v = float(getattr(self, name))
             if not (math.isfinite(v) and v > 0.0):
                 raise ValueError(f"{name} must be finite and > 0, got {v!r}")
@@ -164,8 +181,9 @@ class Guidance:
     def __init__(self, config: GuidanceConfig):
         config.validate()
         self.config = c = config
-        self.axes = [AxisFilter(c.ReferenceFrequency, c.MaxSpeed, c.MaxAcceleration) for _ in range(3)]
-        self.yaw = AxisFilter(c.HeadingReferenceFrequency, c.MaxYawRate, c.MaxYawAcceleration, angle=True)
+        self.axes = [AxisFilter(c.ReferenceFrequency, c.ReferenceMaxSpeed, c.ReferenceMaxAcceleration) for _ in range(3)]
+        self.yaw = AxisFilter(c.HeadingReferenceFrequency, c.ReferenceMaxYawRate, c.ReferenceMaxYawAcceleration,
+                              angle=True)
         self.waypoints = parse_waypoints(c.Waypoints) if c.Mode == "waypoints" else []
         self.time = 0.0
         self.origin = [0.0, 0.0, 0.0]
@@ -178,9 +196,9 @@ class Guidance:
     # ------------------------------------------------------------------ public
     def initialize(self, pos: Sequence[float], heading: float, commands: Commands) -> Reference:
         c = self.config
-        hold = [float(v) for v in c.HoldPosition]
+        hold, hold_heading = c.held_position(), c.held_heading()
         self.origin = [hold[i] if math.isfinite(hold[i]) else float(pos[i]) for i in range(3)]
-        self.origin_heading = float(c.HoldHeading) if math.isfinite(c.HoldHeading) else wrap_pi(float(heading))
+        self.origin_heading = hold_heading if math.isfinite(hold_heading) else wrap_pi(float(heading))
         self.time = 0.0
         self.target = list(self.origin)
         self.leg, self.track_distance, self.finished = 0, 0.0, False
@@ -267,8 +285,9 @@ class Guidance:
         return list(last), [0.0, 0.0, 0.0], self._leg_heading(before, last), 0.0
 
     def _leg_heading(self, a, b) -> float:
-        if math.isfinite(self.config.HoldHeading):
-            return float(self.config.HoldHeading)
+        hold_heading = self.config.held_heading()
+        if math.isfinite(hold_heading):
+            return hold_heading
         if math.hypot(b[0] - a[0], b[1] - a[1]) < 1e-6:   # a vertical leg: keep the heading
             return self.yaw.x
         return math.atan2(b[1] - a[1], b[0] - a[0])

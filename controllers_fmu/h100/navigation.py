@@ -21,6 +21,7 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import List, Sequence
 
+from ..declare import parameter
 from .frames import rotation_of
 
 HISTORY = 30.0   # s of estimates kept for late fixes
@@ -28,8 +29,8 @@ HISTORY = 30.0   # s of estimates kept for late fixes
 
 @dataclass
 class NavigationConfig:
-    UsblGain: float = 0.05           # 1, share of the innovation applied per fix
-    DvlLossTime: float = 2.0         # s, decay of the velocity estimate without bottom lock
+    UsblGain: float = parameter(0.05, "1", "Navigation: share of a USBL fix's innovation applied")
+    DvlLossTime: float = parameter(2.0, "s", "Navigation: decay of the velocity estimate without bottom lock")
 
     def validate(self) -> None:
         if not (math.isfinite(self.UsblGain) and 0.0 < self.UsblGain <= 1.0):

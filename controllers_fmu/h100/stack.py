@@ -14,12 +14,43 @@ from typing import List
 import numpy as np
 
 from ..allocation import PseudoInverseAllocator, QpAllocator
+from ..declare import parameter
 from .belief import VehicleBelief
 from .controllers import ControllerConfig, make_controller
 from .guidance import Commands, Guidance, GuidanceConfig, Reference
 from .navigation import Estimate, Measurements, Navigation, NavigationConfig
 
 ALLOCATORS = ("qp", "pinv")
+
+
+@dataclass
+class StackConfig:
+    """The thrust allocator and how the controllers' belief of the vehicle differs from the
+    vehicle file (model error for robustness runs); the field names are the FMU parameter names."""
+    Allocator: str = parameter("qp", None, "Thrust allocation: 'qp' (constrained, with slack) or 'pinv' "
+                                           "(clipped pseudo-inverse)")
+    EfficiencyBelief: float = parameter(1.0, "1", "The controller's belief eta_hat of the thruster efficiency")
+    DampingScale: float = parameter(1.0, "1", "Believed damping (linear and quadratic) as a multiple of the "
+                                              "vehicle file's")
+    AddedMassScale: float = parameter(1.0, "1", "Believed added mass as a multiple of the vehicle file's")
+
+    def validate(self) -> None:
+        if self.Allocator not in ALLOCATORS:
+            raise ValueError(f"Allocator must be one of {', '.join(ALLOCATORS)}; got {self.Allocator!r}")
+        for name in ("EfficiencyBelief", "DampingScale", "AddedMassScale"):
+            value = getattr(self, name)
+            if not (math.isfinite(value) and value > 0.0):
+                raise ValueError(f"{name} must be finite and > 0, got {value!r}")
+
+    def belief(self, params) -> VehicleBelief:
+        """The controllers' model: the vehicle file's parameters ``params`` (H100Parameters),
+        damping and added mass scaled, and the believed thruster efficiency."""
+        if self.DampingScale != 1.0 or self.AddedMassScale != 1.0:
+            params = params.replace(
+                LinearDamping=(np.asarray(params.LinearDamping) * self.DampingScale).tolist(),
+                QuadraticDamping=(np.asarray(params.QuadraticDamping) * self.DampingScale).tolist(),
+                AddedMass=(np.asarray(params.AddedMass) * self.AddedMassScale).tolist())
+        return VehicleBelief(params, efficiency_belief=self.EfficiencyBelief)
 
 
 @dataclass

@@ -57,6 +57,38 @@ def test_interface(unpacked):
     assert all(v.description for v in md.modelVariables)
 
 
+def test_parameters_are_the_configurations_declared_fields(unpacked):
+    """One declaration style: every parameter is a field of the stack's configurations, declared
+    beside it (unit, description; the field's default is the start value), and nothing else."""
+    from fmu_support.declare import parameters_of
+    from controllers_fmu.h100.controllers import ControllerConfig
+    from controllers_fmu.h100.guidance import GuidanceConfig
+    from controllers_fmu.h100.navigation import NavigationConfig
+    from controllers_fmu.h100.stack import StackConfig
+
+    md, _ = unpacked
+    parameters = [v for v in md.modelVariables if v.causality == "parameter"]
+    declared = {row.name: row for cls in (GuidanceConfig, ControllerConfig, NavigationConfig, StackConfig)
+                for row in parameters_of(cls)}
+    assert sorted(v.name for v in parameters) == sorted(declared) and len(declared) == 45
+    for v in parameters:
+        row = declared[v.name]
+        assert (v.type, v.unit, v.description, v.variability) == (row.type, row.unit, row.description, "fixed")
+        start = {"Real": float, "String": str, "Boolean": lambda text: text == "true"}[v.type](v.start)
+        assert start == row.start, v.name
+    # the names the scenarios and the stack file use (FMI 2.0 interface unchanged by the move)
+    assert [v.name for v in parameters][:8] == ["Controller", "Mode", "Waypoints", "HoldInitialPose",
+                                                 "HoldPosition[1]", "HoldPosition[2]", "HoldPosition[3]",
+                                                 "HoldHeading"]
+
+
+def test_a_held_pose_other_than_the_initial_one(make):
+    c = make().initialize(HoldInitialPose=False, HoldPosition=(1.0, -2.0, 6.0), HoldHeading=0.5, **AT_REST)
+    assert list(c.vector("RefPosition")) == [1.0, -2.0, 6.0] and c.get("RefHeading") == 0.5
+    c.fmu.doStep(0.0, 0.1)
+    assert c.errors() == []
+
+
 @pytest.mark.parametrize("controller", ["pid", "lqr", "smc"])
 def test_each_controller_holds_the_heavy_vehicle_up_at_rest(make, controller):
     c = make().initialize(Controller=controller, **AT_REST)

@@ -25,7 +25,7 @@ def test_hold_keeps_the_initial_pose():
 
 
 def test_hold_position_and_heading_parameters_override_the_initial_pose():
-    _, refs = _fly(GuidanceConfig(Mode="hold", HoldPosition=(0.0, 0.0, 4.0), HoldHeading=1.0))
+    _, refs = _fly(GuidanceConfig(Mode="hold", HoldInitialPose=False, HoldPosition=(0.0, 0.0, 4.0), HoldHeading=1.0))
     assert refs[-1].pos == [0.0, 0.0, 4.0] and refs[-1].heading == 1.0
 
 

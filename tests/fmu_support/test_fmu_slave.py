@@ -263,3 +263,17 @@ def test_a_vector_field_declares_one_real_per_element():
     assert [(r.name, r.start, r.unit, r.description) for r in rows] == [
         ("Offset[1]", 1.0, "m", "Mounting offset: x"), ("Offset[2]", 2.0, "m", "Mounting offset: y"),
         ("Offset[3]", 3.0, "m", "Mounting offset: z")]
+
+
+def test_a_configuration_comes_back_from_the_registered_values():
+    from fmu_support.declare import config_of
+
+    @dataclass
+    class Mounted:
+        Name: str = field(default="a", metadata={"unit": None, "description": "A name"})
+        Offset: tuple = field(default=(1.0, 2.0, 3.0), metadata={
+            "unit": "m", "description": "Mounting offset", "size": 3, "labels": ("x", "y", "z")})
+
+    values = {"Name": "b", "Offset[1]": 4.0, "Offset[2]": 5.0, "Offset[3]": 6.0}
+    assert config_of(Mounted, values) == Mounted("b", (4.0, 5.0, 6.0))
+    assert config_of(Mounted, {row.name: row.start for row in parameters_of(Mounted)}) == Mounted()
