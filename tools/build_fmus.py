@@ -70,6 +70,11 @@ class FmuSpec:
     #: in `packages`.
     vehicle_file: Optional[str] = None
     vehicle_base: str = ""
+    #: "module:function" entries called with the staged vehicle file once the slave has stepped,
+    #: in the same interpreter (so on the staged library): the cache also gets what another
+    #: FMU sharing the library in one host calls of it (see controllers_fmu/h100/warm_up.py).
+    #: The modules' top-level packages count in the FMU's source digest.
+    numba_warm_up: Tuple[str, ...] = ()
 
 
 FMUS: Tuple[FmuSpec, ...] = (
@@ -80,7 +85,8 @@ FMUS: Tuple[FmuSpec, ...] = (
     FmuSpec("H100Sensors", "controllers_fmu/h100_sensors_fmu.py", ("controllers_fmu", "fmu_support")),
     # One line per H100 layout: the vehicle file fixes the number of thrusters (README, "H100").
     FmuSpec("H100", "vehicle_model/h100_vehicle_fmu.py", ("vehicle_model", "fmu_support", "vehicles"),
-            numba_cache=("vehicle_model",), vehicle_file="vehicles/H100.yaml", vehicle_base="H100"),
+            numba_cache=("vehicle_model",), vehicle_file="vehicles/H100.yaml", vehicle_base="H100",
+            numba_warm_up=("controllers_fmu.h100.warm_up:exercise_vehicle_library",)),
     # its control stack, one per layout too: the controllers' model of the vehicle is the vehicle
     # library on the same vehicle file
     FmuSpec("H100Control", "controllers_fmu/h100_control_fmu.py",
@@ -138,7 +144,8 @@ def source_digest(spec: FmuSpec, root: Path = ROOT, extra: Sequence[Path] = ()) 
     for path in [Path(__file__).resolve(), *extra]:
         digest.update(path.read_bytes())
     digest.update(_native_wrapper().digest_text().encode())
-    for relative in [Path(spec.script), *package_files(root, spec.packages)]:
+    warm_up_packages = sorted({entry.split(".")[0] for entry in spec.numba_warm_up} - set(spec.packages))
+    for relative in [Path(spec.script), *package_files(root, spec.packages), *package_files(root, warm_up_packages)]:
         digest.update(f"\0{relative.as_posix()}\0".encode())
         digest.update((root / relative).read_bytes())
     return digest.hexdigest()
@@ -288,10 +295,12 @@ def rewrite_zip_member(fmu: Path, member: str, data: bytes) -> None:
     os.replace(temporary, fmu)
 
 
-def add_numba_cache(fmu: Path, cls, stage: Path, packages: Sequence[str]) -> None:
+def add_numba_cache(fmu: Path, cls, stage: Path, packages: Sequence[str], warm_ups: Sequence[str] = (),
+                    vehicle_file: Optional[str] = None) -> None:
     """Initialise and step the slave once from the stage (numba compiles and writes its cache
-    next to the staged sources, whose times are pinned), then ship the cache files in the FMU
-    (pythonfmu's builder leaves every __pycache__ out). See fmu_support/numba_cache.py."""
+    next to the staged sources, whose times are pinned), call the spec's `numba_warm_up`
+    functions, then ship the cache files in the FMU (pythonfmu's builder leaves every
+    __pycache__ out). See fmu_support/numba_cache.py."""
     instance = cls(instance_name="numba_warm_up", resources=str(stage))
     instance.setup_experiment(0.0)
     instance.enter_initialization_mode()
@@ -300,6 +309,9 @@ def add_numba_cache(fmu: Path, cls, stage: Path, packages: Sequence[str]) -> Non
         raise SystemExit(f"{cls.__name__}: the warm-up step failed: "
                          f"{[m.msg for m in instance.log_queue]}")
     instance.terminate()
+    for entry in warm_ups:
+        module_name, _, function = entry.partition(":")
+        getattr(importlib.import_module(module_name), function)(str(stage / vehicle_file) if vehicle_file else None)
     cache_files = sorted(path for package in packages for pattern in ("*.nbi", "*.nbc")
                          for path in (stage / package).rglob(f"__pycache__/{pattern}"))
     if not cache_files:
@@ -376,7 +388,7 @@ def build_one(spec: FmuSpec, dest: Path, check: bool = True, root: Path = ROOT,
         completed, warnings = complete_model_description(xml_text, meta, capabilities)
         rewrite_zip_member(built, "modelDescription.xml", completed)
         if spec.numba_cache:
-            add_numba_cache(built, cls, stage, spec.numba_cache)
+            add_numba_cache(built, cls, stage, spec.numba_cache, spec.numba_warm_up, spec.vehicle_file)
         _native_wrapper().install(built, spec.name)  # the project's Linux binary, if it compiles
         for warning in warnings:
             print(f"  {spec.name}: warning: {warning}")
@@ -433,7 +445,8 @@ def build_all(specs: Sequence[FmuSpec], dest: Path, force: bool = False, check: 
                                    "packages": list(spec.packages),
                                    "numba_cache": list(spec.numba_cache),
                                    "vehicle_file": spec.vehicle_file,
-                                   "vehicle_base": spec.vehicle_base}),
+                                   "vehicle_base": spec.vehicle_base,
+                                   "numba_warm_up": list(spec.numba_warm_up)}),
                        "--root", str(root), "--dest", str(dest), *child_args,
                        *([] if check else ["--no-check"])]
             result = subprocess.run(command, cwd=str(root))
@@ -465,7 +478,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         fields = json.loads(args.child_spec)
         spec = FmuSpec(fields["name"], fields["script"], tuple(fields["packages"]),
                        tuple(fields.get("numba_cache", ())), fields.get("vehicle_file"),
-                       fields.get("vehicle_base", ""))
+                       fields.get("vehicle_base", ""), tuple(fields.get("numba_warm_up", ())))
         sys.path.insert(0, str(ROOT))  # fmu_support for the unit table (the stage comes first)
         build_one(spec, args.dest.resolve(), check=args.check, root=args.root.resolve())
         return 0

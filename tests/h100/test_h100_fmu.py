@@ -238,3 +238,21 @@ def test_a_rank_deficient_layout_is_built_from_one_more_line(tmp_path):
 def unpack_from(fmu_path, folder):
     from fmpy import extract, read_model_description
     return read_model_description(str(fmu_path), validate=True), extract(str(fmu_path), unzipdir=str(folder))
+
+
+def test_the_shipped_numba_cache_holds_what_the_control_stack_calls(unpacked):
+    """In the H100 stack the controllers' belief runs on the vehicle library H100.fmu brought
+    (modules are shared in one host), so H100.fmu's cache must hold the Jacobians the LQR is
+    designed on and the motion wrench, not only the vehicle's step: a first run compiled them
+    for minutes otherwise (controllers_fmu/h100/warm_up.py, issue 12)."""
+    import importlib.util
+    import os
+    import zipfile
+
+    if importlib.util.find_spec("numba") is None or os.environ.get("AUV_NO_JIT"):
+        pytest.skip("numba is not in use (AUV_NO_JIT or no numba): no cache is shipped")
+    with zipfile.ZipFile(FMU_DIR / f"{NAME}.fmu") as archive:
+        indexes = {Path(n).name.split("-")[0] for n in archive.namelist() if n.endswith(".nbi")}
+    for function in ("dynamics.state_derivative", "dynamics.output_vector", "dynamics.state_jacobian",
+                     "dynamics.input_jacobian", "dynamics.generalized_force", "rotation.rotation_matrix"):
+        assert function in indexes, sorted(indexes)
