@@ -204,6 +204,9 @@ def _draw(run: RunData, out_dir: Path, mine: Callable[[str], bool]) -> list[Path
                         val = param(plan, c, k)
                         if isinstance(val, (int, float)):
                             ax.axhline(val, color="0.6", lw=0.7, ls=":")
+            eta = d.get(f"{v}.SurfaceElevation")   # in waves: the sea surface above the vehicle
+            if eta is not None and np.any(eta != 0.0):
+                ax.plot(tx, -eta, color="steelblue", lw=0.8, label=lab(v, "sea surface above it"))
             sea = d.get(f"{v}.SeaDepth")
             if sea is not None and np.nanmax(sea) < 2.5 * max(max_depth, 1.0):
                 ax.plot(tx, sea, color="saddlebrown", lw=1.0, label=lab(v, "sea floor"))

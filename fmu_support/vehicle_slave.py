@@ -16,7 +16,9 @@ and this class registers, in this order (the value references follow it):
   (`fmu_support.declare`: unit, description, labels, variability; a vector that may be None
   is all zeros in the FMU and means None);
 * the initial state, one parameter per part of `vehicle_class.STATE` ("Pos" -> `Pos0`);
-* RelativeTolerance and AbsoluteTolerance of the integrator (tunable).
+* RelativeTolerance and AbsoluteTolerance of the integrator (tunable);
+* the local variables, from `vehicle_class.LOCALS` if it has one (values for plots that are
+  not outputs, refreshed with the outputs from `model.local_vector(x, u, t)`).
 
 The model and the simulator are rebuilt when a parameter they use changes (a tunable one
 during the run: the vehicle keeps its state). A bad parameter fails initialisation with the
@@ -114,6 +116,12 @@ class VehicleSlave(FmuSlave):
                                             "(on every state, in its own unit)")
         self._parameter_names += ["RelativeTolerance", "AbsoluteTolerance"]
         self._key_names += ["RelativeTolerance", "AbsoluteTolerance"]
+
+        # last, so that adding them moved no other variable's value reference
+        local_table = getattr(vehicle, "LOCALS", None)
+        self._locals = np.zeros(local_table.size if local_table is not None else 0)
+        for signal in local_table or ():
+            self._register_signal(signal, "local", attr="_locals", start=local_table.start(signal.name))
 
     # ------------------------------------------------------------------ registration
     def _register_signal(self, signal, causality, attr, start, depends_on=None):
@@ -250,6 +258,8 @@ class VehicleSlave(FmuSlave):
 
     def _refresh_outputs(self, u, t):
         self._outputs[:] = self._model.output_vector(self._sim.state, u, t)
+        if self._locals.size:
+            self._locals[:] = self._model.local_vector(self._sim.state, u, t)
 
     # ------------------------------------------------------------------ FMI hooks
     def fmu_enter_initialization(self, start_time):

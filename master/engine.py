@@ -54,9 +54,9 @@ class Outcome:
 @dataclass
 class RowLayout:
     """Where each value lives in ``row``: the time (column 0), every output of every instance
-    grouped by instance and type (``outputs[name][type] = (variables, first, end)``), the signal
-    values (``signals`` slice), the unconnected inputs as constant columns. A connected input
-    reads as its source's column."""
+    (and each local variable the scenario records) grouped by instance and type
+    (``outputs[name][type] = (variables, first, end)``), the signal values (``signals`` slice),
+    the unconnected inputs as constant columns. A connected input reads as its source's column."""
 
     columns: list[str]
     colmap: dict[str, int]
@@ -69,10 +69,13 @@ def layout_row(plan: Plan) -> RowLayout:
     columns = ["time"]
     colmap: dict[str, int] = {}
     out_slices = {}
+    recorded = set(plan.record)
     for name, ip in plan.instances.items():
         groups = {}
+        # read after every step: the outputs, and the local variables the scenario records
+        read = ip.outputs + [v for v in ip.vars.values() if v.causality == "local" and f"{name}.{v.name}" in recorded]
         for typ in ("Real", "Integer", "Boolean"):
-            vs = [v for v in ip.outputs if (v.type == typ or (typ == "Integer" and v.type == "Enumeration"))]
+            vs = [v for v in read if (v.type == typ or (typ == "Integer" and v.type == "Enumeration"))]
             a = len(columns)
             for v in vs:
                 colmap[f"{name}.{v.name}"] = len(columns)

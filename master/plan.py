@@ -586,20 +586,26 @@ def build_plan(loaded: LoadedScenario, stop_time: float | None = None, step: flo
     # ---- recorded variables
     all_outputs = [f"{n}.{v.name}" for n, ip in instances.items() for v in ip.outputs]
     signal_inputs = [s.target for s in signals]
+    everything = all_outputs + [t for t in signal_inputs if t not in all_outputs]
     if model.record == "all":
-        record = all_outputs + [t for t in signal_inputs if t not in all_outputs]
+        record = everything
     else:
+        # outputs, inputs and an FMU's local variables (values it exposes for plots, not outputs:
+        # recorded only when named); 'all' in the list stands for the default set
         recordable = [f"{n}.{v.name}" for n, ip in instances.items() for v in ip.vars.values()
-                      if v.causality in ("output", "input") and v.type != "String"]
+                      if v.causality in ("output", "input", "local") and v.type != "String"]
         record = []
         for i, pat in enumerate(model.record):
+            if pat == "all":
+                record += [r for r in everything if r not in record]
+                continue
             rx = re.compile("^" + re.escape(pat).replace(r"\*", ".*") + "$")
             hits = [r for r in recordable if rx.match(r)]
             if not hits:
                 base = [r for r in recordable if r.startswith(pat + "[")]
                 hits = base
             if not hits:
-                err(("record", i), f"'{pat}' matches no output or input of any instance"
+                err(("record", i), f"'{pat}' matches no output or input (or local variable) of any instance"
                                    + suggest(pat, recordable))
             for h in hits:
                 if h not in record:

@@ -109,6 +109,11 @@ def test_interface_matches_the_contract(auv_fmu):
     assert md.coSimulation.canGetAndSetFMUstate and md.coSimulation.canSerializeFMUstate
     initial_unknowns = {u.variable.name for u in md.initialUnknowns}
     assert initial_unknowns == outputs
+    # a value for plots that is not an output (an output would join every results.csv):
+    # registered last, so that it moved no other variable's value reference
+    local = [v for v in md.modelVariables if v.causality == "local"]
+    assert [v.name for v in local] == ["SurfaceElevation"] and local[0].unit == "m"
+    assert local[0].valueReference == max(v.valueReference for v in md.modelVariables)
 
 
 # ------------------------------------------------------------------------------ behaviour

@@ -184,3 +184,15 @@ def test_exponent_numbers_without_a_dot_are_numbers(tmp_path):
                              "instances:\n  vehicle: {parameters: {RelativeTolerance: 1e-7}}\n")
     assert plan.tolerance == 1e-6
     assert {v.name: val for v, val in plan.instances["vehicle"].params}["RelativeTolerance"] == 1e-7
+
+
+def test_record_all_leaves_local_variables_out_and_a_list_may_add_them_to_all(tmp_path):
+    """`record: all` is every output and signal; an FMU's local variables (Auv.fmu's
+    SurfaceElevation) only when named; `all` inside a list stands for that default set."""
+    default = plan_of(tmp_path, f"include: {STACK}\nstop_time: 1\n", name="a.yaml").record
+    assert "vehicle.SurfaceElevation" not in default and "vehicle.Depth" in default
+    extended = plan_of(tmp_path, f"include: {STACK}\nstop_time: 1\nrecord: [all, vehicle.SurfaceElevation, vehicle.Depth]\n",
+                       name="b.yaml").record
+    assert extended == default + ["vehicle.SurfaceElevation"]
+    chosen = plan_of(tmp_path, f"include: {STACK}\nstop_time: 1\nrecord: [vehicle.Surface*]\n", name="c.yaml").record
+    assert chosen == ["vehicle.SurfaceElevation"]

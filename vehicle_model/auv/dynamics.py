@@ -27,7 +27,7 @@ from .forces import (
 )
 from .hull import hull_properties_of, submerged_fraction
 from ..environment import current_ned, sea_floor_depth
-from ..waves import wave_components, wave_kinematics
+from ..waves import surface_elevation, wave_components, wave_kinematics
 from ..parameters import NED, XYZ
 from ..protocol import ConstantTable, Signal, SignalTable
 from ..rotation import (
@@ -74,6 +74,13 @@ OUTPUTS = SignalTable(
     Signal("Battery", 1, "J", "Remaining battery energy"),
     Signal("BatteryFraction", 1, "1", "Remaining battery energy as a fraction of InitialBattery"),
     Signal("Thrust", 1, "N", "Thrust delivered along body x during the last step (0 with a flat battery)"),
+)
+#: Values for plots that are not outputs: FMU variables of causality "local" (read with
+#: fmi2GetReal; the master records them when a scenario names them under `record`). Not
+#: outputs because an output joins every scenario's results.csv, whose bytes are pinned.
+LOCALS = SignalTable(
+    Signal("SurfaceElevation", 1, "m", "Elevation of the sea surface above its mean at the vehicle's "
+                                       "north and east (0 without waves)"),
 )
 STATE_SIZE = STATE.size
 INPUT_SIZE = INPUTS.size
@@ -453,6 +460,18 @@ def output_vector(t, x, u, c):
     out[Y_BATTERY] = battery
     out[Y_BATTERY_FRACTION] = battery / c[C_INITIAL_BATTERY] if c[C_INITIAL_BATTERY] > 0.0 else 0.0
     out[Y_THRUST] = compute_thrust(propulsion_power(u[U_THRUST_POWER], x[BATTERY], c), out[Y_SPEED], c)
+    return out
+
+
+@jit
+def local_vector(t, x, u, c):
+    """The values of `LOCALS` at time t: the sea surface's elevation at the body origin's north
+    and east (SPEC 8; 0 in still water)."""
+    out = np.zeros(1)
+    if c[C_WAVE_COUNT] > 0.0:
+        n = int(c[C_WAVE_COUNT])
+        rows = c[CONSTANT_COUNT:CONSTANT_COUNT + 4 * n].reshape((n, 4))
+        out[0] = surface_elevation(t, x[X_POS], x[X_POS + 1], rows, c[C_WAVE_DIRECTION])
     return out
 
 

@@ -59,6 +59,8 @@ class AuvModel:
     STATE = STATE
     INPUTS = INPUTS
     OUTPUTS = OUTPUTS
+    #: Values for plots that are not outputs (dynamics.LOCALS): FMU "local" variables.
+    LOCALS = dynamics.LOCALS
     #: The compiled derivative with the time first, handed to SciPy as it is.
     derivative_at = staticmethod(dynamics.state_derivative_at)
 
@@ -96,6 +98,10 @@ class AuvModel:
     def output_vector(self, x, u, t: float = 0.0) -> np.ndarray:
         """The outputs at time t (the AUV's do not depend on it)."""
         return dynamics.output_vector(float(t), np.asarray(x, float), np.asarray(u, float), self.constants)
+
+    def local_vector(self, x, u, t: float = 0.0) -> np.ndarray:
+        """The values of `LOCALS` at time t (the sea surface's elevation above the vehicle)."""
+        return dynamics.local_vector(float(t), np.asarray(x, float), np.asarray(u, float), self.constants)
 
     def outputs(self, x, u) -> Dict[str, object]:
         """The outputs of seed 001 by name: arrays for vectors, floats for scalars."""
