@@ -16,12 +16,14 @@ Errors are the truth against the control stack's reference (``vehicle.Pos`` agai
   by momentum theory, ``int sum |F_i|^1.5 / sqrt(2 rho A) dt`` (J; the ideal power of a thruster
   of disk area ``A``: a lower bound of the electrical energy, which the T200 datasheet puts at
   about 3 times it at full thrust);
-* :func:`settling_time`: when the 3-D error last leaves a band and stays within it.
+* :func:`settling_time`: when the 3-D error last leaves a band and stays within it;
+* :func:`stack_figures`: all of the above that apply to one control stack's run, from its
+  recorded columns by name (what summary.json and the controller comparison report).
 """
 from __future__ import annotations
 
 import math
-from typing import Dict, Optional, Sequence
+from typing import Callable, Dict, Optional, Sequence
 
 import numpy as np
 
@@ -119,3 +121,49 @@ def effort(t, thrust: np.ndarray, rho: float = 1000.0, diameter: float = T200_DI
     total = np.sum(f, axis=1)
     return {"thrust_effort_N_s": _r(_trapezoid(total, t)), "thrust_rms_N": _r(np.sqrt(np.mean(f ** 2))),
             "propulsive_energy_J": _r(_trapezoid(power, t)), "mean_propulsive_power_W": _r(np.mean(power))}
+
+
+#: the 3-D error band of :func:`stack_figures`' settling time (m): the error then stays below
+#: the seed's station-keeping bar in still water
+SETTLING_BAND = 0.1
+
+
+def stack_figures(column: Callable[[str], Optional[np.ndarray]], control: str = "control",
+                  vehicle: str = "vehicle", mode: str = "hold", waypoints: str = "",
+                  rho: float = 1000.0) -> Dict:
+    """The figures of one H100 control stack's run (SPEC 7.5), from the run's columns:
+    ``column("instance.Variable")`` is that column (None if the run has none), ``"time"`` the
+    time. The truth (``vehicle.Pos``, ``vehicle.Euler[3]``) against the stack's reference
+    (``control.RefPosition``, ``control.RefHeading``): position and heading errors over the whole
+    run (:func:`station_keeping`), the settling time into ``SETTLING_BAND``, the effort and
+    energy of the vehicle's thrusters (``vehicle.Thrust[i]``), and by ``mode`` (the stack's
+    ``Mode``) ``tracking`` (waypoints, the legs from the first position) or ``manoeuvre``
+    (sshape, sway). Empty when a column is missing."""
+    t = column("time")
+    names = ([f"{vehicle}.Pos[{i}]" for i in (1, 2, 3)] + [f"{control}.RefPosition[{i}]" for i in (1, 2, 3)]
+             + [f"{vehicle}.Euler[3]", f"{control}.RefHeading"])
+    cols = [column(n) for n in names]
+    if t is None or len(t) < 2 or any(c is None for c in cols):
+        return {}
+    pos, ref = np.column_stack(cols[:3]), np.column_stack(cols[3:6])
+    heading, ref_heading = cols[6], cols[7]
+    out = station_keeping(t, pos, ref, heading, ref_heading, skip=float(t[0]))
+    settling = settling_time(t, position_error(pos, ref), SETTLING_BAND, start=float(t[0]))
+    out["settling_time_s"] = _r(settling)
+    out["settling_band_m"] = SETTLING_BAND
+    thrust, i = [], 1
+    while column(f"{vehicle}.Thrust[{i}]") is not None:
+        thrust.append(column(f"{vehicle}.Thrust[{i}]"))
+        i += 1
+    if thrust:
+        out.update(effort(t, np.column_stack(thrust), rho=rho))
+    if mode == "waypoints":
+        from .guidance import parse_waypoints
+        try:
+            path = [tuple(pos[0])] + parse_waypoints(waypoints)
+        except ValueError:
+            path = None
+        out["tracking"] = tracking(t, pos, ref, heading, ref_heading, path)
+    elif mode in ("sshape", "sway"):
+        out["manoeuvre"] = manoeuvre(t, pos, ref, heading, ref_heading)
+    return out

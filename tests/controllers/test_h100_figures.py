@@ -49,3 +49,19 @@ def test_effort_and_momentum_theory_energy():
     assert out["thrust_effort_N_s"] == pytest.approx(200.0)
     area = math.pi * 0.076 ** 2 / 4
     assert out["propulsive_energy_J"] == pytest.approx(2 * 10 ** 1.5 / math.sqrt(2000 * area) * 10, rel=1e-5)
+
+
+def test_stack_figures_from_the_run_columns_by_name():
+    t = np.arange(0.0, 20.0 + 1e-9, 0.1)
+    columns = {"time": t, "vehicle.Euler[3]": np.zeros_like(t), "control.RefHeading": np.zeros_like(t),
+               "vehicle.Thrust[1]": np.full_like(t, 2.0), "vehicle.Thrust[2]": np.full_like(t, -2.0)}
+    for i, offset in zip((1, 2, 3), (0.3, 0.0, 0.0)):
+        columns[f"control.RefPosition[{i}]"] = np.full_like(t, 5.0)
+        columns[f"vehicle.Pos[{i}]"] = np.full_like(t, 5.0) + np.where(t < 4.0, offset, 0.0)
+    out = figures.stack_figures(columns.get)
+    assert out["position_max_m"] == pytest.approx(0.3)
+    assert out["settling_time_s"] == pytest.approx(4.0)          # back inside 0.1 m from t = 4 s
+    assert out["thrust_effort_N_s"] == pytest.approx(80.0)       # 2 thrusters x 2 N x 20 s
+    assert "tracking" not in out and "manoeuvre" not in out
+    assert figures.stack_figures(columns.get, mode="sway")["manoeuvre"]["lateral_drift_max_m"] == pytest.approx(0.0)
+    assert figures.stack_figures({k: v for k, v in columns.items() if k != "control.RefHeading"}.get) == {}

@@ -43,10 +43,13 @@ def _run(tmp_path_factory, scenario, controller, stop_time):
 
 
 def position_rms(run) -> float:
-    """3-D RMS of the true position against the control stack's reference (the held point)."""
+    """3-D RMS of the true position against the control stack's reference (the held point),
+    from results.csv; summary.json's figure (analyses/h100.py) must agree."""
     pos = np.column_stack([run.column(f"vehicle.Pos[{i}]") for i in (1, 2, 3)])
     ref = np.column_stack([run.column(f"control.RefPosition[{i}]") for i in (1, 2, 3)])
-    return float(np.sqrt(np.mean(np.sum((pos - ref) ** 2, axis=1))))
+    rms = float(np.sqrt(np.mean(np.sum((pos - ref) ** 2, axis=1))))
+    assert run.summary["h100"]["control"]["position_rms_m"] == pytest.approx(rms, rel=1e-5)
+    return rms
 
 
 @pytest.mark.parametrize("scenario", ["h100_depth_step", "h100_depth_step_up"])

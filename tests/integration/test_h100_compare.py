@@ -1,0 +1,57 @@
+"""The controller comparison (seed 004 M5): `python -m master compare SCENARIO` (analyses/
+h100_compare.py, a subcommand registered through an entry point) runs the scenario once per
+controller (a campaign over `control.Controller`) and writes one table (CSV and markdown, from
+each run's summary.json figures) and one figure. Shortened depth-step runs; a controller that
+does not exist shows as a failed row, named, and the exit status says so."""
+from __future__ import annotations
+
+import csv
+
+import numpy as np
+import pytest
+
+from tests.harness import build, master
+
+
+@pytest.fixture(scope="module")
+def compared(tmp_path_factory):
+    build("H100", "H100Sensors", "H100Control")
+    out = tmp_path_factory.mktemp("compare") / "depth_step"
+    run = master("compare", "h100_depth_step", "--controllers", "pid,lqr,smc,mpc", "--stop-time", "20",
+                 "--workers", "1", out=out, timeout=600)
+    with open(out / "comparison.csv", newline="") as f:
+        rows = {row["controller"]: row for row in csv.DictReader(f)}
+    return run, out, rows
+
+
+def test_one_table_one_figure_one_row_per_controller(compared):
+    run, out, rows = compared
+    assert run.rc == 1, run                                # the made-up controller failed
+    assert list(rows) == ["pid", "lqr", "smc", "mpc"]
+    assert [rows[c]["status"] for c in ("pid", "lqr", "smc")] == ["completed"] * 3
+    assert rows["mpc"]["status"] == "failed" and "Controller" in rows["mpc"]["reason"]
+    table = (out / "comparison.md").read_text()
+    assert "| lqr |" in table and "RMS position error [m]" in table and table in run.stdout
+    assert (out / "tracks.png").stat().st_size > 10_000
+    for key in ("position_rms_m", "position_max_m", "settling_time_s", "thrust_effort_N_s", "propulsive_energy_J",
+                "analysis.depth_step.overshoot_percent"):
+        assert all(rows[c][key] != "" for c in ("pid", "lqr", "smc")), key
+    # each run flew its own controller: the efforts differ
+    assert len({rows[c]["thrust_effort_N_s"] for c in ("pid", "lqr", "smc")}) == 3
+
+
+def test_the_table_figures_are_those_of_the_runs(compared):
+    """The RMS and maximum 3-D error, recomputed here from each run's results.csv."""
+    _, out, rows = compared
+    for controller in ("pid", "lqr", "smc"):
+        results = out / "runs" / f"control.Controller={controller}" / "results.csv"
+        with open(results, newline="") as f:
+            header = next(csv.reader(f))
+        data = np.loadtxt(results, delimiter=",", skiprows=1, ndmin=2)
+        col = {name: data[:, i] for i, name in enumerate(header)}
+        error = np.sqrt(sum((col[f"vehicle.Pos[{i}]"] - col[f"control.RefPosition[{i}]"]) ** 2 for i in (1, 2, 3)))
+        assert float(rows[controller]["position_rms_m"]) == pytest.approx(np.sqrt(np.mean(error ** 2)), rel=1e-5)
+        assert float(rows[controller]["position_max_m"]) == pytest.approx(error.max(), rel=1e-5)
+        thrust = np.column_stack([col[f"vehicle.Thrust[{i}]"] for i in range(1, 9)])
+        effort = np.sum(np.abs(thrust).sum(axis=1)[1:] + np.abs(thrust).sum(axis=1)[:-1]) / 2 * 0.1
+        assert float(rows[controller]["thrust_effort_N_s"]) == pytest.approx(effort, rel=1e-4)
