@@ -172,6 +172,8 @@ def test_open_loop_full_surge_equilibrium_is_at_12_5_deg_pitch_and_unstable(mode
     assert np.abs(derivative[7:13]).max() < 2e-3
     a, _ = model.linearize_reduced(x, u)
     eigenvalues = np.linalg.eigvals(a[3:12, 3:12])    # attitude, velocity, rates
+    print(f"full-surge equilibrium: pitch {math.degrees(pitch):.3f} deg, u {surge:.4f} m/s, w {heave:.4f} m/s; "
+          "eigenvalues " + ", ".join(f"{e.real:+.3f}{e.imag:+.3f}j" for e in sorted(eigenvalues, key=lambda e: -e.real)))
     unstable = np.sort(eigenvalues[eigenvalues.real > 0.1].real)
     assert np.abs(eigenvalues[eigenvalues.real > 0.1].imag).max() < 1e-9
     assert unstable == pytest.approx([0.57, 1.00, 1.52], abs=0.01)

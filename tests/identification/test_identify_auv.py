@@ -8,39 +8,22 @@ from __future__ import annotations
 
 import csv
 import json
-import os
-import subprocess
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
 
-REPO = Path(__file__).resolve().parents[2]
+from tests.identification.trial_runs import fly, python
+
 TRUTH = {"AxialDragCoeff": 0.25 * 1.2, "CrossFlowDragCoeff": 1.1 * 0.8}   # nominal 0.25, 1.1
-
-
-def _python(*args: str, timeout: float = 600) -> subprocess.CompletedProcess:
-    env = dict(os.environ)
-    env["PYTHONPATH"] = str(REPO) + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
-    return subprocess.run([sys.executable, *args], cwd=REPO, env=env, capture_output=True, text=True, timeout=timeout)
-
-
-def _trial(scenario: str, out: Path, stop_time: float) -> Path:
-    sets = [a for k, v in TRUTH.items() for a in ("--set", f"vehicle.{k}={v!r}")]
-    r = _python("-m", "master", "run", scenario, "--stop-time", str(stop_time), "--no-plots", "--no-progress",
-                "-q", *sets, "--out", str(out))
-    assert r.returncode == 0, r.stderr[-3000:]
-    return out / "results.csv"
 
 
 @pytest.fixture(scope="module")
 def fitted(tmp_path_factory):
     root = tmp_path_factory.mktemp("ident_auv")
-    trial = _trial("ident_auv", root / "trial", 60)
-    check = _trial("ident_auv_check", root / "check", 60)
+    trial = fly("ident_auv", root / "trial", 60, TRUTH)
+    check = fly("ident_auv_check", root / "check", 60, TRUTH)
     out = root / "fit"
-    r = _python("-m", "master", "identify", str(trial), "--vehicle", "auv",
+    r = python("-m", "master", "identify", str(trial), "--vehicle", "auv",
                 "--fit", "AxialDragCoeff,CrossFlowDragCoeff", "--check", str(check), "--out", str(out))
     print(r.stdout)
     assert r.returncode == 0, r.stdout + r.stderr[-3000:]
@@ -104,6 +87,6 @@ def test_a_user_csv_is_read_through_a_column_map(tmp_path):
         read_log(path, adapter, {"time": "t_s", "ThrustPower": "P2"})
     with pytest.raises(LogError, match="RudderYaw"):
         read_log(path, adapter, {"time": "t_s", "ThrustPower": "P"})
-    r = _python("-m", "master", "identify", str(path), "--vehicle", "auv", "--fit", "NoSuchCoeff",
+    r = python("-m", "master", "identify", str(path), "--vehicle", "auv", "--fit", "NoSuchCoeff",
                 "--columns", "time=t_s,ThrustPower=P,RudderYaw=dr,RudderDive=de,north=x", "--out", str(tmp_path / "o"))
     assert r.returncode == 2 and "NoSuchCoeff" in r.stderr, r.stderr

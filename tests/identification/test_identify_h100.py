@@ -9,40 +9,23 @@ H100 is unstable at speed, so the fit predicts over 5 s windows, each started fr
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
 
-REPO = Path(__file__).resolve().parents[2]
+from tests.identification.trial_runs import fly, python
+
 NOMINAL = {"QuadraticDamping[1,1]": 141.0, "AddedMass[3,3]": 18.68, "ThrusterEfficiency": 1.0}
 TRUTH = {"QuadraticDamping[1,1]": 141.0 * 1.3, "AddedMass[3,3]": 18.68 * 0.8, "ThrusterEfficiency": 0.85}
-
-
-def _python(*args: str, timeout: float = 900) -> subprocess.CompletedProcess:
-    env = dict(os.environ)
-    env["PYTHONPATH"] = str(REPO) + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
-    return subprocess.run([sys.executable, *args], cwd=REPO, env=env, capture_output=True, text=True, timeout=timeout)
-
-
-def _trial(scenario: str, out: Path, stop_time: float) -> Path:
-    sets = [a for k, v in TRUTH.items() for a in ("--set", f"vehicle.{k}={v!r}")]
-    r = _python("-m", "master", "run", scenario, "--stop-time", str(stop_time), "--no-plots", "--no-progress",
-                "-q", *sets, "--out", str(out))
-    assert r.returncode == 0, r.stderr[-3000:]
-    return out / "results.csv"
 
 
 @pytest.fixture(scope="module")
 def fitted(tmp_path_factory):
     root = tmp_path_factory.mktemp("ident_h100")
-    trial = _trial("ident_h100", root / "trial", 74)         # surge and heave steps
-    check = _trial("ident_h100_check", root / "check", 46)   # its heave and surge steps
+    trial = fly("ident_h100", root / "trial", 74, TRUTH)         # surge and heave steps
+    check = fly("ident_h100_check", root / "check", 46, TRUTH)   # its heave and surge steps
     out = root / "fit"
-    r = _python("-m", "master", "identify", str(trial), "--vehicle", "h100", "--fit", ",".join(TRUTH),
+    r = python("-m", "master", "identify", str(trial), "--vehicle", "h100", "--fit", ",".join(TRUTH),
                 "--check", str(check), "--out", str(out))
     print(r.stdout)
     assert r.returncode == 0, r.stdout + r.stderr[-3000:]
