@@ -84,33 +84,3 @@ def run_closed_loop(control: ControlConfig, sensors: Optional[SensorConfig] = No
         if stop is not None and stop(t1, y, out):
             break
     return {k: np.asarray(v) for k, v in rec.items()}
-
-
-def step_metrics(t: np.ndarray, y: np.ndarray, t_step: float, y0: float, y1: float,
-                 band: float = 0.05) -> Dict[str, float]:
-    """Figures of a step response from y0 to y1 applied at t_step.
-
-    * overshoot: max excursion beyond y1, as a fraction of |y1 - y0| (0 if none);
-    * settling time: from t_step to the last instant the response is outside
-      ``y1 +- band |y1 - y0|`` (default 5 %), i.e. it stays inside from then on;
-    * steady error: |mean(y) - y1| over the last 10 s of the record;
-    * rise time: 10 % -> 90 %.
-    """
-    step = y1 - y0
-    sgn = 1.0 if step >= 0 else -1.0
-    after = t >= t_step
-    ta, ya = t[after], y[after]
-    rel = (ya - y0) / step
-    overshoot = max(0.0, float(np.max(sgn * (ya - y1))) / abs(step))
-    outside = np.abs(ya - y1) > band * abs(step)
-    if outside.any():
-        last = int(np.nonzero(outside)[0][-1])
-        settling = float(ta[min(last + 1, len(ta) - 1)] - t_step)
-    else:
-        settling = 0.0
-    tail = ta >= ta[-1] - 10.0
-    steady = abs(float(np.mean(ya[tail])) - y1)
-    i10 = np.nonzero(rel >= 0.1)[0]
-    i90 = np.nonzero(rel >= 0.9)[0]
-    rise = float(ta[i90[0]] - ta[i10[0]]) if len(i10) and len(i90) else float("nan")
-    return {"overshoot": overshoot, "settling_time": settling, "steady_error": steady, "rise_time": rise}
