@@ -7,9 +7,7 @@ import sys
 from pathlib import Path
 
 from . import registry
-from .scenario import REPO_ROOT, SCENARIO_DIR, ScenarioError, display_path, list_scenarios
-
-DEFAULT_FMUS = [REPO_ROOT / "fmus" / n for n in ("Auv.fmu", "AuvSensors.fmu", "AuvControl.fmu")]
+from .scenario import SCENARIO_DIR, ScenarioError, display_path, list_scenarios, scenario_fmus
 
 
 def _parse_set(items: list[str]) -> dict[str, str]:
@@ -136,7 +134,7 @@ def cmd_validate(args) -> int:
 
     from .fmu_cache import FmuArchiveError, check_fmu_archive
 
-    fmus = [Path(p) for p in args.fmus] if args.fmus else DEFAULT_FMUS
+    fmus = [Path(p) for p in args.fmus] if args.fmus else scenario_fmus()
     bad = refused = 0
     for p in fmus:
         shown = display_path(p)
@@ -245,9 +243,10 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
 
     v = sub.add_parser("validate", help="check FMUs with fmpy's validator",
                        description="Validate FMUs with fmpy.validation.validate_fmu (modelDescription schema, "
-                                   "variables, model structure, start values, units). Default: the project's FMUs "
-                                   "in fmus/. Exit status 1 when any FMU is missing or has a problem.")
-    v.add_argument("fmus", metavar="FMU", nargs="*", help="FMU files (default: fmus/Auv.fmu fmus/AuvSensors.fmu fmus/AuvControl.fmu)")
+                                   "variables, model structure, start values, units). Default: every FMU the scenarios in "
+                                   "scenarios/ (and scenarios/stacks/) name. Exit status 1 when any FMU is missing or has "
+                                   "a problem.")
+    v.add_argument("fmus", metavar="FMU", nargs="*", help="FMU files (default: those the project's scenarios name)")
     v.set_defaults(func=cmd_validate)
 
     ls = sub.add_parser("list", help="list the scenarios, one line each",

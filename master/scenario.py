@@ -723,6 +723,29 @@ def resolve_fmu_path(text: str, declared_in: Path | None) -> tuple[Path | None, 
     return None, candidates
 
 
+def scenario_fmus(directory: Path | None = None) -> list[Path]:
+    """The FMU files the scenarios under ``directory`` (default: the project's, ``scenarios/``,
+    with their ``stacks/``) name as ``instances.NAME.fmu``, found as a run finds them, sorted
+    and once each: what ``python -m master validate`` checks by default. The master knows no
+    vehicle, so which FMUs make the project is the scenarios' word. An FMU not found is listed
+    where the project keeps it (under the project root), so that it can be reported missing;
+    a scenario file that cannot be read names none (``list`` and ``run`` report it)."""
+    directory = directory or SCENARIO_DIR
+    found: dict[Path, None] = {}
+    for path in sorted(directory.glob("*.y*ml")) + sorted(directory.glob("*/*.y*ml")):
+        try:
+            raw = _read_yaml(path, None)
+        except ScenarioError:
+            continue
+        instances = raw.get("instances") if isinstance(raw, dict) else None
+        for spec in (instances or {}).values() if isinstance(instances, dict) else ():
+            text = spec.get("fmu") if isinstance(spec, dict) else None
+            if isinstance(text, str) and text.strip():
+                where, _ = resolve_fmu_path(text, path.parent)
+                found[where or (REPO_ROOT / text).resolve()] = None
+    return sorted(found)
+
+
 def list_scenarios(directory: Path | None = None) -> list[tuple[str, str, Path]]:
     """(name, description, path) of every scenario file directly under ``directory``."""
     directory = directory or SCENARIO_DIR

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from master.cli import main
+from master.scenario import scenario_fmus
 
 from master_helpers import REPO, master
 
@@ -32,12 +33,26 @@ def test_list_shows_every_scenario_with_its_description(capsys):
 def test_validate_passes_the_project_fmus_and_fails_a_broken_one(tmp_path, fmus_built):
     r = master("validate")
     assert r.rc == 0, r
-    assert r.stdout.count(": OK") == 3
+    # every FMU the scenarios name, the master knowing none of them by name
+    for name in ("Auv", "AuvSensors", "AuvControl", "H100", "H100Sensors", "H100Control"):
+        assert f"fmus/{name}.fmu: OK" in r.stdout, r.stdout
+    assert r.stdout.count(": OK") == len(scenario_fmus())
     bad = tmp_path / "Broken.fmu"
     bad.write_text("not a zip")
     r = master("validate", str(bad))
     assert r.rc == 1, r
     assert "Broken.fmu: 1 problem(s)" in r.stdout
+
+
+def test_validate_defaults_to_the_fmus_the_scenarios_name(tmp_path):
+    (tmp_path / "stacks").mkdir()
+    (tmp_path / "stacks" / "s.yaml").write_text("instances:\n  a: {fmu: fmus/Auv.fmu}\n  b: {fmu: here/Own.fmu}\n")
+    (tmp_path / "one.yaml").write_text("include: stacks/s.yaml\ninstances:\n  c: {fmu: fmus/AuvControl.fmu}\n  a: null\n")
+    (tmp_path / "broken.yaml").write_text("instances: [\n")
+    (tmp_path / "stacks" / "here").mkdir()
+    (tmp_path / "stacks" / "here" / "Own.fmu").write_bytes(b"PK")  # beside the file naming it
+    assert scenario_fmus(tmp_path) == sorted([REPO / "fmus" / "Auv.fmu", REPO / "fmus" / "AuvControl.fmu",
+                                              tmp_path / "stacks" / "here" / "Own.fmu"])
 
 
 def test_two_runs_give_byte_identical_results(tmp_path, fmus_built):
