@@ -631,6 +631,7 @@ def build_plan(loaded: LoadedScenario, stop_time: float | None = None, step: flo
             problems.append((*(step_where if step is not None else stop_where), why))
 
     problems += _check_analysis(loaded, instances, signals)
+    problems += _check_noise_seed(loaded, instances)
 
     if problems:
         raise ScenarioError(problems)
@@ -703,6 +704,26 @@ def _check_analysis(loaded, instances: dict, signals: list) -> list[tuple[str, s
         for fld, message in check(opts, list(loaded.model.instances), targets):
             problems.append((file, f"{where}.{fld}", message))
     return problems
+
+
+def _check_noise_seed(loaded, instances: dict) -> list[tuple[str, str, str]]:
+    """``noise_seed`` names an Integer parameter of an instance of the scenario."""
+    target = loaded.model.noise_seed
+    if target is None:
+        return []
+    file, where = loaded.where("noise_seed")
+    inst, name = target.split(".", 1)
+    if inst not in loaded.model.instances:
+        return [(file, where, f"'{target}': unknown instance '{inst}' (instances: "
+                              f"{', '.join(loaded.model.instances)})" + suggest(inst, loaded.model.instances))]
+    if inst not in instances:
+        return []  # its FMU did not load: reported with it
+    var = instances[inst].vars.get(name)
+    if var is None:
+        return [(file, where, _no_variable(inst, instances[inst], name, ("parameter",)))]
+    if var.type != "Integer" or var.causality != "parameter":
+        return [(file, where, f"'{target}' is a {var.type} {var.causality}, not an Integer parameter")]
+    return []
 
 
 def format_key(key: tuple) -> str:

@@ -13,7 +13,10 @@ file, so the including file overrides them. The merge rules are deliberately sim
 - ``disconnect``: concatenated; applied after the merge, removes the connections into the
   listed inputs (so a signal can drive them instead);
 - ``signals``: merged per target variable;
-- ``analysis``: merged per analysis name.
+- ``analysis``: merged per analysis name;
+- ``noise_seed`` (``INSTANCE.VARIABLE``, the Integer parameter that seeds the stack's random
+  noise: what a campaign's ``seeds`` vary): the later file wins, and it goes with its instance
+  when that is removed.
 
 Every error is reported as ``<file>: <field path>: <message>``; the file is the one that set the
 offending value, also when it sits in an included file.
@@ -295,6 +298,8 @@ class ScenarioModel(Strict):
     record: Union[Literal["all"], list[StrictStr]] = "all"
     plots: StrictBool = True
     analysis: dict[StrictStr, Any] = Field(default_factory=dict)  # name -> options (registry.analyses())
+    # the Integer parameter that seeds the stack's random noise (a campaign's `seeds` vary it)
+    noise_seed: Optional[Annotated[str, StringConstraints(pattern=r"^[A-Za-z_][A-Za-z0-9_]*\.[A-Za-z_][A-Za-z0-9_]*$")]] = None
 
     @field_validator("analysis", mode="before")
     @classmethod
@@ -610,6 +615,8 @@ def load_scenario(source: str | os.PathLike | dict, overrides: dict[str, Any] | 
 
     if removed and isinstance(merged.get("order"), list):
         merged["order"] = [n for n in merged["order"] if n not in removed]
+    if removed and isinstance(merged.get("noise_seed"), str) and merged["noise_seed"].split(".")[0] in removed:
+        del merged["noise_seed"]  # the noise of a removed instance: the stack has no seed left
     merged["instances"] = instances
     merged["connections"] = [c for c, _, _ in final]
     merged["disconnect"] = [d for d, _, _ in disconnects]

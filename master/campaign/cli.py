@@ -13,7 +13,7 @@ import yaml
 
 from master import ScenarioError, display_path
 
-from .spec import DEFAULT_SEED_VARIABLE, Campaign, CampaignError, parse_set_option, parse_vary_option
+from .spec import Campaign, CampaignError, parse_set_option, parse_vary_option
 from .sweep import EXIT_ERROR, EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, CampaignPlan, _finished, build_campaign, execute
 
 SWEEP_HELP = "run a scenario many times over varied parameters and seeds, in parallel on Dask"
@@ -36,9 +36,10 @@ def add_parser(sub) -> argparse.ArgumentParser:
                    help="values of one parameter; repeat for a product. Also START:STOP:NUM (inclusive) and "
                         "YAML lists for vectors or text with commas: vehicle.CurrentVelocity=[[0,0.2,0],[0,0.4,0]]")
     s.add_argument("--seeds", metavar="N", type=int,
-                   help=f"N runs per combination with the instruments' noise seed = 1..N "
-                        f"(the variable {DEFAULT_SEED_VARIABLE}, see --seed-variable)")
-    s.add_argument("--seed-variable", metavar="INSTANCE.VARIABLE", help=f"what --seeds varies (default {DEFAULT_SEED_VARIABLE})")
+                   help="N runs per combination with the noise seed = 1..N (the scenario's noise_seed, "
+                        "sensors.Seed in the project's stacks; see --seed-variable)")
+    s.add_argument("--seed-variable", metavar="INSTANCE.VARIABLE",
+                   help="what --seeds varies (default: the scenario's noise_seed)")
     g = s.add_mutually_exclusive_group()
     g.add_argument("--workers", metavar="K", type=int,
                    help="start a local Dask cluster of K worker processes (default: one per CPU)")

@@ -12,7 +12,7 @@ A campaign file (YAML, validated with pydantic; every error names the file and t
       vehicle.CurrentVelocity[2]: [0.0, 0.2, 0.4]
       control.DepthKp: {start: 0.5, stop: 2.0, num: 4}   # inclusive linspace
     seeds: 3                              # adds sensors.Seed = 1, 2, 3 (innermost)
-    seed_variable: sensors.Seed
+    seed_variable: sensors.Seed           # default: the scenario's noise_seed
     set: {vehicle.Length: 1.7}            # fixed overrides applied to every run
     stop_time: 300
     step: 0.1
@@ -52,7 +52,6 @@ from master import REPO_ROOT, ScenarioError, display_path, format_loc, override_
 #: folder and a row; far more would take hours to plan before the first run starts
 MAX_RUNS = 100_000
 CAMPAIGN_FORMAT = 1  # bumped when the meaning of a run's inputs changes (goes into the hash)
-DEFAULT_SEED_VARIABLE = "sensors.Seed"
 TARGET_RE = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)\.([A-Za-z_][A-Za-z0-9_]*)(?:\[([1-9][0-9]*)\])?$")
 
 
@@ -88,7 +87,7 @@ class CampaignModel(BaseModel):
     description: StrictStr = ""
     vary: dict[StrictStr, Union[Linspace, Annotated[list[Value], Field(min_length=1)]]] = Field(default_factory=dict)
     seeds: Optional[Annotated[int, Field(ge=1, le=100_000)]] = None
-    seed_variable: StrictStr = DEFAULT_SEED_VARIABLE
+    seed_variable: Optional[StrictStr] = None  # default: the scenario's noise_seed
     set: dict[StrictStr, Value] = Field(default_factory=dict)
     stop_time: Optional[Annotated[float, Field(strict=True, allow_inf_nan=False, gt=0)]] = None
     step: Optional[Annotated[float, Field(strict=True, allow_inf_nan=False, gt=0)]] = None
@@ -120,7 +119,7 @@ class Campaign:
     scenario: Path
     vary: dict[str, list[Any]]
     seeds: int | None = None
-    seed_variable: str = DEFAULT_SEED_VARIABLE
+    seed_variable: str | None = None  # None: the scenario's noise_seed (CampaignPlan)
     fixed: dict[str, Any] = field(default_factory=dict)
     stop_time: float | None = None
     step: float | None = None
@@ -204,7 +203,7 @@ def load_campaign_file(path: str | os.PathLike) -> Campaign:
         if not TARGET_RE.match(k):
             problems.append((shown, format_loc(("set", k)), "expected INSTANCE.VARIABLE or INSTANCE.VARIABLE[i]"))
         fixed[k] = v
-    if not TARGET_RE.match(m.seed_variable):
+    if m.seed_variable is not None and not TARGET_RE.match(m.seed_variable):
         problems.append((shown, "seed_variable", f"expected INSTANCE.VARIABLE (got {m.seed_variable!r})"))
     where["seeds"] = (shown, "seeds")
     where["stop_time"] = (shown, "stop_time")
@@ -283,7 +282,7 @@ def parse_set_option(text: str) -> tuple[str, str]:
 # --------------------------------------------------------------------------------------------
 
 
-def expand(vary: dict[str, list[Any]], seeds: int | None = None, seed_variable: str = DEFAULT_SEED_VARIABLE) -> list[dict[str, Any]]:
+def expand(vary: dict[str, list[Any]], seeds: int | None = None, seed_variable: str | None = None) -> list[dict[str, Any]]:
     """The product of the varied values, in the order given (the last varies fastest), with
     ``seed_variable`` = 1..seeds innermost. One dict per run."""
     axes = dict(vary)
@@ -293,6 +292,8 @@ def expand(vary: dict[str, list[Any]], seeds: int | None = None, seed_variable: 
         raise CampaignError("--vary", ", ".join(axes) or "--seeds",
                             f"{sizes} = {total:,} runs; a campaign is limited to {MAX_RUNS:,} runs")
     if seeds:
+        if seed_variable is None:
+            raise CampaignError("--seeds", str(seeds), "no variable to seed: name one with seed_variable (--seed-variable)")
         if seed_variable in axes:
             raise CampaignError("--seeds", seed_variable, f"{seed_variable} is also varied explicitly; use one or the other")
         axes[seed_variable] = list(range(1, seeds + 1))

@@ -193,7 +193,12 @@ def type_values(campaign: Campaign, base: dict, types: dict | None) -> tuple[dic
         v = check(target, [value], ("set", target) in campaign.text_values, "--set")
         if v is not None:
             fixed[target] = v[0]
-    if campaign.seeds:
+    if campaign.seeds and campaign.seed_variable is None:
+        file, fld = campaign.where.get("seeds", ("--seeds", str(campaign.seeds)))
+        problems.append((file, fld, f"seeds need a variable to seed, and {display_path(campaign.scenario)} declares "
+                                    f"no noise_seed (INSTANCE.VARIABLE, e.g. in its stack); name one with "
+                                    f"seed_variable (--seed-variable)"))
+    elif campaign.seeds:
         sv = campaign.seed_variable
         file, fld = campaign.where.get("seeds", ("--seeds", str(campaign.seeds)))
         m = TARGET_RE.match(sv)
@@ -224,6 +229,10 @@ class CampaignPlan:
     def __init__(self, campaign: Campaign, check_types: bool = True):
         self.campaign = campaign
         base, fmus, scen_name = resolve_base(campaign.scenario, campaign.stop_time, campaign.step)
+        if campaign.seed_variable is None and base.get("noise_seed"):
+            # the stack's word for which parameter seeds its noise (the scenario's noise_seed)
+            campaign.seed_variable = base["noise_seed"]
+            campaign.where.setdefault("seed_variable", (display_path(campaign.scenario), "noise_seed"))
         types = variable_types(fmus) if check_types else None
         vary, fixed = type_values(campaign, base, types)
         # the scenario with the fixed overrides and the first run's values must be runnable: this
@@ -252,7 +261,8 @@ class CampaignPlan:
     def _check_base(base: dict, overrides: dict, campaign: Campaign, stop_time=None, step=None):
 
         origins = {t: campaign.where.get(t, ("--vary", t)) for t in overrides}
-        origins[campaign.seed_variable] = campaign.where.get("seeds", origins.get(campaign.seed_variable))
+        if campaign.seeds:
+            origins[campaign.seed_variable] = campaign.where.get("seeds", origins.get(campaign.seed_variable))
         loaded = load_scenario(base, overrides=overrides, override_origins={k: v for k, v in origins.items() if v})
         build_plan(loaded, stop_time=stop_time, step=step)
 
@@ -644,7 +654,8 @@ def sweep(scenario: str | os.PathLike, vary: dict[str, Any] | None = None, seeds
       (whose fields the other arguments override);
     - ``vary``: ``{"instance.Variable": [v1, v2, ...]}`` (or ``{"start":, "stop":, "num":}``);
       the runs are the product of the lists, in the order given;
-    - ``seeds``: N runs per combination with ``seed_variable`` (default ``sensors.Seed``) = 1..N;
+    - ``seeds``: N runs per combination with ``seed_variable`` (default: the scenario's
+      ``noise_seed``, ``sensors.Seed`` in the project's stacks) = 1..N;
     - ``workers``: a local Dask cluster of that many worker processes (default: one per CPU);
       ``scheduler``: the address of an existing Dask scheduler; ``client``: a
       ``distributed.Client`` to use as it is;

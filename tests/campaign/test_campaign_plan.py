@@ -130,19 +130,21 @@ def test_product_order_and_seeds_innermost():
     assert runs[2] == {"a.X": 1, "b.Y": "q", "s.Seed": 1}
     assert runs[-1] == {"a.X": 2, "b.Y": "q", "s.Seed": 2}
     assert expand({}) == [{}]
-    assert expand({}, seeds=3) == [{"sensors.Seed": 1}, {"sensors.Seed": 2}, {"sensors.Seed": 3}]
+    assert expand({}, seeds=3, seed_variable="s.Seed") == [{"s.Seed": 1}, {"s.Seed": 2}, {"s.Seed": 3}]
+    with pytest.raises(CampaignError, match="no variable to seed"):
+        expand({}, seeds=3)  # the campaign code knows no instance's seed
     with pytest.raises(CampaignError):
         expand({"s.Seed": [1]}, seeds=2, seed_variable="s.Seed")
 
 
 def test_run_ids_readable_stable_unique():
-    runs = expand({"vehicle.Length": [2.0, -1.0], "vehicle.CurrentVelocity[2]": [0.25]}, seeds=2)
+    runs = expand({"vehicle.Length": [2.0, -1.0], "vehicle.CurrentVelocity[2]": [0.25]}, seeds=2, seed_variable="sensors.Seed")
     ids = run_ids(runs)
     assert ids[0] == "vehicle.Length=2+vehicle.CurrentVelocity_2=0.25+sensors.Seed=1"
     assert ids[2].startswith("vehicle.Length=-1+")
     assert len(set(ids)) == len(ids)
     # extending a list does not rename the runs that were there already
-    more = expand({"vehicle.Length": [2.0, -1.0, 3.0], "vehicle.CurrentVelocity[2]": [0.25]}, seeds=2)
+    more = expand({"vehicle.Length": [2.0, -1.0, 3.0], "vehicle.CurrentVelocity[2]": [0.25]}, seeds=2, seed_variable="sensors.Seed")
     assert set(ids) <= set(run_ids(more))
     # unsafe characters and long names get a hash, never a path separator
     odd = run_ids([{"control.Waypoints": "0,0,5; 100,0,5/x"}, {"control.Waypoints": "0,0,5; 100,0,5:x"}])
@@ -310,6 +312,26 @@ def test_bad_variables_refused_before_anything_runs(tmp_path, vary, seeds, words
     assert words in str(e.value)
     assert str(e.value).startswith("--vary") or str(e.value).startswith("--seeds")
     assert not (tmp_path / "c").exists()
+
+
+@needs_fmus
+def test_seeds_vary_the_noise_seed_the_scenario_declares(tmp_path):
+    """No vehicle's seed in the campaign code: the stack names it (noise_seed), a campaign
+    may name another (seed_variable), and a scenario without one is refused, saying so."""
+    stack = (REPO_ROOT / "scenarios" / "stacks" / "survey.yaml").as_posix()
+    assert CampaignPlan(build_campaign("survey", None, 2, out_dir=tmp_path / "a", stop_time=5)).seed_variable == "sensors.Seed"
+    mine = _write(tmp_path / "mine.yaml", f"include: {stack}\nstop_time: 5\ninstances: {{imu: {{fmu: fmus/AuvSensors.fmu}}}}\n"
+                                          "noise_seed: imu.Seed\n")
+    plan = CampaignPlan(build_campaign(str(mine), None, 2, out_dir=tmp_path / "b"))
+    assert [r.values for r in plan.runs] == [{"imu.Seed": 1}, {"imu.Seed": 2}]
+    plan = CampaignPlan(build_campaign(str(mine), None, 2, out_dir=tmp_path / "c", seed_variable="sensors.Seed"))
+    assert [r.values for r in plan.runs] == [{"sensors.Seed": 1}, {"sensors.Seed": 2}]
+    # free_drift removes the sensors of the stack: their noise_seed goes with them
+    with pytest.raises(CampaignError) as e:
+        CampaignPlan(build_campaign("free_drift", None, 2, out_dir=tmp_path / "d", stop_time=5))
+    assert "declares no noise_seed" in str(e.value) and "--seed-variable" in str(e.value)
+    assert CampaignPlan(build_campaign("free_drift", {"vehicle.Length": [1.8]}, None, out_dir=tmp_path / "e",
+                                       stop_time=5)).seed_variable is None
 
 
 @needs_fmus

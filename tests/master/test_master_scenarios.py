@@ -142,3 +142,33 @@ def test_battery_run_ends_flat_with_the_thruster_stopped(runs):
     assert 40.0 < b["flat_at_s"] < 120.0  # 3 kJ at about 45 W
     assert s["energy_used_J"] == pytest.approx(3000.0)
     assert r.column("vehicle.Thrust")[-1] == 0.0
+
+
+@pytest.mark.parametrize("seed, words", [
+    ("sensors.Seed", None),
+    ("vehicle.Length", "'vehicle.Length' is a Real parameter, not an Integer parameter"),
+    ("sensor.Seed", "unknown instance 'sensor'"),
+    ("sensors.Sed", "has no variable 'Sed' (did you mean 'Seed'?)"),
+    ("Seed", "noise_seed"),
+])
+def test_noise_seed_names_an_integer_parameter(tmp_path, fmus_built, seed, words):
+    """The stack says which parameter seeds its noise (what a sweep's --seeds varies); the
+    master checks it with the rest, before anything runs."""
+    from master.plan import build_plan
+    from master.scenario import ScenarioError, load_scenario
+
+    f = tmp_path / "s.yaml"
+    f.write_text(f"include: {(REPO / 'scenarios' / 'stacks' / 'survey.yaml').as_posix()}\nstop_time: 1\nnoise_seed: {seed}\n")
+    if words is None:
+        assert build_plan(load_scenario(f)).loaded.model.noise_seed == seed
+        return
+    with pytest.raises(ScenarioError) as e:
+        build_plan(load_scenario(f))
+    assert "s.yaml: noise_seed" in str(e.value) and words in str(e.value), str(e.value)
+
+
+def test_the_stacks_noise_seed_goes_with_the_removed_sensors():
+    from master.scenario import load_scenario
+
+    assert load_scenario(REPO / "scenarios" / "depth_step.yaml").model.noise_seed == "sensors.Seed"
+    assert load_scenario(REPO / "scenarios" / "free_drift.yaml").model.noise_seed is None
