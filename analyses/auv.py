@@ -35,19 +35,32 @@ def controls_of(plan: Plan) -> list[str]:
     return [n for n, ip in plan.instances.items() if any(k in ip.vars and ip.vars[k].causality == "output" for k in keys)]
 
 
-def parse_waypoints(text: str | None) -> list[tuple[float, ...]]:
-    out = []
-    if not text:
-        return out
-    for part in str(text).replace("\n", ";").split(";"):
-        part = part.strip()
-        if not part:
-            continue
-        try:
-            out.append(tuple(float(x) for x in part.split(",")))
-        except ValueError:
-            return []
-    return out
+def waypoints_of(text) -> list[tuple[float, float, float]]:
+    """A control's ``Waypoints`` parameter, read by the controllers' own parser (strict: a
+    malformed entry is a ``WaypointError`` naming it); none when the parameter is unset or
+    empty.
+
+    Imported on use, after a run's FMUs have loaded: imported first, the repository's
+    ``controllers_fmu`` would be the copy the controller FMUs of the run share (pythonfmu slaves
+    run in the master's interpreter), not the one they bundle."""
+    from controllers_fmu.guidance import parse_waypoints
+
+    return [] if text is None else parse_waypoints(text, allow_empty=True)
+
+
+def scenario_waypoints(scenario: dict) -> list[tuple[float, float, float]]:
+    """The waypoints of a resolved scenario mapping (scenario.resolved.yaml), for the 3-D view:
+    those of the first instance with a non-empty ``Waypoints`` parameter. A malformed one is a
+    ``WaypointError`` (a ValueError) naming the instance."""
+    from controllers_fmu.guidance import parse_waypoints
+
+    for name, spec in (scenario.get("instances") or {}).items():
+        text = ((spec or {}).get("parameters") or {}).get("Waypoints")
+        if text is not None:
+            wps = parse_waypoints(text, name=f"{name}.Waypoints", allow_empty=True)
+            if wps:
+                return wps
+    return []
 
 
 def driven_vehicle(plan: Plan, control: str, vehicles: list[str]) -> str | None:
@@ -98,7 +111,7 @@ def control_figures(plan: Plan, d: RunData, c: str, v: str | None) -> dict:
             out["mission_completed_at_s"] = rounded(d.t[np.argmax(done)]) if done.any() else None
             active = ~done
         wpi = d.get(f"{c}.WaypointIndex")
-        wps = parse_waypoints(param(plan, c, "Waypoints"))
+        wps = waypoints_of(param(plan, c, "Waypoints"))
         if wpi is not None:
             # WaypointIndex is the active waypoint (0-based): the number reached so far, and
             # it stays on the last one when the mission finishes
@@ -366,7 +379,8 @@ def _plots(run: RunData, out_dir):
 
 
 FIGURES = RunFigures(compute=run_figures, empty=HEADLINE, describe=describe_run, plots=_plots,
-                     plot_files=("track.png", "depth.png", "attitude.png", "actuators.png", "battery.png"))
+                     plot_files=("track.png", "depth.png", "attitude.png", "actuators.png", "battery.png"),
+                     waypoints=scenario_waypoints)
 
 
 # --------------------------------------------------------------------------------------------

@@ -14,7 +14,7 @@ import numpy as np
 
 from master import RunData, param
 
-from .auv import TURNING_CIRCLE, controls_of, driven_vehicle, parse_waypoints, vehicles_of
+from .auv import TURNING_CIRCLE, controls_of, driven_vehicle, vehicles_of, waypoints_of
 
 _MAX_POINTS = 20000
 
@@ -157,9 +157,9 @@ def _draw(run: RunData, out_dir: Path, mine: Callable[[str], bool]) -> list[Path
             ax.plot(e[0], n[0], "o", color=line.get_color(), ms=7, mfc="white", label=lab(v, "start"))
             ax.plot(e[-1], n[-1], "s", color=line.get_color(), ms=6, label=lab(v, "end"))
             c = ctl_of.get(v)
-            wps = parse_waypoints(param(plan, c, "Waypoints")) if c else []
             mode = param(plan, c, "GuidanceMode", "mission") if c else None
-            if wps and mode == "mission":
+            wps = waypoints_of(param(plan, c, "Waypoints")) if mode == "mission" else []
+            if wps:
                 wn = [w[0] for w in wps]
                 we = [w[1] for w in wps]
                 ax.plot(we, wn, "--", color="0.5", lw=0.8)

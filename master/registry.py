@@ -59,13 +59,17 @@ class RunFigures:
       initial state), so that summary.json always has them;
     - ``describe(summary)``: the lines ``python -m master run`` prints about them;
     - ``plots(run, out_dir)``: draws PNG files into ``out_dir`` and returns their paths;
-      ``plot_files``: every name it may write (removed from the folder before a run)."""
+      ``plot_files``: every name it may write (removed from the folder before a run);
+    - ``waypoints(scenario)``: the (north, east, depth) points the 3-D view draws, from a
+      resolved scenario mapping (scenario.resolved.yaml); a ValueError naming the parameter
+      when they are malformed."""
 
     compute: Callable[[Any], dict]
     empty: dict = field(default_factory=dict)
     describe: Callable[[dict], list[str]] = lambda summary: []
     plots: Callable[[Any, Any], list] | None = None
     plot_files: tuple[str, ...] = ()
+    waypoints: Callable[[dict], list] | None = None
 
 
 @dataclass(frozen=True)

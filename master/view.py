@@ -11,10 +11,11 @@ It reads only files of the results folder, and nothing of any particular vehicle
   comes from ``NAME.Quater[1..4]`` (scalar first, body to NED) or else ``NAME.Euler[1..3]``
   (roll, pitch, yaw, ZYX); the sea floor from ``NAME.Altitude`` (floor depth = depth +
   altitude, fitted by a plane so that a sloping floor shows as one);
-- ``scenario.resolved.yaml`` (when present): the waypoints (any instance parameter named
-  ``Waypoints``, ``"n,e,d; n,e,d"`` or a list of triples), the actuator columns (the sources of
-  the connections into the vehicle), the sea-floor depth when no altitude was recorded
-  (a ``SeaFloorDepth`` parameter).
+- ``scenario.resolved.yaml`` (when present): the waypoints (read by the figures registered
+  with the master, ``RunFigures.waypoints``: the AUV's and H100's ``Waypoints`` parameter,
+  ``"n,e,d; n,e,d"``, through the controllers' parser; a malformed one is an error naming it),
+  the actuator columns (the sources of the connections into the vehicle), the sea-floor depth
+  when no altitude was recorded (a ``SeaFloorDepth`` parameter).
 
 plotly is imported here only, when a view is made: ``import master`` stays light.
 """
@@ -145,31 +146,20 @@ def attitude_of(tables: RunTables, vehicle: str) -> np.ndarray | None:
     return q
 
 
-def parse_waypoints(value) -> list[tuple[float, float, float]]:
-    """``"n,e,d; n,e,d"`` or a list of [n, e(, d)]; depth 0 where none is given."""
-    items = value if isinstance(value, list) else str(value or "").replace("\n", ";").split(";")
-    out = []
-    for item in items:
-        parts = item if isinstance(item, (list, tuple)) else [p for p in str(item).split(",") if p.strip()]
-        if not parts:
+def scenario_waypoints(scenario: dict) -> list[tuple[float, float, float]]:
+    """The waypoints to draw, as the registered figures read them from the resolved scenario
+    (``RunFigures.waypoints``: the master knows no parameter format); the first non-empty."""
+    from . import registry
+
+    for figures in registry.figures().values():
+        if figures.waypoints is None:
             continue
         try:
-            nums = [float(p) for p in parts]
-        except (TypeError, ValueError):
-            return []
-        if len(nums) < 2:
-            return []
-        out.append((nums[0], nums[1], nums[2] if len(nums) > 2 else 0.0))
-    return out
-
-
-def scenario_waypoints(scenario: dict) -> list[tuple[float, float, float]]:
-    for inst in (scenario.get("instances") or {}).values():
-        params = (inst or {}).get("parameters") or {}
-        if "Waypoints" in params:
-            wps = parse_waypoints(params["Waypoints"])
-            if wps:
-                return wps
+            wps = figures.waypoints(scenario)
+        except ValueError as e:
+            raise ViewError(f"scenario.resolved.yaml: {e}") from None
+        if wps:
+            return [tuple(float(x) for x in w) for w in wps]
     return []
 
 

@@ -34,6 +34,7 @@ from typing import List, Sequence, Tuple
 
 from ..angles import wrap_pi
 from ..declare import parameter
+from ..guidance import parse_waypoints  # the one Waypoints format of the project (strict)
 
 MODES = ("hold", "depth_heading", "velocity", "waypoints", "sshape", "sway")
 
@@ -97,20 +98,6 @@ class AxisFilter:
         self.x, self.v, self.a = (float(s) for s in state)
 
 
-def parse_waypoints(text: str) -> List[Tuple[float, float, float]]:
-    """'north,east,depth; north,east,depth; ...' (m) -> list of triples; ValueError names the bad one."""
-    points = []
-    for k, part in enumerate(p for p in str(text).replace("\n", ";").split(";") if p.strip()):
-        try:
-            values = [float(v) for v in part.split(",")]
-        except ValueError:
-            raise ValueError(f"Waypoints: point {k + 1} '{part.strip()}' is not 'north,east,depth'") from None
-        if len(values) != 3 or not all(math.isfinite(v) for v in values):
-            raise ValueError(f"Waypoints: point {k + 1} '{part.strip()}' needs 3 finite numbers (north,east,depth)")
-        points.append(tuple(values))
-    return points
-
-
 @dataclass
 class GuidanceConfig:
     """Parameters of :class:`Guidance`; the field names are the FMU parameter names."""
@@ -159,10 +146,9 @@ class GuidanceConfig:
             raise ValueError(f"HoldPosition must be 3 numbers (NaN: the initial position), got {list(self.HoldPosition)!r}")
         if math.isinf(float(self.HoldHeading)):
             raise ValueError(f"HoldHeading must be finite or NaN, got {self.HoldHeading!r}")
-        if self.Mode == "waypoints":
-            if not parse_waypoints(self.Waypoints):
-                raise ValueError("Waypoints: Mode 'waypoints' needs at least one point 'north,east,depth'")
-        elif self.Waypoints.strip():
+        if self.Mode == "waypoints" or self.Waypoints.strip():
+            # WaypointError (a ValueError) names the entry; empty only when another mode runs.
+            # Checked even when unused: a typo is not kept silently
             parse_waypoints(self.Waypoints)
 
 

@@ -34,7 +34,7 @@ def zigzag_view(tmp_path_factory, fmus_built):
     return out / VIEW_FILE
 
 
-def _synthetic_run(folder: Path, heading: float = math.pi / 2) -> Path:
+def _synthetic_run(folder: Path, heading: float = math.pi / 2, waypoints: str = "0,0,2; 0,3,3") -> Path:
     """A results folder of a vehicle named 'rov' (not the AUV's names) holding a heading."""
     folder.mkdir(parents=True, exist_ok=True)
     t = np.arange(0.0, 10.01, 0.5)
@@ -47,7 +47,7 @@ def _synthetic_run(folder: Path, heading: float = math.pi / 2) -> Path:
         f.write(",".join(cols) + "\n")
         for k in range(len(t)):
             f.write(",".join(repr(float(v[k])) for v in cols.values()) + "\n")
-    scenario = {"instances": {"rov": {"fmu": "fmus/X.fmu"}, "ctl": {"parameters": {"Waypoints": [[0, 0, 2], [0, 3, 3]]}}},
+    scenario = {"instances": {"rov": {"fmu": "fmus/X.fmu"}, "ctl": {"parameters": {"Waypoints": waypoints}}},
                 "connections": ["ctl.ThrusterCommand -> rov.ThrusterCommand"]}
     (folder / "scenario.resolved.yaml").write_text(yaml.safe_dump(scenario))
     return folder
@@ -65,7 +65,7 @@ def test_the_page_is_one_self_contained_file(zigzag_view):
 
 def test_any_vehicle_is_drawn_from_the_common_column_names(tmp_path):
     """Not the AUV's instance names: a vehicle 'rov' driven by 'ctl' through a vector
-    connection, its sea floor from its altitude, waypoints given as a list."""
+    connection, its sea floor from its altitude, the waypoints of its controller ('ctl')."""
     tables = read_results(_synthetic_run(tmp_path / "rov"))
     fig = build_figure(tables, max_frames=5)
     names = [tr.name for tr in fig.data]
@@ -74,6 +74,13 @@ def test_any_vehicle_is_drawn_from_the_common_column_names(tmp_path):
     floor = next(tr for tr in fig.data if tr.name == "sea floor")
     assert np.allclose(np.asarray(floor.z), 10.0), "depth + altitude is 10 m all along the track"
     assert len(fig.frames) == 5
+
+
+def test_malformed_waypoints_are_an_error_naming_them(tmp_path):
+    """Read by the registered figures (the controllers' strict parser), not guessed at."""
+    tables = read_results(_synthetic_run(tmp_path / "rov", waypoints="0,0,2; 0,3"))
+    with pytest.raises(ViewError, match=r"scenario.resolved.yaml: ctl.Waypoints entry 2 '0,3' has 2 value\(s\)"):
+        build_figure(tables, max_frames=5)
 
 
 def test_the_vehicle_is_drawn_at_its_attitude(tmp_path):
