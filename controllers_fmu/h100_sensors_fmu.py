@@ -22,11 +22,10 @@ except ImportError:  # imported from the source tree without the project on sys.
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from fmu_support import FmuError, FmuSlave
-from fmu_support.declare import Var, register
+from fmu_support.declare import Var, config_of, parameters_of, register
 
 from controllers_fmu.h100.instruments import H100Instruments, InstrumentConfig, Truth
 
-_D = InstrumentConfig()
 _AXES = ("x (forward)", "y (starboard)", "z (down)")
 _NED = ("north", "east", "down")
 
@@ -36,35 +35,8 @@ def _vector(name, start, unit, description, axes=_AXES, causality="parameter"):
                 f"{description}, {axes[i]}") for i in range(3)]
 
 
-PARAMETERS = [
-    Var("Seed", "Integer", "parameter", _D.Seed, None,
-        "Seed of the noise generator (numpy PCG64); same seed, same noise, bit for bit"),
-    Var("AttitudeNoiseStd", "Real", "parameter", _D.AttitudeNoiseStd, "rad", "IMU roll and pitch white-noise standard deviation"),
-    Var("HeadingNoiseStd", "Real", "parameter", _D.HeadingNoiseStd, "rad", "IMU heading white-noise standard deviation"),
-    Var("RollBias", "Real", "parameter", _D.RollBias, "rad", "IMU roll constant bias"),
-    Var("PitchBias", "Real", "parameter", _D.PitchBias, "rad", "IMU pitch constant bias"),
-    Var("HeadingBias", "Real", "parameter", _D.HeadingBias, "rad", "IMU heading constant bias"),
-    Var("GyroNoiseStd", "Real", "parameter", _D.GyroNoiseStd, "rad/s", "Gyro white-noise standard deviation, each axis"),
-    *_vector("GyroBias", _D.GyroBias, "rad/s", "Gyro constant bias"),
-    Var("AccelNoiseStd", "Real", "parameter", _D.AccelNoiseStd, "m/s2", "Accelerometer white-noise standard deviation, each axis"),
-    *_vector("AccelBias", _D.AccelBias, "m/s2", "Accelerometer constant bias"),
-    Var("ImuLag", "Real", "parameter", _D.ImuLag, "s", "IMU first-order lag time constant, on the circle for angles (0 = none)"),
-    Var("DvlNoiseStd", "Real", "parameter", _D.DvlNoiseStd, "m/s", "DVL velocity white-noise standard deviation, each axis"),
-    *_vector("DvlBias", _D.DvlBias, "m/s", "DVL velocity constant bias"),
-    Var("DvlLag", "Real", "parameter", _D.DvlLag, "s", "DVL first-order lag time constant (0 = none)"),
-    Var("DvlRange", "Real", "parameter", _D.DvlRange, "m", "DVL bottom-lock range: largest altitude it tracks the bottom from"),
-    Var("AltitudeNoiseStd", "Real", "parameter", _D.AltitudeNoiseStd, "m", "DVL altitude white-noise standard deviation"),
-    Var("DepthNoiseStd", "Real", "parameter", _D.DepthNoiseStd, "m", "Pressure depth white-noise standard deviation"),
-    Var("DepthBias", "Real", "parameter", _D.DepthBias, "m", "Pressure depth constant bias"),
-    Var("DepthLag", "Real", "parameter", _D.DepthLag, "s", "Pressure depth first-order lag time constant (0 = none)"),
-    Var("DepthRange", "Real", "parameter", _D.DepthRange, "m", "Pressure depth full scale; readings clamped to [0, DepthRange]"),
-    Var("UsblNoiseStd", "Real", "parameter", _D.UsblNoiseStd, "m", "USBL fix white-noise standard deviation, each axis, at zero range"),
-    Var("UsblRangeNoise", "Real", "parameter", _D.UsblRangeNoise, "1", "USBL noise standard deviation added per metre of slant range"),
-    Var("UsblPeriod", "Real", "parameter", _D.UsblPeriod, "s", "Time between USBL pings"),
-    Var("UsblLatency", "Real", "parameter", _D.UsblLatency, "s", "Delay from a USBL ping to its fix"),
-    Var("UsblRange", "Real", "parameter", _D.UsblRange, "m", "Largest slant range with a USBL fix"),
-    *_vector("UsblOrigin", _D.UsblOrigin, "m", "Position of the USBL transceiver", axes=_NED),
-]
+#: The parameters: the configuration's fields, declared beside them (controllers_fmu/h100/instruments.py).
+PARAMETERS = parameters_of(InstrumentConfig)
 
 INPUTS = [
     *_vector("Pos", None, "m", "True position of the body origin", axes=_NED, causality="input"),
@@ -95,7 +67,6 @@ OUTPUTS = [
 ]
 
 TABLE = PARAMETERS + INPUTS + OUTPUTS
-_VECTOR_PARAMETERS = ("GyroBias", "AccelBias", "DvlBias", "UsblOrigin")
 
 
 class H100Sensors(FmuSlave):
@@ -115,16 +86,8 @@ class H100Sensors(FmuSlave):
         self.instruments = None
 
     def _config(self) -> InstrumentConfig:
-        v = self.values
-        kw = {}
-        for row in PARAMETERS:
-            base = row.name.split("[")[0]
-            if base in _VECTOR_PARAMETERS:
-                kw[base] = [v[f"{base}[{i}]"] for i in (1, 2, 3)]
-            else:
-                kw[base] = v[row.name]
         try:
-            config = InstrumentConfig(**kw)
+            config = config_of(InstrumentConfig, self.values)
             config.validate()
         except ValueError as error:
             raise FmuError(f"parameter {error}") from None

@@ -35,6 +35,7 @@ from typing import Dict, List, Sequence, Tuple
 import numpy as np
 
 from ..angles import wrap_pi
+from ..declare import parameter
 from ..filters import AngleLag, FirstOrderLag
 
 #: the standard normals drawn per sample, in this order
@@ -42,41 +43,44 @@ NOISE_CHANNELS = ("roll", "pitch", "heading", "p", "q", "r", "fx", "fy", "fz",
                   "u", "v", "w", "altitude", "depth", "usbl_n", "usbl_e", "usbl_d")
 
 _VECTOR_FIELDS = ("GyroBias", "AccelBias", "DvlBias", "UsblOrigin")
+_AXES = ("x (forward)", "y (starboard)", "z (down)")
 
 
 @dataclass
 class InstrumentConfig:
     """Parameters of :class:`H100Instruments`; the field names are the FMU parameter names."""
-    Seed: int = 1
+    Seed: int = parameter(1, None, "Seed of the noise generator (numpy PCG64); same seed, same noise, bit for bit")
     # IMU
-    AttitudeNoiseStd: float = 0.002       # rad, roll and pitch
-    HeadingNoiseStd: float = 0.005        # rad
-    RollBias: float = 0.0                 # rad
-    PitchBias: float = 0.0                # rad
-    HeadingBias: float = 0.0              # rad
-    GyroNoiseStd: float = 0.002           # rad/s
-    GyroBias: Sequence[float] = field(default_factory=lambda: [0.0, 0.0, 0.0])   # rad/s
-    AccelNoiseStd: float = 0.02           # m/s^2
-    AccelBias: Sequence[float] = field(default_factory=lambda: [0.0, 0.0, 0.0])  # m/s^2
-    ImuLag: float = 0.02                  # s
+    AttitudeNoiseStd: float = parameter(0.002, "rad", "IMU roll and pitch white-noise standard deviation")
+    HeadingNoiseStd: float = parameter(0.005, "rad", "IMU heading white-noise standard deviation")
+    RollBias: float = parameter(0.0, "rad", "IMU roll constant bias")
+    PitchBias: float = parameter(0.0, "rad", "IMU pitch constant bias")
+    HeadingBias: float = parameter(0.0, "rad", "IMU heading constant bias")
+    GyroNoiseStd: float = parameter(0.002, "rad/s", "Gyro white-noise standard deviation, each axis")
+    GyroBias: Sequence[float] = parameter((0.0, 0.0, 0.0), "rad/s", "Gyro constant bias", size=3, labels=_AXES)
+    AccelNoiseStd: float = parameter(0.02, "m/s2", "Accelerometer white-noise standard deviation, each axis")
+    AccelBias: Sequence[float] = parameter((0.0, 0.0, 0.0), "m/s2", "Accelerometer constant bias", size=3,
+                                           labels=_AXES)
+    ImuLag: float = parameter(0.02, "s", "IMU first-order lag time constant, on the circle for angles (0 = none)")
     # DVL
-    DvlNoiseStd: float = 0.005            # m/s, each body axis
-    DvlBias: Sequence[float] = field(default_factory=lambda: [0.0, 0.0, 0.0])    # m/s
-    DvlLag: float = 0.1                   # s
-    DvlRange: float = 75.0                # m, largest altitude with bottom lock
-    AltitudeNoiseStd: float = 0.02        # m
+    DvlNoiseStd: float = parameter(0.005, "m/s", "DVL velocity white-noise standard deviation, each axis")
+    DvlBias: Sequence[float] = parameter((0.0, 0.0, 0.0), "m/s", "DVL velocity constant bias", size=3, labels=_AXES)
+    DvlLag: float = parameter(0.1, "s", "DVL first-order lag time constant (0 = none)")
+    DvlRange: float = parameter(75.0, "m", "DVL bottom-lock range: largest altitude it tracks the bottom from")
+    AltitudeNoiseStd: float = parameter(0.02, "m", "DVL altitude white-noise standard deviation")
     # pressure depth
-    DepthNoiseStd: float = 0.005          # m
-    DepthBias: float = 0.0                # m
-    DepthLag: float = 0.05                # s
-    DepthRange: float = 300.0             # m, full scale
+    DepthNoiseStd: float = parameter(0.005, "m", "Pressure depth white-noise standard deviation")
+    DepthBias: float = parameter(0.0, "m", "Pressure depth constant bias")
+    DepthLag: float = parameter(0.05, "s", "Pressure depth first-order lag time constant (0 = none)")
+    DepthRange: float = parameter(300.0, "m", "Pressure depth full scale; readings clamped to [0, DepthRange]")
     # USBL
-    UsblNoiseStd: float = 0.05            # m, each axis
-    UsblRangeNoise: float = 0.002         # 1, std per metre of slant range
-    UsblPeriod: float = 1.0               # s
-    UsblLatency: float = 0.5              # s
-    UsblRange: float = 1000.0             # m, largest slant range with a fix
-    UsblOrigin: Sequence[float] = field(default_factory=lambda: [0.0, 0.0, 0.0])  # m, NED
+    UsblNoiseStd: float = parameter(0.05, "m", "USBL fix white-noise standard deviation, each axis, at zero range")
+    UsblRangeNoise: float = parameter(0.002, "1", "USBL noise standard deviation added per metre of slant range")
+    UsblPeriod: float = parameter(1.0, "s", "Time between USBL pings")
+    UsblLatency: float = parameter(0.5, "s", "Delay from a USBL ping to its fix")
+    UsblRange: float = parameter(1000.0, "m", "Largest slant range with a USBL fix")
+    UsblOrigin: Sequence[float] = parameter((0.0, 0.0, 0.0), "m", "Position of the USBL transceiver", size=3,
+                                            labels=("north", "east", "down"))
 
     @classmethod
     def noiseless(cls, **overrides) -> "InstrumentConfig":

@@ -59,6 +59,23 @@ def test_model_description(unpacked):
     assert by_name["UsblFixCount"].type == "Integer" and by_name["UsblFixCount"].variability == "discrete"
 
 
+def test_parameters_are_the_configurations_declared_fields(unpacked):
+    """One declaration style: every parameter is a field of InstrumentConfig, declared beside it
+    (unit, description; the field's default is the start value; a vector one Real per axis)."""
+    from fmu_support.declare import parameters_of
+    from controllers_fmu.h100.instruments import InstrumentConfig
+
+    md, _ = unpacked
+    parameters = [v for v in md.modelVariables if v.causality == "parameter"]
+    declared = parameters_of(InstrumentConfig)
+    assert [v.name for v in parameters] == [row.name for row in declared] and len(declared) == 34
+    for v, row in zip(parameters, declared):
+        start = {"Real": float, "Integer": int}[v.type](v.start)
+        assert (v.type, v.unit, v.description, start) == (row.type, row.unit, row.description, row.start), v.name
+    assert [v.name for v in parameters if v.name.startswith("UsblOrigin")] == ["UsblOrigin[1]", "UsblOrigin[2]",
+                                                                                 "UsblOrigin[3]"]
+
+
 def test_noiseless_readings_are_the_truth(make):
     s = make().initialize(**NOISELESS, **TRUTH)
     s.fmu.doStep(0.0, 0.1)
