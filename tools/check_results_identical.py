@@ -10,7 +10,9 @@
 The reference hashes (tests/integration/results_sha256.json) are the sha256 of each
 scenario's results.csv as `python -m master run NAME --no-plots` wrote it before the vehicle
 library was restructured (issue 10; the scenarios added since, the H100's, ident_auv and
-survey_waves, as main wrote them at the master's restructuring, 1320688): "full" for the whole
+survey_waves, as main wrote them at the master's restructuring, 1320688; survey_waves again
+after afbf2fa added its vehicle.SurfaceElevation column, the others unchanged; ident_h100 and
+ident_h100_check as main wrote them at f1ca284): "full" for the whole
 scenarios, "short" for the short
 runs of SHORT_RUNS that tests/integration/test_results_identical.py flies. A change that keeps
 the physics and the recording unchanged keeps them. `--record` is for a change that is MEANT to change the results, and says
