@@ -49,6 +49,23 @@ def unpack(name: str, folder: Path):
     return md, extract(str(fmu), unzipdir=str(folder))
 
 
+class Instances:
+    """The instances one test makes of extracted FMUs, all closed by `close` (what the FMU
+    tests' `make` fixtures hand out). `unpacked` maps a model name to `unpack`'s result."""
+
+    def __init__(self, unpacked: dict):
+        self.unpacked, self.made = unpacked, []
+
+    def __call__(self, name: str) -> "Instance":
+        inst = Instance(self.unpacked[name], name, f"{name.lower()}{len(self.made)}")
+        self.made.append(inst)
+        return inst
+
+    def close(self) -> None:
+        for inst in self.made:
+            inst.close()
+
+
 class Instance:
     """One instance of an extracted FMU, its log messages captured in `messages`
     ((status, category, text) tuples). `parameters` are set by `initialize`."""

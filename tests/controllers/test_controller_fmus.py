@@ -10,7 +10,7 @@ import pytest
 
 from fmpy.fmi1 import FMICallException
 
-from tests.harness import FMU_DIR, Instance, build, unpack
+from tests.harness import FMU_DIR, Instances, build, unpack
 from tests.wrapper_kind import bad_parameter_status, failed_step_status
 
 NOISELESS = dict(DepthNoiseStd=0.0, DepthLag=0.0, AttitudeNoiseStd=0.0, HeadingNoiseStd=0.0,
@@ -26,16 +26,9 @@ def unpacked(tmp_path_factory):
 
 @pytest.fixture
 def make(unpacked):
-    made = []
-
-    def factory(name):
-        inst = Instance(unpacked[name], name, f"{name.lower()}{len(made)}")
-        made.append(inst)
-        return inst
-
-    yield factory
-    for inst in made:
-        inst.close()
+    instances = Instances(unpacked)
+    yield instances
+    instances.close()
 
 
 @pytest.mark.parametrize("name", ["AuvSensors", "AuvControl"])

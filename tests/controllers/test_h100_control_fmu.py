@@ -9,7 +9,7 @@ import pytest
 pytest.importorskip("fmpy")
 from fmpy.fmi1 import FMICallException  # noqa: E402
 
-from tests.harness import DISCARD, ERROR, FMU_DIR, Instance, build, unpack  # noqa: E402
+from tests.harness import DISCARD, ERROR, FMU_DIR, Instances, build, unpack  # noqa: E402
 
 NAME = "H100Control"
 AT_REST = {"MeasuredDepth": 5.0, "UsblPosition": (0.0, 0.0, 5.0), "UsblFixCount": 1, "DepthCommand": 5.0}
@@ -23,16 +23,9 @@ def unpacked(tmp_path_factory):
 
 @pytest.fixture
 def make(unpacked):
-    made = []
-
-    def factory():
-        inst = Instance(unpacked, NAME, f"h100control{len(made)}")
-        made.append(inst)
-        return inst
-
-    yield factory
-    for inst in made:
-        inst.close()
+    instances = Instances({NAME: unpacked})
+    yield lambda: instances(NAME)
+    instances.close()
 
 
 def test_fmpy_validate_reports_no_problem():

@@ -8,7 +8,7 @@ import pytest
 
 from fmpy.fmi1 import FMICallException
 
-from tests.harness import DISCARD, ERROR, FMU_DIR, Instance, build, unpack
+from tests.harness import DISCARD, ERROR, FMU_DIR, Instances, build, unpack
 
 NAME = "H100Sensors"
 NOISELESS = dict(AttitudeNoiseStd=0.0, HeadingNoiseStd=0.0, GyroNoiseStd=0.0, AccelNoiseStd=0.0,
@@ -26,16 +26,9 @@ def unpacked(tmp_path_factory):
 
 @pytest.fixture
 def make(unpacked):
-    made = []
-
-    def factory():
-        inst = Instance(unpacked, NAME, f"h100sensors{len(made)}")
-        made.append(inst)
-        return inst
-
-    yield factory
-    for inst in made:
-        inst.close()
+    instances = Instances({NAME: unpacked})
+    yield lambda: instances(NAME)
+    instances.close()
 
 
 def test_fmpy_validate_reports_no_problem():
