@@ -158,7 +158,7 @@ def add_parser(sub) -> argparse.ArgumentParser:
 
 def cmd_compare(args) -> int:
     from master import ScenarioError, display_path
-    from master.campaign.spec import parse_set_option
+    from master.campaign import parse_set_option
 
     controllers = [c.strip() for c in args.controllers.split(",") if c.strip()]
     out = Path(args.out) if args.out else Path("results") / "compare" / Path(args.scenario).stem

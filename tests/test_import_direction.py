@@ -34,9 +34,9 @@ ALLOWED = {
 }
 
 
-#: the modules of the master a client may import: the public API (``master.__all__``) and, for
-#: what registers with the master, the registry's types
-PUBLIC = {"analyses": {"master", "master.registry"}, "master.campaign": {"master"}}
+#: the modules of the master a client may import: the public APIs (``master.__all__``,
+#: ``master.campaign.__all__``) and, for what registers with the master, the registry's types
+PUBLIC = {"analyses": {"master", "master.registry", "master.campaign"}, "master.campaign": {"master"}}
 
 
 def _imports(path: Path) -> list[str]:
@@ -77,8 +77,10 @@ def _violations(package: str) -> list[str]:
             if owner is not None and owner not in allowed:
                 out.append(f"{rel} imports {module}")
             public = PUBLIC.get(package)
-            if public is not None and owner == "master" and module not in public:
-                out.append(f"{rel} imports {module}: not the master's public API ({', '.join(sorted(public))})")
+            if public is not None and owner in ("master", "master.campaign") and owner != package \
+                    and module not in public:
+                whose = "the master's" if owner == "master" else "the campaign's"
+                out.append(f"{rel} imports {module}: not {whose} public API ({', '.join(sorted(public))})")
     return out
 
 
