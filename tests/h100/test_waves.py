@@ -134,8 +134,8 @@ def test_the_auv_held_still_in_regular_waves_feels_the_spec_force():
         velocity, acceleration = wave_kinematics(t, x[0:3], rows, 0.4)
         water = rotation.T @ (np.array(env.CurrentVelocity) + velocity)
         still_water = rotation.T @ np.array(env.CurrentVelocity)
-        hydro = (auv.hydrodynamic_wrench(x[7:10] - water, x[10:13], 0.0, 0.0, c)
-                 - auv.hydrodynamic_wrench(x[7:10] - still_water, x[10:13], 0.0, 0.0, c))
+        hydro = (np.array(auv.hydrodynamic_wrench(x[7:10] - water, x[10:13], 0.0, 0.0, c))
+                 - np.array(auv.hydrodynamic_wrench(x[7:10] - still_water, x[10:13], 0.0, 0.0, c)))
         over_ground = mass * (wavy.derivative_at(t, x, u, c)[7:13] - still.derivative_at(t, x, u, still.constants)[7:13])
         # over ground: M nu' gains the hydrodynamic difference and (rho Vol I + A) R^T a_w;
         # the -omega x v_w term of the relative-velocity form moves with the water's velocity

@@ -17,22 +17,22 @@ SECTIONS = (np.array(P.section_x), np.array(P.section_diameter), np.array(P.sect
 
 
 def _fin(plane, rel_vel, omega, delta):
-    return rudder_wrench(plane, np.asarray(rel_vel, float), np.asarray(omega, float), delta, P.Rho,
+    return np.array(rudder_wrench(plane, np.asarray(rel_vel, float), np.asarray(omega, float), delta, P.Rho,
                          P.RudderArea, P.RudderAspectRatio, np.array(P.RudderPos), P.RudderClMax,
-                         P.RudderAoaMax, P.RudderCd0, P.RudderOswald, P.MaxRudderAngle)
+                         P.RudderAoaMax, P.RudderCd0, P.RudderOswald, P.MaxRudderAngle))
 
 
 def test_axial_drag_touches_surge_only(rng):
     for _ in range(20):
-        w = axial_drag_wrench(rng.normal(size=3), P.Rho, 0.0314, P.AxialDragCoeff)
+        w = np.array(axial_drag_wrench(rng.normal(size=3), P.Rho, 0.0314, P.AxialDragCoeff))
         assert np.all(w[1:] == 0.0)
-    assert np.all(axial_drag_wrench(np.array([0.0, 1.0, -2.0]), P.Rho, 0.0314, 0.25) == 0.0)
+    assert np.all(np.array(axial_drag_wrench(np.array([0.0, 1.0, -2.0]), P.Rho, 0.0314, 0.25)) == 0.0)
     assert axial_drag_wrench(np.array([-1.0, 0, 0]), P.Rho, 0.0314, 0.25)[0] > 0.0
 
 
 def test_strip_wrench_has_exactly_zero_surge_and_roll(rng):
     for _ in range(20):
-        w = cross_flow_strip_wrench(rng.normal(size=3), rng.normal(size=3), P.Rho, 1.1, *SECTIONS)
+        w = np.array(cross_flow_strip_wrench(rng.normal(size=3), rng.normal(size=3), P.Rho, 1.1, *SECTIONS))
         assert w[0] == 0.0 and w[3] == 0.0
         assert np.any(w != 0.0)
 

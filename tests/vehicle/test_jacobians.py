@@ -24,7 +24,7 @@ def _central(f, x, h=1e-6):
         plus, minus = x.copy(), x.copy()
         plus[i] += step
         minus[i] -= step
-        columns.append((f(plus) - f(minus)) / (2 * step))
+        columns.append((np.asarray(f(plus)) - np.asarray(f(minus))) / (2 * step))   # a wrench is a tuple
     return np.array(columns).T
 
 

@@ -1,10 +1,13 @@
 """The forces on the vehicle, one pure function each (seed 000), with the Jacobian of each
 velocity-dependent one right below it.
 
-Every function returns a body-frame wrench: force in [0:3] (N) and moment about the body
-origin in [3:6] (N m). Velocities are body-frame: `rel_vel` is the velocity relative to the
-water (u, v, w), `omega` the angular rate (p, q, r). A Jacobian with respect to the velocity
-is 6 x 6 in the order (u, v, w, p, q, r).
+Every force function returns a body-frame wrench as a tuple of six floats (see
+`vehicle_model.vectors`: the derivative sums a dozen of them seven times a step, and tuples
+cost no allocation): force in [0:3] (N) and moment about the body origin in [3:6] (N m);
+`np.array(w)` makes an array of one. Vectors may be given as arrays or tuples. Velocities are
+body-frame: `rel_vel` is the velocity relative to the water (u, v, w), `omega` the angular
+rate (p, q, r). A Jacobian with respect to the velocity is a 6 x 6 array in the order
+(u, v, w, p, q, r).
 """
 import math
 
@@ -12,7 +15,8 @@ import numpy as np
 
 from .._jit import jit
 from .foil import drag_coefficient, lift_coefficient, lift_slope
-from ..rotation import cross, rotate_back, skew
+from ..rotation import cross, skew
+from ..vectors import add3, cross3, mul3, neg3, rotate_back3, scale3, wrench, wrench_at_origin
 
 #: Regularisation under the cross-flow speed: w_k = sqrt(v_ky^2 + v_kz^2 + eps) (seed 000).
 #: Without it the bare magnitude has a kink at zero cross-flow, where its derivative jumps,
@@ -34,10 +38,7 @@ DIVE_PLANE = 2   # chord in body x-z, RudderDive, force along z
 @jit
 def wrench_at(point, force):
     """The wrench of `force` applied at `point`: (F, point x F)."""
-    w = np.zeros(6)
-    w[0:3] = force
-    w[3:6] = cross(point, force)
-    return w
+    return wrench(force, cross3(point, force))
 
 
 @jit
@@ -49,29 +50,22 @@ def weight_and_buoyancy_wrench(rotation, axis_depth, mass, volume, radius, rho, 
     `submerged` is f, the SubmergedFraction of the axis depth (passed in so that this function
     stays a function of its arguments alone).
     """
-    down = rotation[2, :]  # R^T (0, 0, 1): NED down in the body frame
-    weight = mass * gravity * down
-    buoyancy = -rho * gravity * volume * submerged * down
-    w = np.zeros(6)
-    w[0:3] = weight + buoyancy
-    w[3:6] = cross(cog, weight)
-    return w
+    down = (rotation[2, 0], rotation[2, 1], rotation[2, 2])  # R^T (0, 0, 1): NED down in the body frame
+    weight = scale3(mass * gravity, down)
+    buoyancy = scale3(-rho * gravity * volume * submerged, down)
+    return wrench(add3(weight, buoyancy), cross3(cog, weight))
 
 
 @jit
 def thrust_wrench(thrust, thruster_pos):
     """Thrust T along body x at ThrusterPos: F = (T, 0, 0), M = ThrusterPos x F."""
-    force = np.zeros(3)
-    force[0] = thrust
-    return wrench_at(thruster_pos, force)
+    return wrench_at(thruster_pos, (thrust, 0.0, 0.0))
 
 
 @jit
 def external_force_wrench(rotation, force_ned):
     """A NED force applied at the body origin: F = R^T F_ned, no moment."""
-    w = np.zeros(6)
-    w[0:3] = rotate_back(rotation, force_ned)
-    return w
+    return wrench_at_origin(rotate_back3(rotation, force_ned))
 
 
 def frontal_area(diameter):
@@ -95,10 +89,9 @@ def axial_drag_wrench(rel_vel, rho, frontal_area, axial_drag_coeff):
     is why this is a pure function: a purely transverse relative velocity must give a zero
     wrench, and a test asserts it (seed 000).
     """
-    w = np.zeros(6)
     u = rel_vel[0]
-    w[0] = -drag_per_speed_squared(rho, frontal_area, axial_drag_coeff) * abs(u) * u
-    return w
+    return (-drag_per_speed_squared(rho, frontal_area, axial_drag_coeff) * abs(u) * u,
+            0.0, 0.0, 0.0, 0.0, 0.0)
 
 
 @jit
@@ -120,8 +113,8 @@ def cross_flow_strip_wrench(rel_vel, omega, rho, cross_flow_drag_coeff, section_
     Surge force and roll moment are exactly zero: the surge resistance is the axial drag's, and
     a surge component here would count it twice (a pure function, so a test can assert it).
     """
-    w = np.zeros(6)
-    for k in range(section_x.shape[0]):
+    sum_fy = sum_fz = sum_my = sum_mz = 0.0
+    for k in range(len(section_x)):
         x = section_x[k]
         vy = rel_vel[1] + omega[2] * x
         vz = rel_vel[2] - omega[1] * x
@@ -129,11 +122,11 @@ def cross_flow_strip_wrench(rel_vel, omega, rho, cross_flow_drag_coeff, section_
         c = 0.5 * rho * cross_flow_drag_coeff * section_diameter[k] * section_length[k]
         fy = -c * speed * vy
         fz = -c * speed * vz
-        w[1] += fy
-        w[2] += fz
-        w[4] += -x * fz
-        w[5] += x * fy
-    return w
+        sum_fy += fy
+        sum_fz += fz
+        sum_my += -x * fz
+        sum_mz += x * fy
+    return (0.0, sum_fy, sum_fz, 0.0, sum_my, sum_mz)
 
 
 @jit
@@ -188,12 +181,7 @@ def slender_body_lift_wrench(rel_vel, omega, rho, x_aft, area_aft, x_fore, area_
     gain = -rho * area * abs(rel_vel[0])
     fy = gain * (rel_vel[1] + omega[2] * x_e)
     fz = gain * (rel_vel[2] - omega[1] * x_e)
-    w = np.zeros(6)
-    w[1] = fy
-    w[2] = fz
-    w[4] = -x_e * fz
-    w[5] = x_e * fy
-    return w
+    return (0.0, fy, fz, 0.0, -x_e * fz, x_e * fy)
 
 
 @jit
@@ -242,12 +230,11 @@ def coriolis_wrench(rel_vel, omega, mass, inertia, added_linear, added_angular):
     C_A:  F = (A_lin v_r) x omega,           M = (A_lin v_r) x v_r + (A_ang omega) x omega
     (A_lin v_r) x v_r is the Munk moment: -(A22 - A11) u v about z, (A33 - A11) u w about y.
     """
-    a_v = added_linear * rel_vel
-    w = np.zeros(6)
-    w[0:3] = -mass * cross(omega, rel_vel) + cross(a_v, omega)
-    w[3:6] = (-cross(omega, inertia * omega) + cross(a_v, rel_vel)
-              + cross(added_angular * omega, omega))
-    return w
+    a_v = mul3(added_linear, rel_vel)
+    force = add3(scale3(-mass, cross3(omega, rel_vel)), cross3(a_v, omega))
+    moment = add3(add3(neg3(cross3(omega, mul3(inertia, omega))), cross3(a_v, rel_vel)),
+                  cross3(mul3(added_angular, omega), omega))
+    return wrench(force, moment)
 
 
 @jit
@@ -274,7 +261,7 @@ def coriolis_jacobian(rel_vel, omega, mass, inertia, added_linear, added_angular
 @jit
 def _fin_inflow(rel_vel, omega, rudder_pos):
     """v_f = v_r + omega x r_fin."""
-    return rel_vel + cross(omega, rudder_pos)
+    return add3(rel_vel, cross3(omega, rudder_pos))
 
 
 @jit
@@ -301,9 +288,12 @@ def rudder_wrench(plane, rel_vel, omega, deflection, rho, area, aspect_ratio, ru
     q_dyn = 0.5 * rho * area * (u_f * u_f + s_f * s_f)
     cos_a = math.cos(flow_angle)
     sin_a = math.sin(flow_angle)
-    force = np.zeros(3)
-    force[0] = q_dyn * (-cd * cos_a + cl * sin_a)
-    force[plane] = q_dyn * (-cl * cos_a - cd * sin_a)
+    axial = q_dyn * (-cd * cos_a + cl * sin_a)
+    transverse = q_dyn * (-cl * cos_a - cd * sin_a)
+    if plane == YAW_PLANE:
+        force = (axial, transverse, 0.0)
+    else:
+        force = (axial, 0.0, transverse)
     return wrench_at(rudder_pos, force)
 
 
