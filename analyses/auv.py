@@ -378,9 +378,15 @@ def _plots(run: RunData, out_dir):
     return make_plots(run, out_dir)
 
 
+def prepare_plots() -> None:
+    from .auv_plots import prepare
+
+    prepare()
+
+
 FIGURES = RunFigures(compute=run_figures, empty=HEADLINE, describe=describe_run, plots=_plots,
                      plot_files=("track.png", "depth.png", "attitude.png", "actuators.png", "battery.png"),
-                     waypoints=scenario_waypoints)
+                     prepare_plots=prepare_plots, waypoints=scenario_waypoints)
 
 
 # --------------------------------------------------------------------------------------------

@@ -28,6 +28,32 @@ def _mpl():
     return plt
 
 
+_prepared = False
+
+
+def prepare() -> None:
+    """Import and warm up what the plots use (matplotlib's Agg canvas and pyplot, the font, the
+    PNG writer) by drawing a tiny figure into memory: called ahead, while the run steps, in the
+    process that will draw the plots (``RunFigures.prepare_plots``, master/plot_process.py).
+    Nothing it does shows in the plots drawn afterwards. Once per process."""
+    global _prepared
+    if _prepared:
+        return
+    _prepared = True
+    import io
+
+    plt = _mpl()
+    fig, ax = plt.subplots(figsize=(2.0, 2.0))
+    ax.plot([0.0, 1.0], [0.0, 1.0], lw=1.0, label="0")
+    ax.set_title("0")
+    ax.set_xlabel("0")
+    ax.grid(True, alpha=0.3)
+    ax.legend(loc="best", fontsize=8)
+    fig.tight_layout()
+    fig.savefig(io.BytesIO(), dpi=110, format="png")
+    plt.close(fig)
+
+
 def _heading_display(series: list[np.ndarray]) -> tuple[float, callable]:
     """Headings in degrees are shown in a 360-degree window [cut, cut + 360) whose cut lies
     where the data are sparsest (a lawn-mower survey flies north and south: cut at east), and

@@ -125,5 +125,11 @@ def _plots(run: RunData, out_dir) -> list:
     return make_plots(run, out_dir)
 
 
+def _prepare_plots() -> None:
+    from .auv_plots import prepare  # the same matplotlib set-up: done once per process
+
+    prepare()
+
+
 FIGURES = RunFigures(compute=run_figures, empty={}, describe=describe_run, plots=_plots,
-                     plot_files=("thrusters.png", "errors.png"))
+                     plot_files=("thrusters.png", "errors.png"), prepare_plots=_prepare_plots)

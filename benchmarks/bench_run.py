@@ -26,7 +26,13 @@ with ratios: x real time, us per step, the command against the floor, each targe
 The stepping floor itself (the master's loop with no-op twins, per-FMU per-call costs) is
 ``benchmarks/bench_stack.py``; this script reuses its FMU snapshot and scenario helpers.
 
-    .venv/bin/python benchmarks/bench_run.py [--repeats 3] [--no-build]
+    .venv/bin/python benchmarks/bench_run.py [--repeats 3] [--no-build] [--before DIR]
+
+``--before DIR`` adds the whole command (with plots, and ``--no-plots``) of another checkout
+of the project as two more interleaved cases: DIR is e.g. ``git archive COMMIT | tar -x -C
+DIR`` with its ``fmus/`` built or copied; it runs with this interpreter (``python -m master``
+from DIR imports DIR's master and analyses). A before/after measured side by side, under the
+same load.
 
 results.csv of every run is compared with /work/baseline/survey/results.csv when that file is
 there (the issue's byte-identical bar), and between the runs otherwise.
@@ -62,11 +68,11 @@ def digest(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()[:16]
 
 
-def timed(cmd: list[str], env: dict | None = None) -> tuple[float, float, subprocess.CompletedProcess]:
+def timed(cmd: list[str], env: dict | None = None, cwd: Path = ROOT) -> tuple[float, float, subprocess.CompletedProcess]:
     """Wall and CPU seconds (user + system of the child and every child it waited for)."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
-    out = subprocess.run(cmd, cwd=str(ROOT), env=env, capture_output=True, text=True)
+    out = subprocess.run(cmd, cwd=str(cwd), env=env, capture_output=True, text=True)
     wall = time.perf_counter() - t0
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
@@ -186,6 +192,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--repeats", type=int, default=3, help="interleaved repeats, the median counts (default 3)")
     parser.add_argument("--no-build", action="store_true", help="do not bring fmus/ and fmus/noop/ up to date first")
+    parser.add_argument("--before", help="another checkout of the project (with its fmus/) to run side by side")
     parser.add_argument("--parts-child", help=argparse.SUPPRESS)
     parser.add_argument("--import-child", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -229,6 +236,16 @@ def main() -> None:
             w, c, _ = timed([py, "-m", "master", "run", "survey", "--no-plots", "--out", str(out)])
             keep("no-plots", w, c)
             hashes.add(digest(out / "results.csv"))
+            if args.before:
+                before = Path(args.before).resolve()
+                out = folder / "before-plots"
+                w, c, _ = timed([py, "-m", "master", "run", "survey", "--out", str(out)], cwd=before)
+                keep("before plots", w, c)
+                hashes.add(digest(out / "results.csv"))
+                out = folder / "before-no-plots"
+                w, c, _ = timed([py, "-m", "master", "run", "survey", "--no-plots", "--out", str(out)], cwd=before)
+                keep("before no-plots", w, c)
+                hashes.add(digest(out / "results.csv"))
             w, c, _ = timed([py, "-m", "master", "run", str(floor_path), "--no-plots", "--out", str(folder / "floor")])
             keep("floor", w, c)
             w, c, _ = timed([py, "-c", "pass"])
@@ -252,9 +269,13 @@ def main() -> None:
         labels = {"plots": "python -m master run survey", "no-plots": "  ... --no-plots",
                   "floor": "  ... no-op twins, --no-plots (the floor)", "python": "python -c pass",
                   "import": "python -c 'import master'"}
+        if args.before:
+            labels = {"plots": labels["plots"], "before plots": f"  ... before ({args.before})",
+                      "no-plots": labels["no-plots"], "before no-plots": f"  ... --no-plots, before",
+                      **{k: v for k, v in labels.items() if k not in ("plots", "no-plots")}}
         for key, label in labels.items():
             w, c = med(walls[key]), med(cpus[key])
-            rtf = f"{sim / w:11.0f}" if key in ("plots", "no-plots", "floor") else f"{'':11s}"
+            rtf = f"{sim / w:11.0f}" if "plots" in key or key == "floor" else f"{'':11s}"
             print(f"{label:44s} {w:7.2f} {c:7.2f} {rtf} {w / floor_wall:8.2f}")
         print()
 
@@ -302,6 +323,12 @@ def main() -> None:
             ok = value >= target if unit == "x" else value <= target
             print(f"  {label:40s} {value:9.3f} {'met' if ok else 'NOT met'}")
         print(f"  (then `master.run`, what a run imports: {med(run_imports):.3f} s wall)")
+        if args.before:
+            for key in ("plots", "no-plots"):
+                print(f"  whole command, {key}: now / before: wall {med(walls[key]) / med(walls['before ' + key]):.2f}, "
+                      f"CPU {med(cpus[key]) / med(cpus['before ' + key]):.2f}")
+            print(f"  what the plots add (plots - no-plots, wall): now {med(walls['plots']) - med(walls['no-plots']):.2f} s, "
+                  f"before {med(walls['before plots']) - med(walls['before no-plots']):.2f} s")
         print(f"  command / floor command (wall): {med(walls['no-plots']) / floor_wall:.2f} (no plots), "
               f"{med(walls['plots']) / floor_wall:.2f} (plots); floor command {floor_step_us:.1f} us a step "
               "beyond the interpreter's own start")

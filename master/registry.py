@@ -60,6 +60,8 @@ class RunFigures:
     - ``describe(summary)``: the lines ``python -m master run`` prints about them;
     - ``plots(run, out_dir)``: draws PNG files into ``out_dir`` and returns their paths;
       ``plot_files``: every name it may write (removed from the folder before a run);
+      ``prepare_plots()``: imports and warms up what ``plots`` will use, called ahead, while
+      the run steps, in the process that will draw them (master/plot_process.py), or None;
     - ``waypoints(scenario)``: the (north, east, depth) points the 3-D view draws, from a
       resolved scenario mapping (scenario.resolved.yaml); a ValueError naming the parameter
       when they are malformed."""
@@ -69,6 +71,7 @@ class RunFigures:
     describe: Callable[[dict], list[str]] = lambda summary: []
     plots: Callable[[Any, Any], list] | None = None
     plot_files: tuple[str, ...] = ()
+    prepare_plots: Callable[[], None] | None = None
     waypoints: Callable[[dict], list] | None = None
 
 

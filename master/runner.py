@@ -19,6 +19,7 @@ import yaml
 from .engine import simulate
 from .fmu_cache import FmuArchiveError, extract_fmu
 from .plan import Plan, build_plan
+from .plot_process import PlotProcess
 from .scenario import SCENARIO_DIR, LoadedScenario, ScenarioError, display_path, load_scenario
 from .summary import build_summary, empty_figures, make_plots, plot_files
 
@@ -101,11 +102,20 @@ def run(scenario: str | os.PathLike | dict, out_dir: str | os.PathLike | None = 
     out = Path(out_dir) if out_dir is not None else Path("results") / plan.name
     # every FMU is readable (a corrupt one is refused here, before anything is written)
     prepare_fmus(plan)
-    with _OutputFolder(out) as lock, _DeferredSignals() as deferred:
-        return _run_into(plan, loaded, source, out, lock, deferred, progress, plots, echo_messages, t_call, wall0)
+    want_plots = plan.model.plots if plots is None else plots
+    # forked now, before the FMUs start: it imports what the plots need while the run steps
+    plotter = PlotProcess.start(plan) if want_plots else None
+    try:
+        with _OutputFolder(out) as lock, _DeferredSignals() as deferred:
+            return _run_into(plan, loaded, source, out, lock, deferred, progress, want_plots, plotter, echo_messages,
+                             t_call, wall0)
+    finally:
+        if plotter is not None:
+            plotter.close()  # nothing drawn (a failed start, no rows), or abandoned: it ends here
 
 
-def _run_into(plan, loaded, source, out: Path, lock, deferred, progress, plots, echo_messages, t_call, wall0):
+def _run_into(plan, loaded, source, out: Path, lock, deferred, progress, want_plots, plotter, echo_messages, t_call,
+              wall0):
     resolved = loaded.model.model_dump(mode="json", by_alias=True, exclude_none=True)
     resolved.pop("include", None)
     resolved["stop_time"] = plan.stop_time
@@ -163,11 +173,13 @@ def _run_into(plan, loaded, source, out: Path, lock, deferred, progress, plots, 
                                "first": outcome.messages[:20]}
 
     plot_paths: list[Path] = []
-    want_plots = plan.model.plots if plots is None else plots
     if want_plots and len(outcome.data) >= 2 and not deferred.signame:
         try:
             with deferred.interruptible():
-                plot_paths = make_plots(plan, outcome.data, outcome.colmap, out)
+                if plotter is not None:
+                    plot_paths = plotter.draw(outcome.data, outcome.colmap, out)
+                else:
+                    plot_paths = make_plots(plan, outcome.data, outcome.colmap, out)
         except KeyboardInterrupt:
             summary["plot_error"] = f"interrupted by {deferred.signame or 'Ctrl-C (SIGINT)'} while drawing the plots"
         except Exception as e:

@@ -1,0 +1,181 @@
+"""The plots of a run, drawn by a process forked before the run steps (issue 15).
+
+Drawing the PNG plots after a run first imports the plotting library (matplotlib and its
+pyplot: about 0.35 s on the 2-core machine) and then lays out and renders every figure. A
+user waits for both after the last step. So, where it is safe, ``master.run`` forks a plot
+process right before the FMUs start: while the master starts the FMUs and steps (one core),
+the plot process imports and warms up what the registered plots need (each ``RunFigures``'
+``prepare_plots``) on the other core, then waits. When the run ends the master hands it the
+run's rows through a pipe and waits for the list of files; the registered ``plots`` run in the
+plot process exactly as they would in the master (the same ``summary.make_plots``), so the
+files are the same, byte for byte.
+
+No plot process (the plots are drawn in the master's process after the run, as before) when
+the platform has no ``fork``, the machine one CPU, another thread of the master is alive (a
+forked child could inherit a lock that thread holds: Dask workers, GUIs), or
+``AUV_MASTER_PLOTS=serial``. If the plot process dies or a plot fails in it, the master draws
+the plots itself: the plots, or the plot error summary.json reports, are the master's own.
+
+The plot process leads a process group of its own (with whatever it forks to share the
+drawing), ignores Ctrl-C at the terminal (the master decides: it abandons the plots on a
+signal, killing the group) and ends when the master closes its end of the pipe without a run.
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+import signal
+import sys
+import threading
+from pathlib import Path
+
+import numpy as np
+
+from . import registry
+from .plan import Plan
+from .summary import make_plots
+
+
+def _may_fork() -> bool:
+    return (hasattr(os, "fork") and (os.cpu_count() or 1) > 1 and threading.active_count() == 1
+            and os.environ.get("AUV_MASTER_PLOTS", "").strip().lower() != "serial")
+
+
+def _read_all(fd: int) -> bytes:
+    chunks = []
+    while True:
+        chunk = os.read(fd, 1 << 20)
+        if not chunk:
+            return b"".join(chunks)
+        chunks.append(chunk)
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
+
+
+class PlotProcess:
+    """A forked process that will draw the plots of ``plan``'s run (see the module's doc)."""
+
+    def __init__(self, plan: Plan, pid: int, to_child: int, from_child: int):
+        self.plan = plan
+        self.pid: int | None = pid
+        self._to_child: int | None = to_child
+        self._from_child: int | None = from_child
+
+    @classmethod
+    def start(cls, plan: Plan) -> PlotProcess | None:
+        """Fork the plot process of ``plan``'s run; None where it is not safe (then draw with
+        ``summary.make_plots`` after the run)."""
+        if not _may_fork():
+            return None
+        sys.stdout.flush()  # nothing buffered here is written twice by the child
+        sys.stderr.flush()
+        data_r, data_w = os.pipe()
+        result_r, result_w = os.pipe()
+        try:
+            pid = os.fork()
+        except OSError:
+            for fd in (data_r, data_w, result_r, result_w):
+                os.close(fd)
+            return None
+        if pid == 0:  # the plot process
+            code = 1
+            try:
+                os.close(data_w)
+                os.close(result_r)
+                code = _serve(plan, data_r, result_w)
+            finally:
+                os._exit(code)  # nothing of the master's to finalise here
+        os.close(data_r)
+        os.close(result_w)
+        try:
+            os.setpgid(pid, pid)  # also done by the child: whichever runs first
+        except OSError:
+            pass
+        return cls(plan, pid, data_w, result_r)
+
+    def draw(self, data: np.ndarray, colmap: dict[str, int], out_dir: Path) -> list[Path]:
+        """The run's plots drawn by the plot process into ``out_dir``: the list of files, as
+        ``summary.make_plots`` returns it. If the plot process fails, the plots are drawn here
+        (an error raised then is the plots' own). On any exception (Ctrl-C too) the plot
+        process and its children are killed."""
+        try:
+            payload = pickle.dumps((data, colmap, Path(out_dir)), protocol=pickle.HIGHEST_PROTOCOL)
+            answer = b""
+            try:
+                _write_all(self._to_child, payload)
+                os.close(self._to_child)
+                self._to_child = None
+                answer = _read_all(self._from_child)
+            except BrokenPipeError:
+                pass  # the plot process is gone: drawn here below
+            self._reap(kill=False)
+            if answer:
+                status, files = pickle.loads(answer)
+                if status == "ok":
+                    return files
+        except BaseException:
+            self.close()
+            raise
+        self.close()
+        return make_plots(self.plan, data, colmap, out_dir)
+
+    def close(self) -> None:
+        """Kill the plot process and its children if they are still there (nothing to draw, or
+        the plots abandoned), and release the pipes."""
+        for name in ("_to_child", "_from_child"):
+            fd = getattr(self, name)
+            if fd is not None:
+                setattr(self, name, None)
+                try:
+                    os.close(fd)
+                except OSError:
+                    pass
+        self._reap(kill=True)
+
+    def _reap(self, kill: bool) -> None:
+        if self.pid is None:
+            return
+        pid = self.pid
+        if kill:
+            for send in (os.killpg, os.kill):
+                try:
+                    send(pid, signal.SIGKILL)
+                except OSError:
+                    pass
+        try:
+            os.waitpid(pid, 0)
+        except ChildProcessError:
+            pass
+        self.pid = None
+
+
+def _serve(plan: Plan, data_fd: int, result_fd: int) -> int:
+    """The plot process: get ready, wait for the run's rows, draw, answer."""
+    try:
+        os.setpgid(0, 0)
+    except OSError:
+        pass
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    for figures in registry.figures().values():
+        if figures.prepare_plots is not None:
+            try:
+                figures.prepare_plots()
+            except Exception:
+                pass  # the same error, if it matters, comes from the plots themselves
+    payload = _read_all(data_fd)
+    os.close(data_fd)
+    if not payload:
+        return 0  # the run drew no plots after all
+    data, colmap, out_dir = pickle.loads(payload)
+    try:
+        answer = ("ok", make_plots(plan, data, colmap, out_dir))
+    except Exception:
+        answer = ("failed", None)  # the master draws them again and reports its own error
+    _write_all(result_fd, pickle.dumps(answer, protocol=pickle.HIGHEST_PROTOCOL))
+    os.close(result_fd)
+    return 0

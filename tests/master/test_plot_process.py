@@ -1,0 +1,132 @@
+"""The plot process (master/plot_process.py): forked before the FMUs start, it draws the plots
+after the run. Whatever happens to it, the run's plots (or its plot error) are those the master
+would have drawn alone, and no process of it is left behind."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from master_helpers import REPO, _env, master
+
+pytestmark = pytest.mark.usefixtures("fmus_built")
+
+PLOTS = ["actuators.png", "attitude.png", "battery.png", "depth.png", "track.png"]
+
+#: a fresh interpreter runs master.run with the plot process changed as MODE says, then reports
+#: the plot process's pid, whether it is gone, the files and the plot error
+SCRIPT = r"""
+import json, os, sys
+import master.plot_process as pp
+import master.runner as runner
+
+mode, out = sys.argv[1], sys.argv[2]
+if mode == "dies":            # the plot process dies before it reads the rows
+    pp._serve = lambda *args: os._exit(3)
+elif mode == "fails":         # a plot raises, in the plot process and in the master alike
+    def failing(*args, **kwargs):
+        raise ValueError("no plot today")
+    pp.make_plots = runner.make_plots = failing
+elif mode == "run_raises":    # the run itself ends in an exception
+    def raising(*args, **kwargs):
+        raise RuntimeError("the run broke")
+    runner.simulate = raising
+
+started = []
+real_start = pp.PlotProcess.start.__func__
+
+
+def start(cls, plan):
+    process = real_start(cls, plan)
+    started.append(process.pid if process is not None else None)
+    return process
+
+
+pp.PlotProcess.start = classmethod(start)
+import master
+
+report = {}
+try:
+    r = master.run("depth_step", out_dir=out, stop_time=60, progress=False, echo_messages=False)
+    report.update(files=sorted(p.name for p in r.plots), plot_error=r.summary.get("plot_error"))
+except RuntimeError as e:
+    report["raised"] = str(e)
+pid = report["pid"] = started[0] if started else None
+try:
+    os.kill(pid, 0)
+    report["gone"] = False
+except ProcessLookupError:
+    report["gone"] = True
+print(json.dumps(report), flush=True)
+os._exit(0)
+"""
+
+
+def run_with(mode: str, out) -> dict:
+    proc = subprocess.run([sys.executable, "-c", SCRIPT, mode, str(out)], cwd=REPO, env=_env(),
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+@pytest.fixture(scope="module")
+def alone(tmp_path_factory):
+    """The plots the master draws alone (AUV_MASTER_PLOTS=serial: no plot process)."""
+    out = tmp_path_factory.mktemp("alone")
+    env = dict(os.environ, AUV_MASTER_PLOTS="serial")
+    r = subprocess.run([sys.executable, "-m", "master", "run", "depth_step", "--stop-time", "60", "--out", str(out)],
+                       cwd=REPO, env=dict(_env(), **env), capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    return out
+
+
+def test_the_plot_process_draws_the_plots_the_master_draws_alone(tmp_path, alone):
+    report = run_with("normal", tmp_path)
+    assert isinstance(report["pid"], int) and report["gone"], report
+    assert report["files"] == PLOTS and report["plot_error"] is None, report
+    for name in PLOTS:
+        assert (tmp_path / name).read_bytes() == (alone / name).read_bytes(), name
+
+
+def test_a_plot_process_that_dies_leaves_the_plots_to_the_master(tmp_path, alone):
+    report = run_with("dies", tmp_path)
+    assert report["gone"] and report["files"] == PLOTS and report["plot_error"] is None, report
+    for name in PLOTS:
+        assert (tmp_path / name).read_bytes() == (alone / name).read_bytes(), name
+
+
+def test_a_failing_plot_is_the_masters_own_plot_error(tmp_path):
+    report = run_with("fails", tmp_path)
+    assert report["plot_error"] == "ValueError: no plot today", report
+    assert report["files"] == [] and report["gone"], report
+    assert not list(tmp_path.glob("*.png"))
+    assert (tmp_path / "summary.json").is_file()
+
+
+def test_a_run_that_raises_ends_its_plot_process(tmp_path):
+    report = run_with("run_raises", tmp_path)
+    assert report["raised"] == "the run broke", report
+    assert isinstance(report["pid"], int) and report["gone"], report
+
+
+def test_no_plot_process_without_plots_or_when_told_serial(tmp_path):
+    """`--no-plots` forks nothing; AUV_MASTER_PLOTS=serial neither (the files are drawn here)."""
+    script = ("import json, os, master, master.plot_process as pp\n"
+              "calls = []\n"
+              "real = pp.os.fork\n"
+              "pp.os.fork = lambda: calls.append(1) or real()\n"
+              "r = master.run('depth_step', out_dir=os.environ['OUT'], stop_time=5, progress=False, "
+              "echo_messages=False, plots=os.environ['PLOTS'] == '1')\n"
+              "print(json.dumps([len(calls), len(r.plots)]), flush=True)\n"
+              "os._exit(0)\n")
+    seen = {}
+    for plots, serial in (("0", ""), ("1", "serial"), ("1", "")):
+        env = dict(_env(), OUT=str(tmp_path / f"{plots}{serial}"), PLOTS=plots, AUV_MASTER_PLOTS=serial)
+        proc = subprocess.run([sys.executable, "-c", script], cwd=REPO, env=env, capture_output=True, text=True,
+                              timeout=300)
+        assert proc.returncode == 0, proc.stderr
+        seen[(plots, serial)] = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert seen == {("0", ""): [0, 0], ("1", "serial"): [0, 5], ("1", ""): [1, 5]}, seen
