@@ -6,9 +6,9 @@ import pytest
 
 from vehicle_model.h100.forces import (
     added_mass_coriolis_matrix, added_mass_coriolis_wrench, damping_matrix, damping_wrench,
-    external_wrench, froude_krylov_wrench, inertia_about_origin, restoring_wrench,
-    rigid_body_coriolis_wrench, rigid_body_mass_matrix, submerged_fraction, thruster_force,
-    thruster_speed_rate, thrusters_wrench)
+    external_wrench, froude_krylov_wrench, inertia_about_origin, quadratic_damping_terms,
+    restoring_wrench, rigid_body_coriolis_wrench, rigid_body_mass_matrix, submerged_fraction,
+    thruster_force, thruster_speed_rate, thrusters_wrench)
 from vehicle_model.rotation import quaternion_from_euler, rotation_matrix
 
 from .conftest import random_spd
@@ -82,7 +82,9 @@ def test_damping_matrix_is_seed_002s_with_positive_coefficients(rng):
                 seed[i, j] -= quad_abs[i * 36 + j * 6 + k] * abs(state[k]) + quad[i * 36 + j * 6 + k] * state[k]
     d = damping_matrix(linear.reshape(6, 6), quad_abs.reshape(6, 6, 6), quad.reshape(6, 6, 6), state)
     assert d == pytest.approx(-seed)
-    assert damping_wrench(linear.reshape(6, 6), quad_abs.reshape(6, 6, 6), quad.reshape(6, 6, 6), state) \
+    terms = quadratic_damping_terms(quad_abs, quad)
+    assert terms.shape == (216, 5)    # a dense random tensor: every entry is a term
+    assert damping_wrench(linear.reshape(6, 6), terms, state) \
         == pytest.approx(seed @ state)
 
 

@@ -6,7 +6,8 @@ from vehicle_model.environment import Environment
 from vehicle_model.h100 import H100Model, linearize
 from vehicle_model.h100.forces import (
     added_mass_coriolis_jacobian, added_mass_coriolis_wrench, damping_jacobian, damping_wrench,
-    rigid_body_coriolis_jacobian, rigid_body_coriolis_wrench, thruster_force, thruster_force_slope)
+    quadratic_damping_terms, rigid_body_coriolis_jacobian, rigid_body_coriolis_wrench, thruster_force,
+    thruster_force_slope)
 from vehicle_model.waves import WaveParameters
 
 from .conftest import offset_vehicle, random_inputs, random_spd, random_state
@@ -20,7 +21,7 @@ def central(f, x, h=1e-6):
         plus, minus = x.copy(), x.copy()
         plus[i] += step
         minus[i] -= step
-        columns.append((f(plus) - f(minus)) / (2 * step))
+        columns.append((np.asarray(f(plus)) - np.asarray(f(minus))) / (2 * step))  # wrenches are tuples
     return np.array(columns).T
 
 
@@ -36,7 +37,7 @@ def test_wrench_jacobians_match_central_differences(rng):
             (lambda v: rigid_body_coriolis_wrench(v, mass, cog, inertia),
              rigid_body_coriolis_jacobian(nu, mass, cog, inertia)),
             (lambda v: added_mass_coriolis_wrench(added, v), added_mass_coriolis_jacobian(added, nu)),
-            (lambda v: damping_wrench(linear, quad_abs, quad, v), damping_jacobian(linear, quad_abs, quad, nu)),
+            (lambda v: damping_wrench(linear, quadratic_damping_terms(quad_abs, quad), v), damping_jacobian(linear, quad_abs, quad, nu)),
         ]
         for wrench, analytic in pairs:
             assert analytic == pytest.approx(central(wrench, nu), rel=1e-6, abs=1e-6)

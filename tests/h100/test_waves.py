@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from vehicle_model.h100 import H100Model
-from vehicle_model.h100.forces import added_mass_coriolis_wrench, damping_wrench
+from vehicle_model.h100.forces import added_mass_coriolis_wrench, damping_wrench, quadratic_damping_terms
 from vehicle_model.rotation import rotation_matrix
 from vehicle_model.waves import (WaveParameters, jonswap_spectrum, surface_elevation,
                                  wave_components, wave_kinematics)
@@ -91,8 +91,8 @@ def test_a_vehicle_held_still_in_regular_waves_feels_the_spec_force(vehicle):
     for t in np.linspace(0.0, 7.0, 57):
         velocity, acceleration = wave_kinematics(t, x[0:3], rows, 0.3)
         relative = np.concatenate([-velocity, np.zeros(3)])     # body at rest, level: R = I
-        damping = damping_wrench(p.matrix("LinearDamping"), p.quadratic_abs_tensor(),
-                                 p.quadratic_signed_tensor(), relative)
+        damping = damping_wrench(p.matrix("LinearDamping"), quadratic_damping_terms(
+            p.quadratic_abs_tensor(), p.quadratic_signed_tensor()), relative)
         expected = (np.concatenate([p.Rho * p.Volume * acceleration,
                                     p.Rho * p.Volume * np.cross(p.CenterOfBuoyancy, acceleration)])
                     + added @ np.concatenate([acceleration, np.zeros(3)])

@@ -30,11 +30,11 @@ from ..parameters import NED, XYZ
 from ..protocol import Signal, SignalTable
 from ..waves import surface_elevation, wave_components, wave_kinematics
 from .forces import (
-    added_mass_coriolis_jacobian, added_mass_coriolis_wrench, damping_jacobian, damping_wrench,
-    external_wrench, froude_krylov_wrench, inertia_about_origin, moving_water_added_mass_wrench,
-    restoring_wrench, rigid_body_coriolis_jacobian, rigid_body_coriolis_wrench,
-    submerged_fraction, thruster_force, thruster_force_slope, thruster_speed_rate,
-    thrusters_wrench,
+    add_wrenches, added_mass_coriolis_jacobian, added_mass_coriolis_wrench, damping_jacobian,
+    damping_wrench, external_wrench, froude_krylov_wrench, inertia_about_origin,
+    moving_water_added_mass_wrench, quadratic_damping_terms, restoring_wrench,
+    rigid_body_coriolis_jacobian, rigid_body_coriolis_wrench, rotate_back_tuple, submerged_fraction,
+    thruster_force, thruster_force_slope, thruster_speed_rate, thrusters_wrench,
 )
 
 # ---- the vectors (their orders are written here only; see vehicle_model.protocol). The
@@ -108,7 +108,9 @@ C_INERTIA_O = 98           # 9, I_o about O
 C_LINEAR = 107             # 36, L
 C_QUAD_ABS = 143           # 216, Qa_ijk
 C_QUAD = 359               # 216, Q_ijk
-C_FIXED = 575              # then ThrusterPos (3n), unit ThrusterDir (3n), waves (4 N)
+C_DAMPING_TERMS = 575      # count m of the nonzero quadratic damping terms
+C_FIXED = 576              # then ThrusterPos (3n), unit ThrusterDir (3n), waves (4 N), the
+                           # damping terms (5 m: forces.quadratic_damping_terms)
 
 
 def pack_constants(params, environment, sea=None):
@@ -117,8 +119,9 @@ def pack_constants(params, environment, sea=None):
     None for still water). Gravity is the environment's."""
     n = params.thruster_count
     waves = np.zeros((0, 4)) if sea is None else wave_components(sea, environment.Gravity)
-    c = np.zeros(C_FIXED + 6 * n + 4 * waves.shape[0])
-    c[C_THRUSTERS], c[C_WAVES] = n, waves.shape[0]
+    damping_terms = quadratic_damping_terms(params.quadratic_abs_tensor(), params.quadratic_signed_tensor())
+    c = np.zeros(C_FIXED + 6 * n + 4 * waves.shape[0] + damping_terms.size)
+    c[C_THRUSTERS], c[C_WAVES], c[C_DAMPING_TERMS] = n, waves.shape[0], damping_terms.shape[0]
     c[C_MASS], c[C_VOLUME], c[C_RHO] = params.Mass, params.Volume, params.Rho
     c[C_GRAVITY], c[C_HEIGHT] = environment.Gravity, params.Height
     c[C_THRUSTER_TAU] = params.ThrusterTimeConstant
@@ -140,7 +143,8 @@ def pack_constants(params, environment, sea=None):
     c[C_QUAD:C_QUAD + 216] = params.quadratic_signed_tensor().ravel()
     c[C_FIXED:C_FIXED + 3 * n] = np.asarray(params.ThrusterPos, float).ravel()
     c[C_FIXED + 3 * n:C_FIXED + 6 * n] = params.unit_thruster_directions().ravel()
-    c[C_FIXED + 6 * n:] = waves.ravel()
+    c[C_FIXED + 6 * n:C_FIXED + 6 * n + waves.size] = waves.ravel()
+    c[C_FIXED + 6 * n + waves.size:] = damping_terms.ravel()
     return c
 
 
@@ -175,18 +179,35 @@ def _waves(c):
 
 
 @jit
-def attitude(q):
-    """R(q / |q|): the rotation matrix of the normalised quaternion."""
-    return rotation_matrix(q / np.sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]))
+def _damping_terms(c):
+    start = C_FIXED + 6 * int(c[C_THRUSTERS]) + 4 * int(c[C_WAVES])
+    return c[start:start + 5 * int(c[C_DAMPING_TERMS])].reshape((int(c[C_DAMPING_TERMS]), 5))
 
 
 @jit
-def water_motion(t, pos, c):
-    """The water's velocity at O and its wave acceleration, both NED:
-    (CurrentVelocity + CurrentDepthGradient z + v_w, a_w)."""
-    wave_velocity, wave_acceleration = wave_kinematics(t, pos, _waves(c), c[C_WAVE_DIRECTION])
-    velocity = c[C_CURRENT:C_CURRENT + 3] + c[C_CURRENT_GRADIENT:C_CURRENT_GRADIENT + 3] * pos[2] + wave_velocity
-    return velocity, wave_acceleration
+def attitude(q):
+    """R(q / |q|): the rotation matrix of the normalised quaternion (normalised as a tuple:
+    no array for it)."""
+    norm = np.sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3])
+    return rotation_matrix((q[0] / norm, q[1] / norm, q[2] / norm, q[3] / norm))
+
+
+@jit
+def water_motion(t, x, c):
+    """The water's velocity at O (x[0:3], NED) and its wave acceleration, both NED, as 3-tuples:
+    (CurrentVelocity + CurrentDepthGradient z + v_w, a_w). Still water skips the waves' sums."""
+    pos = x[0:3]
+    if int(c[C_WAVES]) > 0:
+        wave_velocity, wave_acceleration = wave_kinematics(t, pos, _waves(c), c[C_WAVE_DIRECTION])
+        v_w = (wave_velocity[0], wave_velocity[1], wave_velocity[2])
+        a_w = (wave_acceleration[0], wave_acceleration[1], wave_acceleration[2])
+    else:
+        v_w = (0.0, 0.0, 0.0)
+        a_w = (0.0, 0.0, 0.0)
+    velocity = (c[C_CURRENT] + c[C_CURRENT_GRADIENT] * pos[2] + v_w[0],
+                c[C_CURRENT + 1] + c[C_CURRENT_GRADIENT + 1] * pos[2] + v_w[1],
+                c[C_CURRENT + 2] + c[C_CURRENT_GRADIENT + 2] * pos[2] + v_w[2])
+    return velocity, a_w
 
 
 @jit
@@ -203,36 +224,45 @@ def thruster_forces(x, c):
 @jit
 def generalized_force(t, x, u, c):
     """The right-hand side of (M_RB + M_A) nu' = ... (module docstring), and the body-frame
-    current v_c^b and nu_r it used: (wrench, current_body, nu_r)."""
+    current v_c^b and nu_r it used: (wrench, current_body, nu_r), arrays."""
+    tau, current_body, nu_r = generalized_force_at(t, x, u, c, attitude(x[3:7]))
+    return np.array(tau), np.array(current_body), np.array(nu_r)
+
+
+@jit
+def generalized_force_at(t, x, u, c, rotation):
+    """`generalized_force` as tuples, with R(q/|q|) already built (the derivative needs it too):
+    the sum of the wrenches of `forces`, as tuples (the thrusters' forces are the one array)."""
     n = int(c[C_THRUSTERS])
-    pos = x[0:3]
-    rotation = attitude(x[3:7])
-    nu = x[7:13]
-    omega = x[10:13]
-    water_ned, wave_acceleration = water_motion(t, pos, c)
-    current_body = rotate_back(rotation, water_ned)
-    nu_r = nu.copy()
-    nu_r[0:3] -= current_body
+    water_ned, wave_acceleration = water_motion(t, x, c)
+    current_body = rotate_back_tuple(rotation, water_ned)
+    nu = (x[7], x[8], x[9], x[10], x[11], x[12])
+    omega = (x[10], x[11], x[12])
+    nu_r = (x[7] - current_body[0], x[8] - current_body[1], x[9] - current_body[2], x[10], x[11], x[12])
     depth_rate = rotation[2, 0] * nu[0] + rotation[2, 1] * nu[1] + rotation[2, 2] * nu[2]
-    water_acceleration = rotate_back(
-        rotation, c[C_CURRENT_GRADIENT:C_CURRENT_GRADIENT + 3] * depth_rate + wave_acceleration)
-    cob = c[C_COB:C_COB + 3]
-    buoyancy_depth = pos[2] + rotation[2, 0] * cob[0] + rotation[2, 1] * cob[1] + rotation[2, 2] * cob[2]
+    water_acceleration = rotate_back_tuple(rotation, (
+        c[C_CURRENT_GRADIENT] * depth_rate + wave_acceleration[0],
+        c[C_CURRENT_GRADIENT + 1] * depth_rate + wave_acceleration[1],
+        c[C_CURRENT_GRADIENT + 2] * depth_rate + wave_acceleration[2]))
+    cob = (c[C_COB], c[C_COB + 1], c[C_COB + 2])
+    cog = (c[C_COG], c[C_COG + 1], c[C_COG + 2])
+    buoyancy_depth = x[2] + rotation[2, 0] * cob[0] + rotation[2, 1] * cob[1] + rotation[2, 2] * cob[2]
     added = _matrix6(c, C_ADDED)
     positions, directions = _thruster_geometry(c)
 
     tau = thrusters_wrench(thruster_forces(x, c), positions, directions)
-    tau += external_wrench(rotation, u[n:n + 3], u[n + 3:n + 6])
-    tau += restoring_wrench(rotation, c[C_MASS], c[C_VOLUME], c[C_RHO], c[C_GRAVITY],
-                            c[C_COG:C_COG + 3], cob, submerged_fraction(buoyancy_depth, c[C_HEIGHT]))
-    tau += rigid_body_coriolis_wrench(nu, c[C_MASS], c[C_COG:C_COG + 3],
-                                      c[C_INERTIA_O:C_INERTIA_O + 9].reshape((3, 3)))
-    tau += added_mass_coriolis_wrench(added, nu_r)
-    tau += damping_wrench(_matrix6(c, C_LINEAR), _tensor6(c, C_QUAD_ABS), _tensor6(c, C_QUAD), nu_r)
-    tau += moving_water_added_mass_wrench(added, omega, current_body, water_acceleration)
+    tau = add_wrenches(tau, external_wrench(rotation, (u[n], u[n + 1], u[n + 2]),
+                                            (u[n + 3], u[n + 4], u[n + 5])))
+    tau = add_wrenches(tau, restoring_wrench(rotation, c[C_MASS], c[C_VOLUME], c[C_RHO], c[C_GRAVITY], cog, cob,
+                                             submerged_fraction(buoyancy_depth, c[C_HEIGHT])))
+    tau = add_wrenches(tau, rigid_body_coriolis_wrench(nu, c[C_MASS], cog,
+                                                       c[C_INERTIA_O:C_INERTIA_O + 9].reshape((3, 3))))
+    tau = add_wrenches(tau, added_mass_coriolis_wrench(added, nu_r))
+    tau = add_wrenches(tau, damping_wrench(_matrix6(c, C_LINEAR), _damping_terms(c), nu_r))
+    tau = add_wrenches(tau, moving_water_added_mass_wrench(added, omega, current_body, water_acceleration))
     if int(c[C_WAVES]) > 0:
-        tau += froude_krylov_wrench(rotate_back(rotation, wave_acceleration), c[C_RHO],
-                                    c[C_VOLUME], cob)
+        tau = add_wrenches(tau, froude_krylov_wrench(rotate_back_tuple(rotation, wave_acceleration), c[C_RHO],
+                                                     c[C_VOLUME], cob))
     return tau, current_body, nu_r
 
 
@@ -243,11 +273,15 @@ def state_derivative(t, x, u, c):
     n = int(c[C_THRUSTERS])
     q = x[3:7]
     rotation = attitude(q)
-    tau = generalized_force(t, x, u, c)[0]
+    tau = generalized_force_at(t, x, u, c, rotation)[0]
     xdot = np.empty(BODY_STATES + n)
     xdot[0:3] = rotate(rotation, x[7:10])
     xdot[3:7] = quaternion_derivative(q, x[10:13], c[C_QUAT_TAU])
-    xdot[7:13] = _matrix6(c, C_MASS_INV) @ tau
+    for i in range(6):   # (M_RB + M_A)^-1 tau, row by row (a BLAS call costs more at 6 x 6)
+        total = 0.0
+        for j in range(6):
+            total += c[C_MASS_INV + 6 * i + j] * tau[j]
+        xdot[7 + i] = total
     for i in range(n):
         xdot[BODY_STATES + i] = thruster_speed_rate(u[i], x[BODY_STATES + i], c[C_THRUSTER_TAU])
     return xdot

@@ -2,19 +2,67 @@
 
 Every `*_wrench` function returns what the wrench adds to the right-hand side of
 `(M_RB + M_A) nu' = tau + ...`: a body-frame force in [0:3] (N) and a moment about the body
-origin O in [3:6] (N m). `nu = (v, omega)` is the velocity of O over ground in the body frame,
+origin O in [3:6] (N m), as a tuple of six floats (`np.array(w)` makes an array of one); its
+vector arguments may be arrays or tuples. `nu = (v, omega)` is the velocity of O over ground in the body frame,
 `nu_r = (v - v_c^b, omega)` the velocity through the water. A `*_jacobian` right below a
 velocity-dependent wrench is its derivative against the 6 velocities it takes, 6 x 6.
 
 Matrices are Fossen's: `S(a)` the skew matrix with `S(a) b = a x b`; `M_A` the 6 x 6 added mass
 in the positive (physical) convention of seed 002's `buildFullCoriolisMatrix`.
+
+Why tuples, written out element by element: the derivative sums eight wrenches 7 to 26 times a
+communication step, and in compiled code every small NumPy array (a wrench, a cross product, a
+3-vector sum, a slice handed to a function) is a heap allocation or a reference count, and every
+`@` of a 6 x 6 matrix a BLAS call, each costing more than the arithmetic it carries. Tuples of
+floats stay in registers. `_cross` and `_times` are `rotation.cross` and a matrix-vector
+product summed left to right, as tuples; `add_wrenches` sums two wrenches.
 """
 import math
 
 import numpy as np
 
 from .._jit import jit
-from ..rotation import cross, rotate_back, skew
+from ..rotation import cross, skew
+
+
+@jit
+def _cross(a, b):
+    """a x b of two 3-vectors (arrays or tuples) as a tuple (the formula of `rotation.cross`)."""
+    return (a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0])
+
+
+@jit
+def _row_times(matrix, i, vector):
+    """Row i of `matrix` times `vector`, summed left to right over the vector's length."""
+    total = 0.0
+    for j in range(len(vector)):
+        total += matrix[i, j] * vector[j]
+    return total
+
+
+@jit
+def _times(matrix, vector):
+    """matrix @ vector for a 3 x 3 matrix and a 3-vector, as a tuple."""
+    return (_row_times(matrix, 0, vector), _row_times(matrix, 1, vector), _row_times(matrix, 2, vector))
+
+
+@jit
+def _times6(matrix, vector):
+    """matrix @ vector for a 6 x k matrix and a k-vector, as a tuple."""
+    return (_row_times(matrix, 0, vector), _row_times(matrix, 1, vector), _row_times(matrix, 2, vector),
+            _row_times(matrix, 3, vector), _row_times(matrix, 4, vector), _row_times(matrix, 5, vector))
+
+
+@jit
+def _wrench(force, moment):
+    """(force, moment) of two 3-vectors as one wrench."""
+    return (force[0], force[1], force[2], moment[0], moment[1], moment[2])
+
+
+@jit
+def add_wrenches(a, b):
+    """a + b, element by element, for two wrenches."""
+    return (a[0] + b[0], a[1] + b[1], a[2] + b[2], a[3] + b[3], a[4] + b[4], a[5] + b[5])
 
 
 def rigid_body_mass_matrix(mass, center_of_gravity, inertia_at_cg):
@@ -50,10 +98,13 @@ def rigid_body_coriolis_wrench(nu, mass, center_of_gravity, inertia_origin):
     """
     v = nu[0:3]
     omega = nu[3:6]
-    w = np.empty(6)
-    w[0:3] = -mass * cross(omega, v + cross(omega, center_of_gravity))
-    w[3:6] = -mass * cross(center_of_gravity, cross(omega, v)) - cross(omega, inertia_origin @ omega)
-    return w
+    arm = _cross(omega, center_of_gravity)
+    centripetal = _cross(omega, (v[0] + arm[0], v[1] + arm[1], v[2] + arm[2]))
+    coupling = _cross(center_of_gravity, _cross(omega, v))
+    gyroscopic = _cross(omega, _times(inertia_origin, omega))
+    return (-mass * centripetal[0], -mass * centripetal[1], -mass * centripetal[2],
+            -mass * coupling[0] - gyroscopic[0], -mass * coupling[1] - gyroscopic[1],
+            -mass * coupling[2] - gyroscopic[2])
 
 
 @jit
@@ -97,11 +148,14 @@ def added_mass_coriolis_matrix(added_mass, nu_r):
 def added_mass_coriolis_wrench(added_mass, nu_r):
     """-C_A(nu_r) nu_r = (a1 x omega, a1 x v_r + a2 x omega), a = M_A nu_r (seed 002's matrix
     applied, written out: the same numbers without building the matrix)."""
-    a = added_mass @ nu_r
-    w = np.empty(6)
-    w[0:3] = cross(a[0:3], nu_r[3:6])
-    w[3:6] = cross(a[0:3], nu_r[0:3]) + cross(a[3:6], nu_r[3:6])
-    return w
+    a = _times6(added_mass, nu_r)
+    v = (nu_r[0], nu_r[1], nu_r[2])
+    omega = (nu_r[3], nu_r[4], nu_r[5])
+    a1 = (a[0], a[1], a[2])
+    force = _cross(a1, omega)
+    turning = _cross(a1, v)
+    spinning = _cross((a[3], a[4], a[5]), omega)
+    return _wrench(force, (turning[0] + spinning[0], turning[1] + spinning[1], turning[2] + spinning[2]))
 
 
 @jit
@@ -134,21 +188,60 @@ def damping_matrix(linear, quadratic_abs, quadratic, nu_r):
     minus sign inside (its coefficients are Fossen's negative derivatives); here the damping
     coefficients are positive and the wrench is -D nu_r, so a positive coefficient damps.
     """
-    d = linear.copy()
+    d = np.empty((6, 6))
     for i in range(6):
         for j in range(6):
-            total = 0.0
-            for k in range(6):
-                total += quadratic_abs[i, j, k] * abs(nu_r[k]) + quadratic[i, j, k] * nu_r[k]
-            d[i, j] += total
+            d[i, j] = _damping_coefficient(linear, quadratic_abs, quadratic, nu_r, i, j)
     return d
 
 
 @jit
-def damping_wrench(linear, quadratic_abs, quadratic, nu_r):
+def _damping_coefficient(linear, quadratic_abs, quadratic, nu_r, i, j):
+    """D_ij of `damping_matrix`: L_ij plus the sum over k, summed first."""
+    total = 0.0
+    for k in range(6):
+        total += quadratic_abs[i, j, k] * abs(nu_r[k]) + quadratic[i, j, k] * nu_r[k]
+    return linear[i, j] + total
+
+
+def quadratic_damping_terms(quadratic_abs, quadratic):
+    """The tensors Qa and Q as a list of their nonzero entries: rows (i, j, k, Qa_ijk, Q_ijk),
+    i then j then k ascending, as floats (an m x 5 array, m = 0 for no quadratic damping).
+
+    An ROV's tensors are sparse (the H100's: 6 of 432 entries, Qa_ijj on the diagonal), and a
+    zero entry adds nothing to D nu_r: `damping_wrench` sums the listed ones only.
+    """
+    quadratic_abs = np.asarray(quadratic_abs, dtype=float).reshape(6, 6, 6)
+    quadratic = np.asarray(quadratic, dtype=float).reshape(6, 6, 6)
+    i, j, k = np.nonzero((quadratic_abs != 0.0) | (quadratic != 0.0))
+    return np.column_stack([i, j, k, quadratic_abs[i, j, k], quadratic[i, j, k]]).astype(float)
+
+
+@jit
+def damping_wrench(linear, quadratic_terms, nu_r):
     """-D(nu_r) nu_r: linear (laminar, skin friction and wave radiation at low speed) plus
-    quadratic (separated-flow drag, which dominates at the speeds an ROV flies)."""
-    return -(damping_matrix(linear, quadratic_abs, quadratic, nu_r) @ nu_r)
+    quadratic (separated-flow drag, which dominates at the speeds an ROV flies), D of
+    `damping_matrix` with the quadratic tensors given by `quadratic_damping_terms`:
+
+    (D nu_r)_i = sum_j L_ij nu_r,j + sum over the terms (i, j, k) of
+                 (Qa_ijk |nu_r,k| + Q_ijk nu_r,k) nu_r,j.
+    """
+    return (-_damping_row(linear, quadratic_terms, nu_r, 0), -_damping_row(linear, quadratic_terms, nu_r, 1),
+            -_damping_row(linear, quadratic_terms, nu_r, 2), -_damping_row(linear, quadratic_terms, nu_r, 3),
+            -_damping_row(linear, quadratic_terms, nu_r, 4), -_damping_row(linear, quadratic_terms, nu_r, 5))
+
+
+@jit
+def _damping_row(linear, quadratic_terms, nu_r, i):
+    """(D nu_r)_i of `damping_wrench`: the linear sum, then the terms of row i in their order."""
+    total = 0.0
+    for j in range(6):
+        total += linear[i, j] * nu_r[j]
+    for row in range(quadratic_terms.shape[0]):
+        if int(quadratic_terms[row, 0]) == i:
+            j, k = int(quadratic_terms[row, 1]), int(quadratic_terms[row, 2])
+            total += (quadratic_terms[row, 3] * abs(nu_r[k]) + quadratic_terms[row, 4] * nu_r[k]) * nu_r[j]
+    return total
 
 
 @jit
@@ -201,12 +294,13 @@ def restoring_wrench(rotation, mass, volume, rho, gravity, center_of_gravity,
     that this function stays a function of its arguments alone.
     """
     down = rotation[2, :]  # R^T (0, 0, 1): NED down in the body frame
-    f_g = mass * gravity * down
-    f_b = -rho * gravity * volume * submerged * down
-    w = np.empty(6)
-    w[0:3] = f_g + f_b
-    w[3:6] = cross(center_of_gravity, f_g) + cross(center_of_buoyancy, f_b)
-    return w
+    weight = mass * gravity
+    buoyancy = -rho * gravity * volume * submerged
+    f_g = (weight * down[0], weight * down[1], weight * down[2])
+    f_b = (buoyancy * down[0], buoyancy * down[1], buoyancy * down[2])
+    m_g = _cross(center_of_gravity, f_g)
+    m_b = _cross(center_of_buoyancy, f_b)
+    return (f_g[0] + f_b[0], f_g[1] + f_b[1], f_g[2] + f_b[2], m_g[0] + m_b[0], m_g[1] + m_b[1], m_g[2] + m_b[2])
 
 
 @jit
@@ -247,21 +341,27 @@ def configuration_matrix(positions, directions):
 @jit
 def thrusters_wrench(forces, positions, unit_directions):
     """sum_i (F_i d_i, r_i x F_i d_i) = B F: each thruster pushes along its axis at its mount."""
-    w = np.zeros(6)
-    for i in range(forces.shape[0]):
-        f = forces[i] * unit_directions[i]
-        w[0:3] += f
-        w[3:6] += cross(positions[i], f)
+    w = (0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
+    for i in range(len(forces)):
+        f = (forces[i] * unit_directions[i, 0], forces[i] * unit_directions[i, 1],
+             forces[i] * unit_directions[i, 2])
+        w = add_wrenches(w, _wrench(f, _cross((positions[i, 0], positions[i, 1], positions[i, 2]), f)))
     return w
 
 
 @jit
 def external_wrench(rotation, force_ned, moment_ned):
-    """(R^T F, R^T M): a force at O and a moment, both given along the NED axes."""
-    w = np.empty(6)
-    w[0:3] = rotate_back(rotation, force_ned)
-    w[3:6] = rotate_back(rotation, moment_ned)
-    return w
+    """(R^T F, R^T M): a force at O and a moment, both given along the NED axes (the sums of
+    `rotation.rotate_back`)."""
+    return _wrench(rotate_back_tuple(rotation, force_ned), rotate_back_tuple(rotation, moment_ned))
+
+
+@jit
+def rotate_back_tuple(rotation, v):
+    """R^T v as a tuple, the sums of `rotation.rotate_back`."""
+    return (rotation[0, 0] * v[0] + rotation[1, 0] * v[1] + rotation[2, 0] * v[2],
+            rotation[0, 1] * v[0] + rotation[1, 1] * v[1] + rotation[2, 1] * v[2],
+            rotation[0, 2] * v[0] + rotation[1, 2] * v[1] + rotation[2, 2] * v[2])
 
 
 @jit
@@ -272,11 +372,13 @@ def moving_water_added_mass_wrench(added_mass, omega, current_body, fluid_accele
     moved to the right-hand side, the water's own acceleration along the body's path pushes
     the body with M_A times it (Fossen 2011 eq. 10.1 with a non-uniform current). For a current
     constant in NED only the -omega x v_c^b part, the turning of the current in the body
-    frame, remains.
+    frame, remains. The product with M_A runs over the three linear columns only: the angular
+    part of the rate is zero.
     """
-    rate = np.zeros(6)
-    rate[0:3] = fluid_acceleration_body - cross(omega, current_body)
-    return added_mass @ rate
+    turning = _cross(omega, current_body)
+    rate = (fluid_acceleration_body[0] - turning[0], fluid_acceleration_body[1] - turning[1],
+            fluid_acceleration_body[2] - turning[2])
+    return _times6(added_mass, rate)
 
 
 @jit
@@ -287,11 +389,10 @@ def froude_krylov_wrench(fluid_acceleration_body, rho, volume, center_of_buoyanc
     (the undisturbed-pressure force), applied at the centre of buoyancy. Not scaled by the
     submerged fraction: the waves' kinematics are linear theory below the mean surface.
     """
-    f = rho * volume * fluid_acceleration_body
-    w = np.empty(6)
-    w[0:3] = f
-    w[3:6] = cross(center_of_buoyancy, f)
-    return w
+    scale = rho * volume
+    f = (scale * fluid_acceleration_body[0], scale * fluid_acceleration_body[1],
+         scale * fluid_acceleration_body[2])
+    return _wrench(f, _cross(center_of_buoyancy, f))
 
 
 def weight_and_buoyancy(mass, volume, rho, gravity):
