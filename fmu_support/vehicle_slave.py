@@ -257,9 +257,10 @@ class VehicleSlave(FmuSlave):
         return np.where(np.isfinite(self._inputs_now), self._inputs_now, 0.0)
 
     def _refresh_outputs(self, u, t):
-        self._outputs[:] = self._model.output_vector(self._sim.state, u, t)
+        x = self._sim.state
+        self._outputs[:] = self._model.output_vector(x, u, t)
         if self._locals.size:
-            self._locals[:] = self._model.local_vector(self._sim.state, u, t)
+            self._locals[:] = self._model.local_vector(x, u, t)
 
     # ------------------------------------------------------------------ FMI hooks
     def fmu_enter_initialization(self, start_time):

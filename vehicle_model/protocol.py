@@ -167,8 +167,10 @@ class Vehicle(Protocol):
         params, env: the parameter dataclass and the `Environment` it was built from.
         constants: the flat float vector of its constant table, passed as c to `derivative_at`.
     Methods (x, u: 1-D float arrays of sizes STATE.size and INPUTS.size):
-        derivative_at: the compiled x' = f(x, u, c) with the time first, f(t, x, u, c): the
-            simulator hands it to SciPy as it is (no Python frame in between).
+        derivative_at: the compiled x' = f(x, u, c) with the time first, f(t, x, u, c).
+        derivative_into (optional): the same written into an array, f(t, x, u, c, xdot),
+            returning nothing. The simulator integrates with it when the vehicle has it (one
+            buffer, no array handed back from compiled code per call), else with derivative_at.
         derivative(x, u), state_jacobian(x, u) (n x n), input_jacobian(x, u) (n x m).
         output_vector(x, u, t): the outputs at time t (waves make them depend on it), flat, in
             the order of OUTPUTS.

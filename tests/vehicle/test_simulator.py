@@ -52,6 +52,26 @@ def test_runs_repeat_bit_for_bit_and_restore_continues_identically(model):
         assert np.array_equal(sim.state, first[k])
 
 
+class _ReturningOnly:
+    """The model seen without its `derivative_into`: the simulator integrates derivative_at."""
+
+    def __init__(self, model):
+        self._model = model
+
+    def __getattr__(self, name):
+        if name == "derivative_into":
+            raise AttributeError(name)
+        return getattr(self._model, name)
+
+
+def test_the_buffered_right_hand_side_gives_the_same_bits_as_the_returning_one(model):
+    assert hasattr(model, "derivative_into")
+    x0 = model.cruise_state(1.4, depth=20.0)
+    buffered = _fly(model, x0, 200.0, 1e-4, 1e-6)
+    returning = _fly(_ReturningOnly(model), x0, 200.0, 1e-4, 1e-6)
+    assert buffered.tobytes() == returning.tobytes()
+
+
 def test_non_finite_inputs_and_bad_tolerances_are_refused(model):
     sim = VehicleSimulator(model, model.cruise_state(1.4))
     with pytest.raises(ValueError, match="finite"):

@@ -272,7 +272,15 @@ def state_derivative(x, u, c):
 
 @jit
 def _derivative(t, x, u, c, in_waves):
-    """x' at time t; `in_waves` adds the waves of SPEC 8 (and nothing, not even a zero, when
+    """x' at time t, a new array (see `_write_derivative`)."""
+    xdot = np.empty(STATE_SIZE)
+    _write_derivative(t, x, u, c, in_waves, xdot)
+    return xdot
+
+
+@jit
+def _write_derivative(t, x, u, c, in_waves, xdot):
+    """x' at time t, written into `xdot`; `in_waves` adds the waves of SPEC 8 (and nothing, not even a zero, when
     False: still water stays bit for bit what it was).
 
     In waves the water velocity at the body origin adds the waves' v_w, and their acceleration
@@ -308,7 +316,6 @@ def _derivative(t, x, u, c, in_waves):
         tau = (tau[0] + froude_krylov[0], tau[1] + froude_krylov[1], tau[2] + froude_krylov[2],
                tau[3], tau[4], tau[5])
 
-    xdot = np.empty(STATE_SIZE)
     pos_rate = rotate3(rotation, vel)
     xdot[X_POS] = pos_rate[0]
     xdot[X_POS + 1] = pos_rate[1]
@@ -324,7 +331,6 @@ def _derivative(t, x, u, c, in_waves):
         xdot[X_VEL + i] = vel_rate[i]
         xdot[X_OMEGA + i] = omega_rate[i]
     xdot[BATTERY] = -(power + c[C_HOTEL]) if battery > 0.0 else 0.0
-    return xdot
 
 
 @jit
@@ -339,6 +345,14 @@ def _acceleration(tau, c, start):
 def state_derivative_at(t, x, u, c):
     """x' at time t, the signature SciPy's integrators call (the time matters in waves only)."""
     return _derivative(t, x, u, c, c[C_WAVE_COUNT] > 0.0)
+
+
+@jit
+def state_derivative_into(t, x, u, c, xdot):
+    """`state_derivative_at` written into the array `xdot`, returning nothing: the form the
+    simulator hands to SciPy (`VehicleSimulator`; handing a new array back to Python costs
+    twice what computing it does)."""
+    _write_derivative(t, x, u, c, c[C_WAVE_COUNT] > 0.0, xdot)
 
 
 @jit

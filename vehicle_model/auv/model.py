@@ -63,6 +63,8 @@ class AuvModel:
     LOCALS = dynamics.LOCALS
     #: The compiled derivative with the time first, handed to SciPy as it is.
     derivative_at = staticmethod(dynamics.state_derivative_at)
+    #: The same written into an array (`derivative_into(t, x, u, c, xdot)`): the simulator's.
+    derivative_into = staticmethod(dynamics.state_derivative_into)
 
     def __init__(self, params: Optional[AuvParameters] = None, env: Optional[Environment] = None,
                  waves: Optional[WaveParameters] = None):
