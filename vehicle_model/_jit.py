@@ -20,8 +20,10 @@ try:
     except ImportError:  # pragma: no cover - no SciPy: numba reports it where BLAS is needed
         pass
 
+    from ._numba_load import load_cache_lightly
+
     def jit(function):
-        return numba.njit(cache=True, fastmath=False, error_model="numpy")(function)
+        return load_cache_lightly(numba.njit(cache=True, fastmath=False, error_model="numpy")(function))
 
     JIT_ENABLED = True
 except ImportError:  # pragma: no cover - exercised with AUV_NO_JIT=1

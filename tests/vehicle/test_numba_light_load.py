@@ -1,0 +1,64 @@
+"""The physics' compiled code loaded from numba's cache the light way
+(vehicle_model/_numba_load.py: numba's runtime alone, not its compiler's set-up) computes what
+numba's ordinary load computes, bit for bit, and really skips the set-up."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+#: a fresh interpreter: 50 steps of the AUV, its outputs and Jacobians (digest), whether numba's
+#: compiler set-up ran (its refresh imports numba's polynomial support, which nothing of the
+#: physics uses), the cache hits and misses of the physics' compiled functions
+SCRIPT = r"""
+import hashlib, json, sys
+import numba
+from numba.core.dispatcher import Dispatcher
+from vehicle_model import AuvParameters, Environment, VehicleModel, VehicleSimulator, initial_state, inputs
+from vehicle_model import _numba_load
+
+model = VehicleModel(AuvParameters(), Environment(CurrentVelocity=(0.0, 0.3, 0.0)))
+sim = VehicleSimulator(model, initial_state(Pos0=(0, 0, 10), LocalVel0=(1.4, 0, 0)), rtol=1e-6, atol=1e-8)
+for k in range(50):
+    sim.advance(k * 0.1, (k + 1) * 0.1, inputs(thrust_power=30.0, rudder_yaw=0.1, rudder_dive=0.05))
+outputs = model.outputs(sim.state, inputs(30.0))
+A, B = model.linearize(model.cruise_state(1.5), inputs(model.cruise_power(1.5)))
+text = repr((sim.state.tolist(), repr(outputs), A.tolist(), B.tolist()))
+dispatchers = [v for name, m in list(sys.modules.items()) if name.startswith("vehicle_model")
+               for v in vars(m).values() if isinstance(v, Dispatcher)]
+print(json.dumps({"digest": hashlib.sha256(text.encode()).hexdigest(), "light": _numba_load.ENABLED,
+                  "registries": "numba.np.polynomial.polynomial_core" in sys.modules,
+                  "hits": sum(sum(d._cache_hits.values()) for d in dispatchers),
+                  "misses": sum(sum(d._cache_misses.values()) for d in dispatchers)}))
+"""
+
+
+def fly(full: bool) -> dict:
+    env = dict(os.environ, PYTHONPATH=str(ROOT), AUV_NUMBA_FULL_LOAD="1" if full else "0")
+    env.pop("AUV_NO_JIT", None)
+    proc = subprocess.run([sys.executable, "-c", SCRIPT], cwd=ROOT, env=env, capture_output=True, text=True,
+                          timeout=900)
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def test_the_light_load_computes_what_the_ordinary_load_computes():
+    pytest.importorskip("numba", reason="numba is not installed: the physics run as plain Python, nothing to load")
+    from vehicle_model import _numba_load
+
+    fly(full=True)                      # compiles into the cache whatever it does not hold yet
+    ordinary, light = fly(full=True), fly(full=False)
+    assert ordinary["misses"] == 0 and ordinary["hits"] > 0 and not ordinary["light"], ordinary
+    assert ordinary["registries"], ordinary     # numba's ordinary load sets its compiler up
+    if not _numba_load.ENABLED:
+        pytest.skip(f"numba {_numba_load.numba.__version__} is not among the versions the light load was "
+                    f"checked with ({sorted(_numba_load.CHECKED)}): every load is the ordinary one")
+    assert light["light"] and light["misses"] == 0 and light["hits"] == ordinary["hits"], light
+    assert not light["registries"], light       # ... the light one does not
+    assert light["digest"] == ordinary["digest"]
