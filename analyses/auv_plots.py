@@ -89,7 +89,7 @@ def _heading_display(series: list[np.ndarray]) -> tuple[float, callable]:
 
 
 #: drawn by a forked child while the master draws the others (about half the work each)
-_CHILD_SHARE = frozenset({"attitude.png", "actuators.png"})
+_CHILD_SHARE = frozenset({"actuators.png", "battery.png"})
 
 
 def _fork_drawer() -> int | None:
