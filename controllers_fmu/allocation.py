@@ -43,7 +43,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Optional, Sequence
+from typing import List, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -66,17 +66,20 @@ def thrust_to_command(forces, max_forward, max_reverse, efficiency_belief: float
     """``c_i = sgn(F_i) sqrt(|F_i| / (eta_hat k_i))`` clamped to [-1, 1]; a thruster with no
     authority in that direction (``k_i = 0``) gets 0. (Per element in plain Python: for the
     handful of thrusters of a vehicle that is several times faster than numpy's where/errstate.)"""
-    return np.array(_commands(np.asarray(forces, dtype=float).tolist(),
-                              np.broadcast_to(max_forward, np.shape(forces)).tolist(),
-                              np.broadcast_to(max_reverse, np.shape(forces)).tolist(),
-                              float(efficiency_belief)))
+    eta = float(efficiency_belief)
+    forward = (np.broadcast_to(max_forward, np.shape(forces)) * eta).tolist()
+    reverse = (np.broadcast_to(max_reverse, np.shape(forces)) * eta).tolist()
+    return np.array(_commands_of(np.asarray(forces, dtype=float).tolist(), forward, reverse))
 
 
-def _commands(forces, max_forward, max_reverse, efficiency_belief):
+def _commands_of(forces: List[float], forward: List[float], reverse: List[float]) -> List[float]:
+    """The commands of the thrusters' forces, ``forward`` / ``reverse`` their believed full-speed
+    forces ``eta_hat k``: ``sgn(F) sqrt(|F| / (eta_hat k))``, at most 1; 0 without authority."""
     commands = []
-    for force, forward, reverse in zip(forces, max_forward, max_reverse):
-        k = (forward if force >= 0.0 else reverse) * efficiency_belief
-        commands.append(math.copysign(min(1.0, math.sqrt(abs(force) / k)), force) if k > 0.0 else 0.0)
+    sqrt, copysign = math.sqrt, math.copysign
+    for force, k_forward, k_reverse in zip(forces, forward, reverse):
+        k = k_forward if force >= 0.0 else k_reverse
+        commands.append(copysign(min(1.0, sqrt(abs(force) / k)), force) if k > 0.0 else 0.0)
     return commands
 
 
@@ -102,9 +105,24 @@ class Allocation:
         return float(np.linalg.norm(self.unmet))
 
 
+@dataclass
+class ThrustCommand:
+    """What a controller needs of an allocation each control period, as Python floats (the
+    full record, :class:`Allocation`, costs several numpy arrays per call)."""
+    commands: List[float]      # c (n), in [-1, 1]
+    achieved: List[float]      # B F (6)
+    unmet_norm: float          # |tau_d - B F|
+    saturated_count: int       # thrusters at a limit
+    solver_ok: bool = True
+
+
 # ------------------------------------------------------------------------------ allocators
 class _Allocator:
-    """What both allocators share: the layout, limits, belief and the weighted pseudo-inverse."""
+    """What both allocators share: the layout, limits, belief and the weighted pseudo-inverse.
+
+    Each allocator's ``_solve(tau) -> (forces, solver_ok, iterations)`` gives the forces as a
+    list of floats; :meth:`allocate` (the full record) and :meth:`command` (what a controller
+    needs) both finish them with :meth:`_limited`."""
 
     def __init__(self, configuration: np.ndarray, max_forward, max_reverse, *,
                  efficiency_belief: float = 1.0, thruster_weights: Optional[Sequence[float]] = None):
@@ -123,8 +141,10 @@ class _Allocator:
         self.reach = analyse_matrix(self.configuration)
         self.upper = self.efficiency_belief * self.max_forward
         self.lower = -self.efficiency_belief * self.max_reverse
-        self._upper_list, self._lower_list = self.upper.tolist(), self.lower.tolist()
-        self._forward_list, self._reverse_list = self.max_forward.tolist(), self.max_reverse.tolist()
+        #: per thruster (lower, upper) and the believed full-speed forces eta_hat k, Python floats
+        self._bounds = list(zip(self.lower.tolist(), self.upper.tolist()))
+        self._full_forward = (self.efficiency_belief * self.max_forward).tolist()
+        self._full_reverse = (self.efficiency_belief * self.max_reverse).tolist()
         # a force within a nanonewton-per-newton of a limit counts as saturated
         self._saturation_margin = 1e-9 * max(float(np.max(self.upper - self.lower)), 1.0)
         b = self.configuration
@@ -133,26 +153,39 @@ class _Allocator:
         self.weighted_pseudo_inverse = w_inv @ b.T @ np.linalg.pinv(
             b @ w_inv @ b.T, rcond=RANK_TOLERANCE)
 
-    def _result(self, tau: np.ndarray, forces: np.ndarray, solver_ok: bool = True,
-                iterations: int = 0) -> Allocation:
-        # one pass in plain Python over the few thrusters (clip, saturation, command as
-        # _commands): numpy's per-call overhead would dominate
-        clipped, saturated, commands = [], [], []
-        margin, belief, sqrt, copysign = self._saturation_margin, self.efficiency_belief, math.sqrt, math.copysign
-        for force, low, high, forward, reverse in zip(forces.tolist(), self._lower_list, self._upper_list,
-                                                      self._forward_list, self._reverse_list):
+    def _limited(self, forces: List[float]) -> Tuple[List[float], List[bool], List[float]]:
+        """(forces clipped to the limits, saturated, commands), in one pass in plain Python over
+        the few thrusters (numpy's per-call overhead would dominate)."""
+        clipped, saturated = [], []
+        margin = self._saturation_margin
+        for force, (low, high) in zip(forces, self._bounds):
             if force >= high:
                 force = high
             elif force <= low:
                 force = low
             clipped.append(force)
             saturated.append(high > low and (force >= high - margin or force <= low + margin))
-            k = (forward if force >= 0.0 else reverse) * belief
-            commands.append(copysign(min(1.0, sqrt(abs(force) / k)), force) if k > 0.0 else 0.0)
+        return clipped, saturated, _commands_of(clipped, self._full_forward, self._full_reverse)
+
+    def allocate(self, wrench) -> Allocation:
+        """The full record of one allocation of the wrench ``tau_d`` (6)."""
+        tau = _wrench(wrench)
+        forces, solver_ok, iterations = self._solve(tau)
+        clipped, saturated, commands = self._limited(forces)
         forces = np.array(clipped)
-        return Allocation(requested=tau, forces=forces, commands=np.array(commands),
+        return Allocation(requested=np.array(tau), forces=forces, commands=np.array(commands),
                           achieved=self.configuration @ forces, saturated=np.array(saturated),
                           solver_ok=solver_ok, iterations=iterations)
+
+    def command(self, wrench) -> ThrustCommand:
+        """The thruster commands for the wrench ``tau_d`` (6), with what of it is unmet: the same
+        allocation as :meth:`allocate`, in floats."""
+        tau = _wrench(wrench)
+        forces, solver_ok, _ = self._solve(tau)
+        clipped, saturated, commands = self._limited(forces)
+        achieved = self.configuration.dot(clipped).tolist()
+        unmet = math.sqrt(sum([(t - a) * (t - a) for t, a in zip(tau, achieved)]))
+        return ThrustCommand(commands, achieved, unmet, saturated.count(True), solver_ok)
 
     def get_state(self):
         """What the next allocation depends on besides the request (None: nothing)."""
@@ -161,15 +194,16 @@ class _Allocator:
     def set_state(self, state) -> None:
         pass
 
-    def clipped_pseudo_inverse(self, tau: np.ndarray) -> Allocation:
-        return self._result(tau, self.weighted_pseudo_inverse @ tau)
+    def _pseudo_inverse_forces(self, tau: List[float]) -> List[float]:
+        """``W^-1 B^T (B W^-1 B^T)^+ tau`` (unclipped)."""
+        return self.weighted_pseudo_inverse.dot(tau).tolist()
 
 
 class PseudoInverseAllocator(_Allocator):
     """Baseline: ``F = W^-1 B^T (B W^-1 B^T)^+ tau_d``, clipped to the limits."""
 
-    def allocate(self, wrench) -> Allocation:
-        return self.clipped_pseudo_inverse(_wrench(wrench))
+    def _solve(self, tau: List[float]):
+        return self._pseudo_inverse_forces(tau), True, 0
 
 
 class QpAllocator(_Allocator):
@@ -185,12 +219,16 @@ class QpAllocator(_Allocator):
     ``2 Q s`` stays below the L1 term's ``rho`` for unmet wrenches below 5000 N: the excess of
     one saturated direction is not traded against the others (a larger Q makes the allocation
     bend the reachable directions slightly to gain on the saturated one).
+
+    ``least_norm_first`` (default True): on a rank-6 layout, the least-norm forces are the QP's
+    solution whenever they are within the limits, and DAQP is called only when they are not
+    (:meth:`_solve`).
     """
 
     def __init__(self, configuration: np.ndarray, max_forward, max_reverse, *,
                  efficiency_belief: float = 1.0, thruster_weights: Optional[Sequence[float]] = None,
                  slack_weights: Optional[Sequence[float]] = None, exact_penalty: Optional[float] = None,
-                 slack_quadratic: Optional[float] = None):
+                 slack_quadratic: Optional[float] = None, least_norm_first: bool = True):
         if daqp is None:  # pragma: no cover
             raise ImportError("QpAllocator needs the 'daqp' package (pip install daqp)")
         super().__init__(configuration, max_forward, max_reverse, efficiency_belief=efficiency_belief,
@@ -202,6 +240,8 @@ class QpAllocator(_Allocator):
         self.slack_quadratic = self.exact_penalty / 1e4 if slack_quadratic is None else _positive(
             "slack_quadratic", slack_quadratic)
         self._setup()
+        #: try the least-norm forces before DAQP (see _solve); False: DAQP every time
+        self.least_norm_first = bool(least_norm_first) and self.reach.rank == 6
 
     def _default_slack_weights(self) -> np.ndarray:
         arms = np.linalg.norm(self.configuration[3:], axis=0)   # |r_i x d_i|: each thruster's arm
@@ -230,37 +270,65 @@ class QpAllocator(_Allocator):
         self._sense = self._base_sense.copy()
         self._bound_count = n + 12
         self._equality_flags = self._base_sense[n + 12:].tolist()
+        #: the active set where no force is at a limit and nothing is unmet: the slacks at zero
+        self._interior_sense = np.array([0] * n + [_DAQP_ACTIVE | _DAQP_LOWER] * 12 + self._equality_flags,
+                                        dtype=np.intc)
         self._model = daqp.Model()
         flag, _ = self._model.setup(hessian, linear, constraint, self._bupper, self._blower, self._base_sense)
         if flag < 0:  # pragma: no cover - H is diagonal positive definite
             raise ValueError(f"thrust allocation QP set-up failed (DAQP flag {flag})")
-        # feasibility of the bounds to well below a micronewton: the clip in _result then
+        # feasibility of the bounds to well below a micronewton: the clip in _limited then
         # moves nothing and the wrench stays exact
         self._model.settings = {"primal_tol": 1e-12}
 
-    def allocate(self, wrench) -> Allocation:
-        """The warm start is the previous solution's active set, handed to DAQP explicitly
-        (``sense``) rather than left in its workspace: the solve then depends only on the
-        request and on :meth:`get_state`, so a restored allocator continues bit for bit."""
-        tau = _wrench(wrench)
-        self._bupper[-6:] = tau
-        self._blower[-6:] = tau
+    def _solve(self, tau: List[float]):
+        """The QP's solution for the request ``tau``.
+
+        A fully actuated layout (rank 6) first tries the least-norm forces
+        ``F = W^-1 B^T (B W^-1 B^T)^-1 tau``: they reproduce any ``tau``, and when they lie
+        strictly within the limits they are the QP's optimum: no bound is active, ``s = 0``
+        (``rho`` exceeds the multipliers there, see the class docstring), and the weighted
+        least-norm solution is what remains of the problem. The active set is then the slacks
+        at zero (DAQP's own at such a point) and DAQP is not called: a controller holding
+        station away from the limits pays a matrix-vector product. (Below rank 6 the slacks'
+        multipliers along the unreachable directions are not unique: DAQP always.)
+
+        Otherwise DAQP. The warm start is the previous solution's active set, handed to DAQP
+        explicitly (``sense``) rather than left in its workspace: the solve then depends only on
+        the request and on :meth:`get_state`, so a restored allocator continues bit for bit."""
+        if self.least_norm_first:
+            forces = self._pseudo_inverse_forces(tau)
+            if self._interior(forces):
+                self._sense = self._interior_sense
+                return forces, True, 0
+        equalities = self._bound_count
+        self._bupper[equalities:] = tau
+        self._blower[equalities:] = tau
         self._model.update(bupper=self._bupper, blower=self._blower, sense=self._sense)
         x, _, flag, info = self._model.solve()
-        if flag < 1 or not np.all(np.isfinite(x)):
+        forces = x[: self.thruster_count].tolist()
+        if flag < 1 or not math.isfinite(sum(forces)):
             # never leave the vehicle without commands: the baseline, flagged; the next call
-            # starts cold
+            # starts cold (the forces are bounded: their sum overflows only if one is not finite)
             self._sense = self._base_sense.copy()
-            return self._result(tau, self.weighted_pseudo_inverse @ tau, solver_ok=False)
+            return self._pseudo_inverse_forces(tau), False, 0
         self._remember_active_set(info["lam"])
-        return self._result(tau, x[: self.thruster_count], iterations=int(info["iterations"]))
+        return forces, True, int(info["iterations"])
+
+    def _interior(self, forces: List[float]) -> bool:
+        """Every force strictly within its limits."""
+        for force, (low, high) in zip(forces, self._bounds):
+            if not low < force < high:
+                return False
+        return True
 
     def _remember_active_set(self, multipliers: np.ndarray) -> None:
         """DAQP's sense flags of the active bounds: 1 active at the upper bound (multiplier > 0),
         1 | 2 at the lower one (< 0); the equalities keep theirs."""
         # one pass over the few multipliers in plain Python: four numpy masks on 20 numbers
         # cost several times more
-        flags = [_DAQP_ACTIVE if lam > 0.0 else (_DAQP_ACTIVE | _DAQP_LOWER) if lam < 0.0 else 0
+        upper, lower = _DAQP_ACTIVE, _DAQP_ACTIVE | _DAQP_LOWER
+        flags = [upper if lam > 0.0 else lower if lam < 0.0 else 0
                  for lam in multipliers[: self._bound_count].tolist()]
         self._sense = np.array(flags + self._equality_flags, dtype=np.intc)
 
@@ -310,13 +378,15 @@ def _positive(name: str, value) -> float:
     return v
 
 
-def _wrench(wrench) -> np.ndarray:
-    tau = np.array(wrench, dtype=float).reshape(-1)
-    if tau.shape != (6,):
-        raise ValueError(f"desired wrench must have 6 components (X, Y, Z, K, M, N), got {tau.shape[0]}")
+def _wrench(wrench) -> List[float]:
+    """The desired wrench as six Python floats; ValueError naming a missing or non-finite
+    component."""
+    tau = np.ravel(wrench).tolist() if isinstance(wrench, np.ndarray) else [float(v) for v in wrench]
+    if len(tau) != 6:
+        raise ValueError(f"desired wrench must have 6 components (X, Y, Z, K, M, N), got {len(tau)}")
     # the sum of six finite numbers is finite unless it overflows: one cheap test in the usual
     # case, the component-wise one (which also lets an overflowing sum through) otherwise
-    if not math.isfinite(tau.sum()) and not np.all(np.isfinite(tau)):
+    if not math.isfinite(sum(tau)) and not all(math.isfinite(value) for value in tau):
         bad = [name for name, value in zip(WRENCH_NAMES, tau) if not math.isfinite(value)]
-        raise ValueError(f"desired wrench component(s) {', '.join(bad)} not finite: {tau.tolist()}")
+        raise ValueError(f"desired wrench component(s) {', '.join(bad)} not finite: {tau}")
     return tau

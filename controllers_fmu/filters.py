@@ -22,11 +22,19 @@ def lag_coefficient(dt: float, tau: float) -> float:
 
 
 class FirstOrderLag:
-    """Scalar first-order lag. The first sample initialises the state (no start-up transient)."""
+    """Scalar first-order lag. The first sample initialises the state (no start-up transient).
+    The coefficient of the last step length is kept: a fixed control period costs no exp."""
 
     def __init__(self, tau: float):
         self.tau = float(tau)
         self.y: Optional[float] = None
+        self._dt, self._a = None, 0.0     # the last step length and its lag_coefficient
+
+    def coefficient(self, dt: float) -> float:
+        """``lag_coefficient(dt, tau)``, computed once per step length."""
+        if dt != self._dt:
+            self._dt, self._a = dt, lag_coefficient(dt, self.tau)
+        return self._a
 
     def reset(self, value: Optional[float] = None) -> None:
         self.y = None if value is None else float(value)
@@ -36,7 +44,7 @@ class FirstOrderLag:
         if self.y is None or self.tau <= 0.0:
             self.y = x
             return x
-        a = lag_coefficient(dt, self.tau)
+        a = self.coefficient(dt)
         self.y = a * self.y + (1.0 - a) * x
         return self.y
 
@@ -60,6 +68,6 @@ class AngleLag(FirstOrderLag):
         if self.y is None or self.tau <= 0.0:
             self.y = x
             return x
-        a = lag_coefficient(dt, self.tau)
+        a = self.coefficient(dt)
         self.y = wrap_pi(self.y + (1.0 - a) * wrap_pi(x - self.y))
         return self.y

@@ -87,6 +87,15 @@ def _outputs(n):
     ]
 
 
+#: the names the slave reads and writes each step (formatted once)
+_EULER, _OMEGA, _VELOCITY, _USBL = ([f"{name}[{i + 1}]" for i in range(3)] for name in
+                                    ("MeasuredEuler", "MeasuredOmega", "MeasuredVelocity", "UsblPosition"))
+_COMMANDS = ("DepthCommand", "HeadingCommand", "SurgeCommand", "SwayCommand")
+_REFERENCE, _NAVIGATION, _POSITION_ERROR = ([f"{name}[{i + 1}]" for i in range(3)] for name in
+                                            ("RefPosition", "NavPosition", "PositionError"))
+_DESIRED_WRENCH = [f"DesiredWrench[{i + 1}]" for i in range(6)]
+
+
 class H100Control(FmuSlave):
     """Navigation, guidance, control and thrust allocation of the H100 ROV."""
 
@@ -106,6 +115,7 @@ class H100Control(FmuSlave):
         resources = kwargs.get("resources") or os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
         self.vehicle = load_vehicle(os.path.join(resources, self.vehicle_file))
         self.thruster_count = self.vehicle.params.thruster_count
+        self._thruster_names = [f"ThrusterCommand[{i + 1}]" for i in range(self.thruster_count)]
         self.values = {}
         self.table = PARAMETERS + INPUTS + _outputs(self.thruster_count)
         register(self, self.table)
@@ -126,31 +136,27 @@ class H100Control(FmuSlave):
 
     def _measurements(self) -> Measurements:
         v = self.values
-        return Measurements(euler=[v["MeasuredEuler[1]"], v["MeasuredEuler[2]"], v["MeasuredEuler[3]"]],
-                            omega=[v["MeasuredOmega[1]"], v["MeasuredOmega[2]"], v["MeasuredOmega[3]"]],
-                            velocity=[v["MeasuredVelocity[1]"], v["MeasuredVelocity[2]"], v["MeasuredVelocity[3]"]],
-                            dvl_valid=bool(v["DvlValid"]), depth=v["MeasuredDepth"],
-                            usbl=[v["UsblPosition[1]"], v["UsblPosition[2]"], v["UsblPosition[3]"]],
-                            usbl_fix_time=v["UsblFixTime"], usbl_fix_count=int(v["UsblFixCount"]))
+        return Measurements(euler=[v[name] for name in _EULER], omega=[v[name] for name in _OMEGA],
+                            velocity=[v[name] for name in _VELOCITY], dvl_valid=v["DvlValid"],
+                            depth=v["MeasuredDepth"], usbl=[v[name] for name in _USBL],
+                            usbl_fix_time=v["UsblFixTime"], usbl_fix_count=v["UsblFixCount"])
 
     def _commands(self) -> Commands:
         v = self.values
-        for name in ("DepthCommand", "HeadingCommand", "SurgeCommand", "SwayCommand"):
-            if not math.isfinite(v[name]):
-                raise ValueError(f"input {name} is not finite ({v[name]!r})")
-        return Commands(depth=v["DepthCommand"], heading=v["HeadingCommand"], surge=v["SurgeCommand"],
-                        sway=v["SwayCommand"])
+        depth, heading, surge, sway = (v[name] for name in _COMMANDS)
+        if not math.isfinite(depth + heading + surge + sway):
+            for name in _COMMANDS:
+                if not math.isfinite(v[name]):
+                    raise ValueError(f"input {name} is not finite ({v[name]!r})")
+        return Commands(depth=depth, heading=heading, surge=surge, sway=sway)
 
     def _publish(self, o) -> None:
         v = self.values
-        for i, c in enumerate(o.commands):
-            v[f"ThrusterCommand[{i + 1}]"] = c
-        for i in range(3):
-            v[f"RefPosition[{i + 1}]"] = o.reference.pos[i]
-            v[f"NavPosition[{i + 1}]"] = o.estimate.pos[i]
-            v[f"PositionError[{i + 1}]"] = o.position_error[i]
-        for i in range(6):
-            v[f"DesiredWrench[{i + 1}]"] = o.wrench[i]
+        v.update(zip(self._thruster_names, o.commands))
+        v.update(zip(_REFERENCE, o.reference.pos))
+        v.update(zip(_NAVIGATION, o.estimate.pos))
+        v.update(zip(_POSITION_ERROR, o.position_error))
+        v.update(zip(_DESIRED_WRENCH, o.wrench))
         v["RefHeading"], v["HeadingError"] = o.reference.heading, o.heading_error
         v["UnmetWrench"], v["SaturatedThrusters"] = o.unmet_norm, int(o.saturated_count)
 
@@ -175,9 +181,8 @@ class H100Control(FmuSlave):
         if not step_size >= 0.0:
             raise FmuError(f"communication step size {step_size} must not be negative")
         try:
-            measurements, commands = self._measurements(), self._commands()
-            measurements.check()
-            self._publish(self.stack.step(measurements, commands, float(step_size)))
+            # the navigation checks the measurements before anything advances
+            self._publish(self.stack.step(self._measurements(), self._commands(), float(step_size)))
         except ValueError as error:   # a non-finite input: rejected before any state advanced
             raise FmuError(str(error)) from None
 

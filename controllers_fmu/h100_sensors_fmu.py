@@ -68,6 +68,13 @@ OUTPUTS = [
 
 TABLE = PARAMETERS + INPUTS + OUTPUTS
 
+#: the names the slave reads and writes each step (formatted once)
+_POS, _EULER, _OMEGA, _FORCE, _LOCAL_VEL = ([f"{name}[{i + 1}]" for i in range(3)] for name in
+                                           ("Pos", "Euler", "Omega", "SpecificForce", "LocalVel"))
+_MEASURED_EULER, _MEASURED_OMEGA, _MEASURED_FORCE, _MEASURED_VELOCITY, _USBL = (
+    [f"{name}[{i + 1}]" for i in range(3)] for name in
+    ("MeasuredEuler", "MeasuredOmega", "MeasuredSpecificForce", "MeasuredVelocity", "UsblPosition"))
+
 
 class H100Sensors(FmuSlave):
     """The instruments of the H100 ROV (controllers_fmu.h100.instruments.H100Instruments)."""
@@ -95,21 +102,17 @@ class H100Sensors(FmuSlave):
 
     def _truth(self) -> Truth:
         v = self.values
-        return Truth(pos=[v["Pos[1]"], v["Pos[2]"], v["Pos[3]"]],
-                     euler=[v["Euler[1]"], v["Euler[2]"], v["Euler[3]"]],
-                     omega=[v["Omega[1]"], v["Omega[2]"], v["Omega[3]"]],
-                     specific_force=[v["SpecificForce[1]"], v["SpecificForce[2]"], v["SpecificForce[3]"]],
-                     local_vel=[v["LocalVel[1]"], v["LocalVel[2]"], v["LocalVel[3]"]],
-                     depth=v["Depth"], altitude=v["Altitude"])
+        return Truth(pos=[v[name] for name in _POS], euler=[v[name] for name in _EULER],
+                     omega=[v[name] for name in _OMEGA], specific_force=[v[name] for name in _FORCE],
+                     local_vel=[v[name] for name in _LOCAL_VEL], depth=v["Depth"], altitude=v["Altitude"])
 
     def _publish(self, r) -> None:
         v = self.values
-        for i in range(3):
-            v[f"MeasuredEuler[{i + 1}]"] = r.euler[i]
-            v[f"MeasuredOmega[{i + 1}]"] = r.omega[i]
-            v[f"MeasuredSpecificForce[{i + 1}]"] = r.specific_force[i]
-            v[f"MeasuredVelocity[{i + 1}]"] = r.velocity[i]
-            v[f"UsblPosition[{i + 1}]"] = r.usbl[i]
+        v.update(zip(_MEASURED_EULER, r.euler))
+        v.update(zip(_MEASURED_OMEGA, r.omega))
+        v.update(zip(_MEASURED_FORCE, r.specific_force))
+        v.update(zip(_MEASURED_VELOCITY, r.velocity))
+        v.update(zip(_USBL, r.usbl))
         v["MeasuredAltitude"], v["DvlValid"], v["MeasuredDepth"] = r.altitude, bool(r.dvl_valid), r.depth
         v["UsblFixTime"], v["UsblFixCount"] = r.usbl_fix_time, int(r.usbl_fix_count)
 

@@ -11,7 +11,7 @@ velocity over ground and the body rates.
 """
 from __future__ import annotations
 
-from typing import Tuple
+from typing import List, Sequence, Tuple
 
 import numpy as np
 
@@ -29,9 +29,15 @@ class VehicleBelief:
         self.thruster_count = params.thruster_count
         self.mass_matrix = params.mass_matrix()
         self.mass_inverse = np.linalg.inv(self.mass_matrix)
+        #: the mass matrix's non-zero entries row by row, (column, value): M v in floats; its
+        #: diagonal alone when that is all there is (the usual case: CG at the origin)
+        self._mass_rows = [[(j, float(m)) for j, m in enumerate(row) if m != 0.0] for row in self.mass_matrix]
+        diagonal = np.diag(self.mass_matrix)
+        self._mass_diagonal = diagonal.tolist() if np.array_equal(np.diag(diagonal), self.mass_matrix) else None
         self.configuration = self.model.layout().matrix
         self.efficiency_belief = float(efficiency_belief)
-        self._state = self.model.initial_state()
+        #: the thrusters' states of the state vector the motion wrench is evaluated on (stopped)
+        self._thrusters_stopped = self.model.initial_state()[13:].tolist()
         self._inputs = self.model.inputs()
         #: at rest, level, 10 m down: the LQR's first operating point. Computed here, whatever
         #: the controller, so that building the FMU compiles (and ships in numba's cache) every
@@ -39,19 +45,25 @@ class VehicleBelief:
         self.rest_linearization = self.linearize(10.0, np.zeros(6))
 
     def _state_of(self, pos, euler, nu) -> np.ndarray:
-        x = self._state
-        x[0:3] = pos
-        x[3:7] = quaternion_from_euler(float(euler[0]), float(euler[1]), float(euler[2]))
-        x[7:13] = nu
-        return x
+        """The vehicle library's state vector of a pose and velocity, thrusters stopped (one
+        array from one list: cheaper than filling a kept array slice by slice)."""
+        quaternion = quaternion_from_euler(euler[0], euler[1], euler[2]).tolist()
+        return np.array(list(pos) + quaternion + list(nu) + self._thrusters_stopped)
 
-    def motion_wrench(self, pos, euler, nu) -> np.ndarray:
+    def mass_times(self, v: Sequence[float]) -> List[float]:
+        """``M v`` (M the believed rigid-body plus added mass), as floats: the products of the
+        non-zero entries only, which on six numbers is cheaper than a numpy product."""
+        if self._mass_diagonal is not None:
+            return [m * x for m, x in zip(self._mass_diagonal, v)]
+        return [sum([m * v[j] for j, m in row]) for row in self._mass_rows]
+
+    def motion_wrench(self, pos, euler, nu) -> List[float]:
         """The wrench the thrusters must add to hold ``nu`` steady at this pose: minus the sum of
         restoring, Coriolis and damping wrenches of the vehicle library (``generalized_force``
         with the thrusters stopped, no external force, still water)."""
         x = self._state_of(pos, euler, nu)
         wrench = h100_dynamics.generalized_force(0.0, x, self._inputs, self.model.constants)[0]
-        return -wrench
+        return [-w for w in wrench.tolist()]
 
     def linearize(self, depth: float, nu_operating) -> Tuple[np.ndarray, np.ndarray]:
         """(A, B) of the 12 states (position, small rotation, LocalVel, Omega) about the level

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Dict, List, Tuple
+from typing import Dict, List, Sequence, Tuple
 
 import numpy as np
 
@@ -31,7 +31,7 @@ from ..angles import wrap_pi
 from ..declare import parameter
 from ..pid import PID
 from .belief import VehicleBelief
-from .frames import euler_rate_matrix_inverse, rotation_of
+from .frames import Rotation, body_rates, euler_rates, rotation, to_body, to_ned
 from .guidance import Reference
 from .navigation import Estimate
 
@@ -89,20 +89,21 @@ class ControllerConfig:
 
 
 # ------------------------------------------------------------------------------ shared pieces
-def errors(est: Estimate, ref: Reference) -> Tuple[np.ndarray, np.ndarray]:
+# Plain Python floats throughout: six-vectors and 3 x 3 rotations, where a numpy call costs
+# more than the arithmetic (frames.py).
+def errors(est: Estimate, ref: Reference) -> Tuple[List[float], List[float]]:
     """(position error reference - estimate in NED, attitude error (0 - roll, 0 - pitch,
     wrapped heading error))."""
-    e_pos = np.array([ref.pos[0] - est.pos[0], ref.pos[1] - est.pos[1], ref.pos[2] - est.pos[2]])
-    e_att = np.array([-est.euler[0], -est.euler[1], wrap_pi(ref.heading - est.euler[2])])
-    return e_pos, e_att
+    p, q = ref.pos, est.pos
+    return ([p[0] - q[0], p[1] - q[1], p[2] - q[2]],
+            [-est.euler[0], -est.euler[1], wrap_pi(ref.heading - est.euler[2])])
 
 
-def reference_body_motion(est: Estimate, ref: Reference, r: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
+def reference_body_motion(est: Estimate, ref: Reference, r: Rotation) -> Tuple[List[float], List[float]]:
     """The reference's velocity and acceleration in the body axes of the estimate's attitude:
     ``nu_ref = (R^T v_ref, T^-1 (0, 0, psi_ref'))`` and its (frozen-attitude) rate."""
-    t_inv = euler_rate_matrix_inverse(est.euler)
-    nu = np.concatenate([r.T @ np.asarray(ref.vel), t_inv @ np.array([0.0, 0.0, ref.heading_rate])])
-    acc = np.concatenate([r.T @ np.asarray(ref.acc), t_inv @ np.array([0.0, 0.0, ref.heading_acc])])
+    nu = to_body(r, ref.vel) + body_rates(est.euler, (0.0, 0.0, ref.heading_rate))
+    acc = to_body(r, ref.acc) + body_rates(est.euler, (0.0, 0.0, ref.heading_acc))
     return nu, acc
 
 
@@ -111,16 +112,20 @@ class _Controller:
         self.config = config
         self.belief = belief
         self.limits = belief.axis_reach()
+        self._limit_list = self.limits.tolist()
 
-    def feed_forward(self, est: Estimate, nu_ref: np.ndarray, acc_ref: np.ndarray) -> np.ndarray:
+    def feed_forward(self, est: Estimate, nu_ref: Sequence[float], acc_ref: Sequence[float]) -> List[float]:
         """``M nu_ref' + motion_wrench(pose, nu_ref)``: the wrench that moves the believed vehicle
         along the reference (zero when ModelFeedForward is off)."""
         if not self.config.ModelFeedForward:
-            return np.zeros(6)
-        return self.belief.mass_matrix @ acc_ref + self.belief.motion_wrench(est.pos, est.euler, nu_ref)
+            return [0.0] * 6
+        inertial = self.belief.mass_times(acc_ref)
+        motion = self.belief.motion_wrench(est.pos, est.euler, nu_ref)
+        return [inertial[j] + motion[j] for j in range(6)]
 
-    def _clip(self, tau: np.ndarray) -> np.ndarray:
-        return np.clip(tau, -self.limits, self.limits)
+    def _clip(self, tau: Sequence[float]) -> List[float]:
+        """Each axis within its reach, ``[-limit, limit]``."""
+        return [-limit if t < -limit else limit if t > limit else t for t, limit in zip(tau, self._limit_list)]
 
     def get_state(self) -> dict:
         return {}
@@ -145,26 +150,30 @@ class CascadePid(_Controller):
         for j in range(6):
             bandwidth = c.VelocityBandwidth if j < 3 else c.RateBandwidth
             corner = c.VelocityIntegralFrequency if j < 3 else c.RateIntegralFrequency
-            kp = m[j] * bandwidth
-            self.loops.append(PID(kp, kp * corner, 0.0, out_min=-self.limits[j], out_max=self.limits[j]))
+            kp = float(m[j]) * bandwidth
+            self.loops.append(PID(kp, kp * corner, 0.0, out_min=-self._limit_list[j], out_max=self._limit_list[j]))
 
-    def wrench(self, est: Estimate, ref: Reference, dt: float) -> np.ndarray:
+    def desired_velocity(self, est: Estimate, ref: Reference, r: Rotation) -> List[float]:
+        """The outer loops: ``nu_d`` (body velocity and rates) toward the reference."""
         c = self.config
-        r = rotation_of(est.euler)
         e_pos, e_att = errors(est, ref)
-        v_d = np.asarray(ref.vel) + c.PositionGain * e_pos
+        v_d = [ref.vel[i] + c.PositionGain * e_pos[i] for i in range(3)]
         horizontal = math.hypot(v_d[0], v_d[1])
         if horizontal > c.MaxSpeed:
-            v_d[0:2] *= c.MaxSpeed / horizontal
+            scale = c.MaxSpeed / horizontal
+            v_d[0] *= scale
+            v_d[1] *= scale
         v_d[2] = max(-c.MaxSpeed, min(c.MaxSpeed, v_d[2]))
-        euler_rate = np.array([c.AttitudeGain * e_att[0], c.AttitudeGain * e_att[1],
-                               ref.heading_rate + c.HeadingGain * e_att[2]])
-        euler_rate[2] = max(-c.MaxYawRate, min(c.MaxYawRate, euler_rate[2]))
-        nu_d = np.concatenate([r.T @ v_d, euler_rate_matrix_inverse(est.euler) @ euler_rate])
-        nu_ref, acc_ref = reference_body_motion(est, ref, r)
-        ff = self.feed_forward(est, nu_ref, acc_ref).tolist()
-        nu, nu_d = est.nu, nu_d.tolist()     # Python floats: the loops' state stays JSON-friendly
-        return np.array([self.loops[j].update(nu_d[j], float(nu[j]), dt, ff=ff[j]) for j in range(6)])
+        yaw_rate = max(-c.MaxYawRate, min(c.MaxYawRate, ref.heading_rate + c.HeadingGain * e_att[2]))
+        euler_rate = (c.AttitudeGain * e_att[0], c.AttitudeGain * e_att[1], yaw_rate)
+        return to_body(r, v_d) + body_rates(est.euler, euler_rate)
+
+    def wrench(self, est: Estimate, ref: Reference, dt: float) -> List[float]:
+        r = rotation(est.euler)
+        nu_d = self.desired_velocity(est, ref, r)
+        ff = self.feed_forward(est, *reference_body_motion(est, ref, r))
+        nu, loops = est.nu, self.loops
+        return [loops[j].update(nu_d[j], nu[j], dt, ff=ff[j]) for j in range(6)]
 
     def get_state(self) -> dict:
         return {"loops": [p.get_state() for p in self.loops]}
@@ -181,17 +190,20 @@ class Lqr(_Controller):
     position and heading errors (4). ``tau = ff - K x`` with K from ``control.lqr`` on the
     linearisation about the level pose moving at the reference's body velocity (Bryson's
     weights from the config), augmented by the integrators. The position error is rotated
-    into the heading frame, where the linear model does not depend on the heading."""
+    into the heading frame, where the linear model does not depend on the heading.
+
+    The gain is designed once per operating point, the reference's body velocity rounded to
+    ``LqrScheduleStep`` (cached: a point met again costs a dictionary look-up)."""
 
     def __init__(self, config: ControllerConfig, belief: VehicleBelief):
         super().__init__(config, belief)
         self.gains: Dict[Tuple[int, ...], np.ndarray] = {}
-        self.integral = np.zeros(4)
+        self.integral = [0.0] * 4
         self.depth = 10.0
 
-    def gain(self, nu_operating: np.ndarray) -> np.ndarray:
+    def gain(self, nu_operating: Sequence[float]) -> np.ndarray:
         step = self.config.LqrScheduleStep
-        key = tuple(int(round(v / step)) for v in nu_operating[0:3])
+        key = tuple(int(round(float(v) / step)) for v in nu_operating[0:3])
         k = self.gains.get(key)
         if k is None:
             k = self._design(np.array([key[0] * step, key[1] * step, key[2] * step, 0.0, 0.0, 0.0]))
@@ -217,33 +229,32 @@ class Lqr(_Controller):
         k, _, _ = control.lqr(a, b, q, r)
         return np.asarray(k)
 
-    def wrench(self, est: Estimate, ref: Reference, dt: float) -> np.ndarray:
-        r = rotation_of(est.euler)
+    def wrench(self, est: Estimate, ref: Reference, dt: float) -> List[float]:
+        r = rotation(est.euler)
         e_pos, e_att = errors(est, ref)
-        psi = est.euler[2]
-        cpsi, spsi = math.cos(psi), math.sin(psi)
+        cpsi, spsi = math.cos(est.euler[2]), math.sin(est.euler[2])
         # estimate - reference, position in the heading frame
-        d_ned = -e_pos
-        d_pos = np.array([cpsi * d_ned[0] + spsi * d_ned[1], -spsi * d_ned[0] + cpsi * d_ned[1], d_ned[2]])
-        d_att = -e_att
+        d_pos = [-(cpsi * e_pos[0] + spsi * e_pos[1]), -(-spsi * e_pos[0] + cpsi * e_pos[1]), -e_pos[2]]
         nu_ref, acc_ref = reference_body_motion(est, ref, r)
-        d_nu = np.asarray(est.nu) - nu_ref
-        integral = self.integral + dt * np.array([d_pos[0], d_pos[1], d_pos[2], d_att[2]])
-        x = np.concatenate([d_pos, d_att, d_nu, integral])
+        d_nu = [est.nu[j] - nu_ref[j] for j in range(6)]
+        i = self.integral
+        integral = [i[0] + dt * d_pos[0], i[1] + dt * d_pos[1], i[2] + dt * d_pos[2], i[3] - dt * e_att[2]]
+        x = d_pos + [-e_att[0], -e_att[1], -e_att[2]] + d_nu + integral
         self.depth = est.pos[2]
-        tau = self.feed_forward(est, nu_ref, acc_ref) - self.gain(nu_ref) @ x
+        feedback = self.gain(nu_ref).dot(x).tolist()
+        ff = self.feed_forward(est, nu_ref, acc_ref)
+        tau = [ff[j] - feedback[j] for j in range(6)]
         clipped = self._clip(tau)
-        if dt > 0.0:
+        if dt > 0.0 and clipped == tau:
             # anti-windup: integrate only while the wrench is not limited
-            if np.array_equal(clipped, tau):
-                self.integral = integral
+            self.integral = integral
         return clipped
 
     def get_state(self) -> dict:
-        return {"integral": self.integral.tolist(), "depth": float(self.depth)}
+        return {"integral": list(self.integral), "depth": float(self.depth)}
 
     def set_state(self, state: dict) -> None:
-        self.integral = np.array(state["integral"], dtype=float)
+        self.integral = [float(v) for v in state["integral"]]
         self.depth = float(state["depth"])
 
 
@@ -263,46 +274,47 @@ class SlidingMode(_Controller):
 
     def __init__(self, config: ControllerConfig, belief: VehicleBelief):
         super().__init__(config, belief)
-        self.integral = np.zeros(6)
+        self.integral = [0.0] * 6
         arm = float(np.mean(np.linalg.norm(belief.configuration[3:], axis=0)))
-        self.switching = config.SmcSwitchingGain * np.array([1.0, 1.0, 1.0, arm, arm, arm])
-        self.previous_nu_r = None
+        self.switching = [config.SmcSwitchingGain * k for k in (1.0, 1.0, 1.0, arm, arm, arm)]
 
-    def wrench(self, est: Estimate, ref: Reference, dt: float) -> np.ndarray:
+    def wrench(self, est: Estimate, ref: Reference, dt: float) -> List[float]:
         c = self.config
         lam = c.SmcBandwidth
-        r = rotation_of(est.euler)
+        r = rotation(est.euler)
         e_pos, e_att = errors(est, ref)
-        eta_err = -np.concatenate([e_pos, e_att])          # estimate - reference
-        eta_ref_rate = np.array([*ref.vel, 0.0, 0.0, ref.heading_rate])
-        eta_ref_acc = np.array([*ref.acc, 0.0, 0.0, ref.heading_acc])
-        integral = self.integral + dt * eta_err
-        t_inv = euler_rate_matrix_inverse(est.euler)
+        eta_err = [-e for e in e_pos + e_att]          # estimate - reference
+        eta_ref_rate = [ref.vel[0], ref.vel[1], ref.vel[2], 0.0, 0.0, ref.heading_rate]
+        eta_ref_acc = [ref.acc[0], ref.acc[1], ref.acc[2], 0.0, 0.0, ref.heading_acc]
+        integral = [self.integral[j] + dt * eta_err[j] for j in range(6)]
         # eta~' from the estimate: J nu - eta'_ref
-        eta_rate = np.concatenate([r @ np.asarray(est.nu[0:3]), np.linalg.solve(t_inv, np.asarray(est.nu[3:6]))])
-        eta_err_rate = eta_rate - eta_ref_rate
+        eta_rate = to_ned(r, est.nu[0:3]) + euler_rates(est.euler, est.nu[3:6])
+        eta_err_rate = [eta_rate[j] - eta_ref_rate[j] for j in range(6)]
         if c.SmcIntegral:
-            eta_r_rate = eta_ref_rate - 2.0 * lam * eta_err - lam * lam * integral
-            eta_r_acc = eta_ref_acc - 2.0 * lam * eta_err_rate - lam * lam * eta_err
+            eta_r_rate = [eta_ref_rate[j] - 2.0 * lam * eta_err[j] - lam * lam * integral[j] for j in range(6)]
+            eta_r_acc = [eta_ref_acc[j] - 2.0 * lam * eta_err_rate[j] - lam * lam * eta_err[j] for j in range(6)]
         else:
-            eta_r_rate = eta_ref_rate - lam * eta_err
-            eta_r_acc = eta_ref_acc - lam * eta_err_rate
-        nu_r = np.concatenate([r.T @ eta_r_rate[0:3], t_inv @ eta_r_rate[3:6]])
-        nu_r_dot = np.concatenate([r.T @ eta_r_acc[0:3], t_inv @ eta_r_acc[3:6]])
-        s = np.asarray(est.nu) - nu_r
-        m = self.belief.mass_matrix
-        tau = (m @ nu_r_dot + self.belief.motion_wrench(est.pos, est.euler, nu_r)
-               - c.SmcDamping * (m @ s) - self.switching * np.clip(s / c.SmcBoundaryLayer, -1.0, 1.0))
+            eta_r_rate = [eta_ref_rate[j] - lam * eta_err[j] for j in range(6)]
+            eta_r_acc = [eta_ref_acc[j] - lam * eta_err_rate[j] for j in range(6)]
+        nu_r = to_body(r, eta_r_rate[0:3]) + body_rates(est.euler, eta_r_rate[3:6])
+        nu_r_dot = to_body(r, eta_r_acc[0:3]) + body_rates(est.euler, eta_r_acc[3:6])
+        s = [est.nu[j] - nu_r[j] for j in range(6)]
+        inertial = self.belief.mass_times(nu_r_dot)
+        motion = self.belief.motion_wrench(est.pos, est.euler, nu_r)
+        damping = self.belief.mass_times(s)
+        layer = c.SmcBoundaryLayer
+        tau = [inertial[j] + motion[j] - c.SmcDamping * damping[j]
+               - self.switching[j] * max(-1.0, min(1.0, s[j] / layer)) for j in range(6)]
         clipped = self._clip(tau)
-        if dt > 0.0 and np.array_equal(clipped, tau):
+        if dt > 0.0 and clipped == tau:
             self.integral = integral
         return clipped
 
     def get_state(self) -> dict:
-        return {"integral": self.integral.tolist()}
+        return {"integral": list(self.integral)}
 
     def set_state(self, state: dict) -> None:
-        self.integral = np.array(state["integral"], dtype=float)
+        self.integral = [float(v) for v in state["integral"]]
 
 
 def make_controller(config: ControllerConfig, belief: VehicleBelief) -> _Controller:

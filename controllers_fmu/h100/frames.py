@@ -1,36 +1,68 @@
 """Frames of the H100's controllers: ZYX Euler angles (roll, pitch, yaw) to the rotation body ->
-NED and the Euler-rate transformation (Fossen 2011 eqs. 2.18, 2.41); the rotations themselves
-come from vehicle_model.rotation."""
+NED and the Euler-rate transformation (Fossen 2011 eqs. 2.18, 2.41).
+
+In plain Python floats, not numpy: the controllers turn a handful of 3-vectors per control
+period, and one numpy call on a 3-vector costs about as much as the whole product in floats.
+A rotation is the tuple of its nine entries row by row, ``(r11, r12, r13, r21, ..., r33)``.
+"""
 from __future__ import annotations
 
 import math
+from typing import List, Sequence, Tuple
 
-import numpy as np
+Rotation = Tuple[float, float, float, float, float, float, float, float, float]
 
-from vehicle_model.rotation import quaternion_from_euler, rotation_matrix
-
-
-def rotation_of(euler) -> np.ndarray:
-    """R (body to NED) of ZYX Euler angles (roll, pitch, yaw)."""
-    return rotation_matrix(np.asarray(quaternion_from_euler(float(euler[0]), float(euler[1]), float(euler[2]))))
+#: the pitch is clamped this far short of +-90 deg where T(Theta) is singular
+PITCH_LIMIT = 1.55
 
 
-def euler_rate_matrix(euler) -> np.ndarray:
-    """T(Theta): Euler angle rates = T omega (Fossen 2011 eq. 2.41); singular at pitch +-90 deg,
-    where the pitch is clamped a hair short of it."""
-    roll, pitch = float(euler[0]), max(min(float(euler[1]), 1.55), -1.55)
-    sr, cr = math.sin(roll), math.cos(roll)
+def rotation(euler: Sequence[float]) -> Rotation:
+    """R (body to NED) of ZYX Euler angles (Fossen 2011 eq. 2.18)::
+
+        R = [[c psi c theta, -s psi c phi + c psi s theta s phi,  s psi s phi + c psi c phi s theta],
+             [s psi c theta,  c psi c phi + s phi s theta s psi, -c psi s phi + s theta s psi c phi],
+             [-s theta,       c theta s phi,                      c theta c phi]]
+    """
+    sr, cr = math.sin(euler[0]), math.cos(euler[0])
+    sp, cp = math.sin(euler[1]), math.cos(euler[1])
+    sy, cy = math.sin(euler[2]), math.cos(euler[2])
+    return (cy * cp, -sy * cr + cy * sp * sr, sy * sr + cy * cr * sp,
+            sy * cp, cy * cr + sr * sp * sy, -cy * sr + sp * sy * cr,
+            -sp, cp * sr, cp * cr)
+
+
+def to_ned(r: Rotation, v: Sequence[float]) -> List[float]:
+    """``R v``: a body-axis vector in NED."""
+    return [r[0] * v[0] + r[1] * v[1] + r[2] * v[2],
+            r[3] * v[0] + r[4] * v[1] + r[5] * v[2],
+            r[6] * v[0] + r[7] * v[1] + r[8] * v[2]]
+
+
+def to_body(r: Rotation, v: Sequence[float]) -> List[float]:
+    """``R^T v``: an NED vector in body axes."""
+    return [r[0] * v[0] + r[3] * v[1] + r[6] * v[2],
+            r[1] * v[0] + r[4] * v[1] + r[7] * v[2],
+            r[2] * v[0] + r[5] * v[1] + r[8] * v[2]]
+
+
+def euler_rates(euler: Sequence[float], omega: Sequence[float]) -> List[float]:
+    """``T(Theta) omega``: the Euler angle rates of the body rates (Fossen 2011 eq. 2.41)::
+
+        T = [[1, s phi t theta, c phi t theta], [0, c phi, -s phi], [0, s phi / c theta, c phi / c theta]]
+
+    singular at pitch +-90 deg, where the pitch is clamped to PITCH_LIMIT."""
+    pitch = max(min(euler[1], PITCH_LIMIT), -PITCH_LIMIT)
+    sr, cr = math.sin(euler[0]), math.cos(euler[0])
     tp, cp = math.tan(pitch), math.cos(pitch)
-    return np.array([[1.0, sr * tp, cr * tp],
-                     [0.0, cr, -sr],
-                     [0.0, sr / cp, cr / cp]])
+    p, q, r = omega[0], omega[1], omega[2]
+    return [p + sr * tp * q + cr * tp * r, cr * q - sr * r, (sr * q + cr * r) / cp]
 
 
-def euler_rate_matrix_inverse(euler) -> np.ndarray:
-    """T(Theta)^-1: body rates = T^-1 Euler angle rates."""
-    roll, pitch = float(euler[0]), float(euler[1])
-    sr, cr = math.sin(roll), math.cos(roll)
-    sp, cp = math.sin(pitch), math.cos(pitch)
-    return np.array([[1.0, 0.0, -sp],
-                     [0.0, cr, cp * sr],
-                     [0.0, -sr, cp * cr]])
+def body_rates(euler: Sequence[float], rates: Sequence[float]) -> List[float]:
+    """``T(Theta)^-1 Theta'``: the body rates of Euler angle rates::
+
+        T^-1 = [[1, 0, -s theta], [0, c phi, c theta s phi], [0, -s phi, c theta c phi]]
+    """
+    sr, cr = math.sin(euler[0]), math.cos(euler[0])
+    sp, cp = math.sin(euler[1]), math.cos(euler[1])
+    return [rates[0] - sp * rates[2], cr * rates[1] + cp * sr * rates[2], -sr * rates[1] + cp * cr * rates[2]]

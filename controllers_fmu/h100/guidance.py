@@ -75,7 +75,7 @@ class AxisFilter:
         ones' and it stays well damped)."""
         if dt <= 0.0:
             return
-        steps = max(1, int(math.ceil(dt / 0.1 - 1e-9)))
+        steps = 1 if dt <= 0.1 else int(math.ceil(dt / 0.1 - 1e-9))
         h = dt / steps
         w = self.w
         for _ in range(steps):

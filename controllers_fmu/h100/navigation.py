@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import List, Sequence
 
 from ..declare import parameter
-from .frames import rotation_of
+from .frames import rotation
 
 HISTORY = 30.0   # s of estimates kept for late fixes
 
@@ -74,18 +74,24 @@ class Estimate:
 
 
 class Navigation:
+    """The filter of the module docstring. The history of the estimates is kept as it was
+    recorded, with the sum of the fixes' corrections since then applied on reading it: a fix
+    moves the whole history at the cost of one addition."""
+
     def __init__(self, config: NavigationConfig):
         config.validate()
         self.config = config
         self.estimate = Estimate()
         self.time = 0.0
         self.fix_count = 0
-        self.history: deque = deque()     # (time, north, east)
+        self.history: deque = deque()     # (time, north, east) as recorded, before `correction`
+        self.correction = [0.0, 0.0]      # (north, east) of the fixes since the history began
 
     def initialize(self, m: Measurements) -> Estimate:
         m.check()
         self.time = 0.0
         self.history.clear()
+        self.correction = [0.0, 0.0]
         e = self.estimate
         e.euler = [float(a) for a in m.euler]
         e.nu = [float(v) for v in m.velocity] + [float(w) for w in m.omega] if m.dvl_valid else [0.0, 0.0, 0.0] + [float(w) for w in m.omega]
@@ -100,10 +106,10 @@ class Navigation:
         e = self.estimate
         # dead reckoning over the step with the velocity of the step's start (the sample-and-
         # hold the control period imposes anyway)
-        r = rotation_of(e.euler)
+        r = rotation(e.euler)
         v = e.nu
-        e.pos[0] += (r[0, 0] * v[0] + r[0, 1] * v[1] + r[0, 2] * v[2]) * dt
-        e.pos[1] += (r[1, 0] * v[0] + r[1, 1] * v[1] + r[1, 2] * v[2]) * dt
+        e.pos[0] += (r[0] * v[0] + r[1] * v[1] + r[2] * v[2]) * dt
+        e.pos[1] += (r[3] * v[0] + r[4] * v[1] + r[5] * v[2]) * dt
         self.time += dt
         e.euler = [float(a) for a in m.euler]
         if m.dvl_valid:
@@ -121,9 +127,10 @@ class Navigation:
             e.pos[0] += dn
             e.pos[1] += de
             # the history moves with the estimate: a later fix is compared with corrected values
-            self.history = deque((t, n + dn, ea + de) for t, n, ea in self.history)
-        self.history.append((self.time, e.pos[0], e.pos[1]))
-        while self.history and self.history[0][0] < self.time - HISTORY:
+            self.correction[0] += dn
+            self.correction[1] += de
+        self.history.append((self.time, e.pos[0] - self.correction[0], e.pos[1] - self.correction[1]))
+        while self.history[0][0] < self.time - HISTORY:
             self.history.popleft()
         return e
 
@@ -132,23 +139,27 @@ class Navigation:
         h = self.history
         if not h or t >= h[-1][0]:
             return (self.estimate.pos[0], self.estimate.pos[1])
+        dn, de = self.correction
         if t <= h[0][0]:
-            return (h[0][1], h[0][2])
+            return (h[0][1] + dn, h[0][2] + de)
         # the history is short and ordered: walk back from the newest
         for k in range(len(h) - 1, 0, -1):
             t0, t1 = h[k - 1][0], h[k][0]
             if t0 <= t <= t1:
                 s = 0.0 if t1 == t0 else (t - t0) / (t1 - t0)
-                return (h[k - 1][1] + s * (h[k][1] - h[k - 1][1]), h[k - 1][2] + s * (h[k][2] - h[k - 1][2]))
-        return (h[0][1], h[0][2])
+                return (h[k - 1][1] + s * (h[k][1] - h[k - 1][1]) + dn,
+                        h[k - 1][2] + s * (h[k][2] - h[k - 1][2]) + de)
+        return (h[0][1] + dn, h[0][2] + de)
 
     def get_state(self) -> dict:
         e = self.estimate
         return {"pos": list(e.pos), "euler": list(e.euler), "nu": list(e.nu), "time": self.time,
-                "fix_count": self.fix_count, "history": [list(x) for x in self.history]}
+                "fix_count": self.fix_count, "history": [list(x) for x in self.history],
+                "correction": list(self.correction)}
 
     def set_state(self, s: dict) -> None:
         e = self.estimate
         e.pos, e.euler, e.nu = list(s["pos"]), list(s["euler"]), list(s["nu"])
         self.time, self.fix_count = float(s["time"]), int(s["fix_count"])
         self.history = deque(tuple(x) for x in s["history"])
+        self.correction = [float(v) for v in s["correction"]]

@@ -92,13 +92,14 @@ class H100ControlStack:
 
     def _outputs(self, est: Estimate, ref: Reference, dt: float) -> StackOutputs:
         tau = self.controller.wrench(est, ref, dt)
-        allocation = self.allocator.allocate(tau)
+        allocation = self.allocator.command(tau)
+        # the reference is built afresh each step, the estimate's position is updated in place
         return StackOutputs(
-            commands=allocation.commands.tolist(), reference=ref.copy(),
-            estimate=Estimate(list(est.pos), list(est.euler), list(est.nu)),
-            wrench=tau.tolist(), achieved=allocation.achieved.tolist(),
-            unmet_norm=allocation.unmet_norm, saturated_count=int(np.sum(allocation.saturated)),
-            position_error=[ref.pos[i] - est.pos[i] for i in range(3)],
+            commands=allocation.commands, reference=ref,
+            estimate=Estimate(list(est.pos), est.euler, est.nu),
+            wrench=tau, achieved=allocation.achieved,
+            unmet_norm=allocation.unmet_norm, saturated_count=allocation.saturated_count,
+            position_error=[ref.pos[0] - est.pos[0], ref.pos[1] - est.pos[1], ref.pos[2] - est.pos[2]],
             heading_error=math.remainder(ref.heading - est.euler[2], 2.0 * math.pi))
 
     def get_state(self) -> dict:

@@ -153,12 +153,31 @@ def test_failed_thruster_gets_nothing_and_the_rest_take_over():
 
 
 def test_warm_start_resolves_a_slowly_moving_wrench_in_few_iterations():
+    """Beyond the surge reach (DAQP solves each one: thrusters at their limits), the previous
+    active set is the next one's start."""
     allocator = QpAllocator(heavy_layout(), FORWARD, REVERSE)
     iterations = []
     for k in range(100):
-        result = allocator.allocate([30.0 + 0.01 * k, 5.0, -10.0, 0.5, 0.2, 1.0])
+        result = allocator.allocate([200.0 + 0.01 * k, 5.0, -10.0, 0.5, 0.2, 1.0])
+        assert np.any(result.saturated)
         iterations.append(result.iterations)
-    assert max(iterations[1:]) <= 2
+    assert iterations[0] > 2 and max(iterations[1:]) <= 2
+
+
+@pytest.mark.parametrize("fraction", [0.3, 0.95, 2.0])
+def test_least_norm_forces_within_the_limits_are_daqps_solution(fraction):
+    """The shortcut of a rank-6 layout (least-norm forces within the limits: DAQP not called)
+    gives DAQP's forces to rounding, and the same active set for the next solve."""
+    b = heavy_layout()
+    first, daqp_only = QpAllocator(b, FORWARD, REVERSE), QpAllocator(b, FORWARD, REVERSE, least_norm_first=False)
+    shortcuts = 0
+    for tau in _feasible_wrenches(b, 300, fraction, seed=11):
+        a, d = first.allocate(tau), daqp_only.allocate(tau)
+        shortcuts += a.iterations == 0
+        np.testing.assert_allclose(a.forces, d.forces, rtol=0.0, atol=1e-9)
+        assert first.get_state() == daqp_only.get_state()
+        np.testing.assert_allclose(a.achieved, d.achieved, rtol=0.0, atol=1e-9)
+    assert shortcuts > 0 if fraction < 1.0 else shortcuts < 300
 
 
 def test_command_inverts_the_thruster_law_at_the_believed_efficiency():
