@@ -29,11 +29,12 @@ from ..rotation import (cross, euler_angles, quaternion_derivative, quaternion_d
 from ..parameters import NED, XYZ
 from ..protocol import Signal, SignalTable
 from ..waves import surface_elevation, wave_components, wave_kinematics
+from ..vectors import rotate_back3, wrench_add
 from .forces import (
-    add_wrenches, added_mass_coriolis_jacobian, added_mass_coriolis_wrench, damping_jacobian,
+    added_mass_coriolis_jacobian, added_mass_coriolis_wrench, damping_jacobian,
     damping_wrench, external_wrench, froude_krylov_wrench, inertia_about_origin,
     moving_water_added_mass_wrench, quadratic_damping_terms, restoring_wrench,
-    rigid_body_coriolis_jacobian, rigid_body_coriolis_wrench, rotate_back_tuple, submerged_fraction,
+    rigid_body_coriolis_jacobian, rigid_body_coriolis_wrench, submerged_fraction,
     thruster_force, thruster_force_slope, thruster_speed_rate, thrusters_wrench,
 )
 
@@ -235,12 +236,12 @@ def generalized_force_at(t, x, u, c, rotation):
     the sum of the wrenches of `forces`, as tuples (the thrusters' forces are the one array)."""
     n = int(c[C_THRUSTERS])
     water_ned, wave_acceleration = water_motion(t, x, c)
-    current_body = rotate_back_tuple(rotation, water_ned)
+    current_body = rotate_back3(rotation, water_ned)
     nu = (x[7], x[8], x[9], x[10], x[11], x[12])
     omega = (x[10], x[11], x[12])
     nu_r = (x[7] - current_body[0], x[8] - current_body[1], x[9] - current_body[2], x[10], x[11], x[12])
     depth_rate = rotation[2, 0] * nu[0] + rotation[2, 1] * nu[1] + rotation[2, 2] * nu[2]
-    water_acceleration = rotate_back_tuple(rotation, (
+    water_acceleration = rotate_back3(rotation, (
         c[C_CURRENT_GRADIENT] * depth_rate + wave_acceleration[0],
         c[C_CURRENT_GRADIENT + 1] * depth_rate + wave_acceleration[1],
         c[C_CURRENT_GRADIENT + 2] * depth_rate + wave_acceleration[2]))
@@ -251,17 +252,17 @@ def generalized_force_at(t, x, u, c, rotation):
     positions, directions = _thruster_geometry(c)
 
     tau = thrusters_wrench(thruster_forces(x, c), positions, directions)
-    tau = add_wrenches(tau, external_wrench(rotation, (u[n], u[n + 1], u[n + 2]),
+    tau = wrench_add(tau, external_wrench(rotation, (u[n], u[n + 1], u[n + 2]),
                                             (u[n + 3], u[n + 4], u[n + 5])))
-    tau = add_wrenches(tau, restoring_wrench(rotation, c[C_MASS], c[C_VOLUME], c[C_RHO], c[C_GRAVITY], cog, cob,
+    tau = wrench_add(tau, restoring_wrench(rotation, c[C_MASS], c[C_VOLUME], c[C_RHO], c[C_GRAVITY], cog, cob,
                                              submerged_fraction(buoyancy_depth, c[C_HEIGHT])))
-    tau = add_wrenches(tau, rigid_body_coriolis_wrench(nu, c[C_MASS], cog,
+    tau = wrench_add(tau, rigid_body_coriolis_wrench(nu, c[C_MASS], cog,
                                                        c[C_INERTIA_O:C_INERTIA_O + 9].reshape((3, 3))))
-    tau = add_wrenches(tau, added_mass_coriolis_wrench(added, nu_r))
-    tau = add_wrenches(tau, damping_wrench(_matrix6(c, C_LINEAR), _damping_terms(c), nu_r))
-    tau = add_wrenches(tau, moving_water_added_mass_wrench(added, omega, current_body, water_acceleration))
+    tau = wrench_add(tau, added_mass_coriolis_wrench(added, nu_r))
+    tau = wrench_add(tau, damping_wrench(_matrix6(c, C_LINEAR), _damping_terms(c), nu_r))
+    tau = wrench_add(tau, moving_water_added_mass_wrench(added, omega, current_body, water_acceleration))
     if int(c[C_WAVES]) > 0:
-        tau = add_wrenches(tau, froude_krylov_wrench(rotate_back_tuple(rotation, wave_acceleration), c[C_RHO],
+        tau = wrench_add(tau, froude_krylov_wrench(rotate_back3(rotation, wave_acceleration), c[C_RHO],
                                                      c[C_VOLUME], cob))
     return tau, current_body, nu_r
 

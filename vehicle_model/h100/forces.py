@@ -14,8 +14,8 @@ Why tuples, written out element by element: the derivative sums eight wrenches 7
 communication step, and in compiled code every small NumPy array (a wrench, a cross product, a
 3-vector sum, a slice handed to a function) is a heap allocation or a reference count, and every
 `@` of a 6 x 6 matrix a BLAS call, each costing more than the arithmetic it carries. Tuples of
-floats stay in registers. `_cross` and `_times` are `rotation.cross` and a matrix-vector
-product summed left to right, as tuples; `add_wrenches` sums two wrenches.
+floats stay in registers: the 3-vector and wrench helpers are `vehicle_model.vectors`'s, and
+`_times6` is a 6-row matrix-vector product summed left to right.
 """
 import math
 
@@ -23,12 +23,7 @@ import numpy as np
 
 from .._jit import jit
 from ..rotation import cross, skew
-
-
-@jit
-def _cross(a, b):
-    """a x b of two 3-vectors (arrays or tuples) as a tuple (the formula of `rotation.cross`)."""
-    return (a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0])
+from ..vectors import add3, cross3, rotate3, rotate_back3, scale3, sub3, wrench, wrench_add
 
 
 @jit
@@ -41,28 +36,10 @@ def _row_times(matrix, i, vector):
 
 
 @jit
-def _times(matrix, vector):
-    """matrix @ vector for a 3 x 3 matrix and a 3-vector, as a tuple."""
-    return (_row_times(matrix, 0, vector), _row_times(matrix, 1, vector), _row_times(matrix, 2, vector))
-
-
-@jit
 def _times6(matrix, vector):
     """matrix @ vector for a 6 x k matrix and a k-vector, as a tuple."""
     return (_row_times(matrix, 0, vector), _row_times(matrix, 1, vector), _row_times(matrix, 2, vector),
             _row_times(matrix, 3, vector), _row_times(matrix, 4, vector), _row_times(matrix, 5, vector))
-
-
-@jit
-def _wrench(force, moment):
-    """(force, moment) of two 3-vectors as one wrench."""
-    return (force[0], force[1], force[2], moment[0], moment[1], moment[2])
-
-
-@jit
-def add_wrenches(a, b):
-    """a + b, element by element, for two wrenches."""
-    return (a[0] + b[0], a[1] + b[1], a[2] + b[2], a[3] + b[3], a[4] + b[4], a[5] + b[5])
 
 
 def rigid_body_mass_matrix(mass, center_of_gravity, inertia_at_cg):
@@ -98,13 +75,11 @@ def rigid_body_coriolis_wrench(nu, mass, center_of_gravity, inertia_origin):
     """
     v = nu[0:3]
     omega = nu[3:6]
-    arm = _cross(omega, center_of_gravity)
-    centripetal = _cross(omega, (v[0] + arm[0], v[1] + arm[1], v[2] + arm[2]))
-    coupling = _cross(center_of_gravity, _cross(omega, v))
-    gyroscopic = _cross(omega, _times(inertia_origin, omega))
-    return (-mass * centripetal[0], -mass * centripetal[1], -mass * centripetal[2],
-            -mass * coupling[0] - gyroscopic[0], -mass * coupling[1] - gyroscopic[1],
-            -mass * coupling[2] - gyroscopic[2])
+    arm = cross3(omega, center_of_gravity)
+    centripetal = cross3(omega, add3(v, arm))
+    coupling = cross3(center_of_gravity, cross3(omega, v))
+    gyroscopic = cross3(omega, rotate3(inertia_origin, omega))
+    return wrench(scale3(-mass, centripetal), sub3(scale3(-mass, coupling), gyroscopic))
 
 
 @jit
@@ -152,10 +127,10 @@ def added_mass_coriolis_wrench(added_mass, nu_r):
     v = (nu_r[0], nu_r[1], nu_r[2])
     omega = (nu_r[3], nu_r[4], nu_r[5])
     a1 = (a[0], a[1], a[2])
-    force = _cross(a1, omega)
-    turning = _cross(a1, v)
-    spinning = _cross((a[3], a[4], a[5]), omega)
-    return _wrench(force, (turning[0] + spinning[0], turning[1] + spinning[1], turning[2] + spinning[2]))
+    force = cross3(a1, omega)
+    turning = cross3(a1, v)
+    spinning = cross3((a[3], a[4], a[5]), omega)
+    return wrench(force, add3(turning, spinning))
 
 
 @jit
@@ -296,11 +271,9 @@ def restoring_wrench(rotation, mass, volume, rho, gravity, center_of_gravity,
     down = rotation[2, :]  # R^T (0, 0, 1): NED down in the body frame
     weight = mass * gravity
     buoyancy = -rho * gravity * volume * submerged
-    f_g = (weight * down[0], weight * down[1], weight * down[2])
-    f_b = (buoyancy * down[0], buoyancy * down[1], buoyancy * down[2])
-    m_g = _cross(center_of_gravity, f_g)
-    m_b = _cross(center_of_buoyancy, f_b)
-    return (f_g[0] + f_b[0], f_g[1] + f_b[1], f_g[2] + f_b[2], m_g[0] + m_b[0], m_g[1] + m_b[1], m_g[2] + m_b[2])
+    f_g = scale3(weight, down)
+    f_b = scale3(buoyancy, down)
+    return wrench(add3(f_g, f_b), add3(cross3(center_of_gravity, f_g), cross3(center_of_buoyancy, f_b)))
 
 
 @jit
@@ -345,7 +318,7 @@ def thrusters_wrench(forces, positions, unit_directions):
     for i in range(len(forces)):
         f = (forces[i] * unit_directions[i, 0], forces[i] * unit_directions[i, 1],
              forces[i] * unit_directions[i, 2])
-        w = add_wrenches(w, _wrench(f, _cross((positions[i, 0], positions[i, 1], positions[i, 2]), f)))
+        w = wrench_add(w, wrench(f, cross3((positions[i, 0], positions[i, 1], positions[i, 2]), f)))
     return w
 
 
@@ -353,15 +326,7 @@ def thrusters_wrench(forces, positions, unit_directions):
 def external_wrench(rotation, force_ned, moment_ned):
     """(R^T F, R^T M): a force at O and a moment, both given along the NED axes (the sums of
     `rotation.rotate_back`)."""
-    return _wrench(rotate_back_tuple(rotation, force_ned), rotate_back_tuple(rotation, moment_ned))
-
-
-@jit
-def rotate_back_tuple(rotation, v):
-    """R^T v as a tuple, the sums of `rotation.rotate_back`."""
-    return (rotation[0, 0] * v[0] + rotation[1, 0] * v[1] + rotation[2, 0] * v[2],
-            rotation[0, 1] * v[0] + rotation[1, 1] * v[1] + rotation[2, 1] * v[2],
-            rotation[0, 2] * v[0] + rotation[1, 2] * v[1] + rotation[2, 2] * v[2])
+    return wrench(rotate_back3(rotation, force_ned), rotate_back3(rotation, moment_ned))
 
 
 @jit
@@ -375,9 +340,8 @@ def moving_water_added_mass_wrench(added_mass, omega, current_body, fluid_accele
     frame, remains. The product with M_A runs over the three linear columns only: the angular
     part of the rate is zero.
     """
-    turning = _cross(omega, current_body)
-    rate = (fluid_acceleration_body[0] - turning[0], fluid_acceleration_body[1] - turning[1],
-            fluid_acceleration_body[2] - turning[2])
+    turning = cross3(omega, current_body)
+    rate = sub3(fluid_acceleration_body, turning)
     return _times6(added_mass, rate)
 
 
@@ -390,9 +354,8 @@ def froude_krylov_wrench(fluid_acceleration_body, rho, volume, center_of_buoyanc
     submerged fraction: the waves' kinematics are linear theory below the mean surface.
     """
     scale = rho * volume
-    f = (scale * fluid_acceleration_body[0], scale * fluid_acceleration_body[1],
-         scale * fluid_acceleration_body[2])
-    return _wrench(f, _cross(center_of_buoyancy, f))
+    f = scale3(scale, fluid_acceleration_body)
+    return wrench(f, cross3(center_of_buoyancy, f))
 
 
 def weight_and_buoyancy(mass, volume, rho, gravity):
