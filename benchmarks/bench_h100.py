@@ -2,10 +2,16 @@
 
 Prints, measured side by side in one run:
   - microseconds per derivative call, compiled (numba) and plain Python (AUV_NO_JIT=1, in a
-    subprocess), and per analytic state / input Jacobian;
+    subprocess), and per analytic state / input Jacobian; and the derivative inside a compiled
+    loop (what an integrator in compiled code would pay: no dispatch from Python, no boxing of
+    the returned array), in still water and in the sea;
   - microseconds per 0.1 s communication step of a 60 s open-loop thruster manoeuvre (surge,
-    yaw, heave, sway in a current, in waves) at the FMU's default tolerances, and the largest
-    position error against the same run at rtol 1e-10.
+    yaw, heave, sway in a current, in waves) at the FMU's default tolerances, derivative
+    evaluations per step, and the largest position error against the same run at rtol 1e-10:
+    with the commands held over each segment, and jumping at every step as a closed loop's do
+    (each change starts a transient of the propellers' lag, T = 0.1 s, the length of a step;
+    see CASES); for dopri5 (the AUV's) and dop853 (the H100's), both SciPy's Hairer codes,
+    first step the interval.
 
     .venv/bin/python benchmarks/bench_h100.py [--seconds 60]
 """
@@ -21,6 +27,7 @@ from scipy.integrate import ode
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
+from vehicle_model._jit import jit  # noqa: E402
 from vehicle_model.environment import Environment  # noqa: E402
 from vehicle_model.h100 import H100Model, load_vehicle  # noqa: E402
 from vehicle_model.h100.dynamics import input_jacobian, state_derivative, state_jacobian  # noqa: E402
@@ -52,10 +59,34 @@ def time_per_call(function, repeats):
     return best * 1e6
 
 
-def make_model():
+def make_model(sea=True):
     waves = WaveParameters(WaveMode="irregular", SignificantWaveHeight=1.0, PeakPeriod=6.0,
-                           WaveComponents=50, WaveSeed=1)
+                           WaveComponents=50, WaveSeed=1) if sea else None
     return H100Model(load_vehicle().params, Environment(CurrentVelocity=(0.2, 0.1, 0.0)), waves)
+
+
+@jit
+def _derivatives_in_a_loop(calls, x, u, c):
+    total = 0.0
+    for i in range(calls):
+        x[0] += 1e-9            # a new state each call, so that nothing is hoisted out of the loop
+        total += state_derivative(1.0, x, u, c)[8]
+    return total
+
+
+def in_loop_cost(calls, sea):
+    """Microseconds per derivative inside a compiled loop, best of 20 short runs."""
+    model = make_model(sea)
+    x = model.initial_state(Pos0=(0, 0, 5), LocalVel0=(0.5, 0.1, 0.05), Omega0=(0.05, -0.02, 0.1),
+                            PropellerSpeed0=np.full(8, 0.3))
+    u = model.inputs(manoeuvre(0.0))
+    _derivatives_in_a_loop(1, x, u, model.constants)
+    best = float("inf")
+    for _ in range(20):
+        start = time.perf_counter()
+        _derivatives_in_a_loop(calls, x, u, model.constants)
+        best = min(best, (time.perf_counter() - start) / calls)
+    return best * 1e6
 
 
 def derivative_cost(repeats):
@@ -68,20 +99,38 @@ def derivative_cost(repeats):
         "derivative_us": time_per_call(lambda: state_derivative(1.0, x, u, c), repeats),
         "state_jacobian_us": time_per_call(lambda: state_jacobian(1.0, x, u, c), max(1, repeats // 20)),
         "input_jacobian_us": time_per_call(lambda: input_jacobian(1.0, x, u, c), max(1, repeats // 5)),
+        "derivative_in_a_loop_us (sea)": in_loop_cost(max(1, repeats // 4), True),
+        "derivative_in_a_loop_us (still)": in_loop_cost(max(1, repeats // 4), False),
     }
 
 
-def fly(model, seconds, rtol, atol):
-    """dopri5 restarted at every communication point, the inputs held (as the FMU does)."""
+#: The command cases: the manoeuvre held over each segment; the manoeuvre with a seeded dither of
+#: 0.05 (standard deviation) at every step, the size of h100_hold's step-to-step changes; and
+#: that dither alone about zero, as station keeping in instrument noise commands (the propellers
+#: near rest, where the absolute tolerance governs their error control).
+CASES = ("held", "jumping", "hovering")
+
+
+def commands(seconds, case):
+    """The thruster commands of each step of `case` (see CASES)."""
+    steps = int(round(seconds / STEP))
+    held = np.array([manoeuvre(k * STEP) for k in range(steps)])
+    dither = np.random.default_rng(7).normal(0.0, 0.05, held.shape)
+    return {"held": held, "jumping": held + dither, "hovering": dither}[case]
+
+
+def fly(model, seconds, rtol, atol, method="dopri5", case="held", derivative=state_derivative):
+    """`method` restarted at every communication point, the inputs held over the step and its
+    first step the whole step (as the FMU does)."""
     u = np.zeros(model.input_size)
-    solver = ode(state_derivative)
+    solver = ode(derivative)
     solver.set_f_params(u, model.constants)
-    solver.set_integrator("dopri5", rtol=rtol, atol=atol, nsteps=100000)
+    solver.set_integrator(method, rtol=rtol, atol=atol, nsteps=100000)
     x = model.initial_state(Pos0=(0.0, 0.0, 5.0))
     track = []
-    for k in range(int(round(seconds / STEP))):
+    for k, command in enumerate(commands(seconds, case)):
         t = k * STEP
-        u[:] = model.inputs(manoeuvre(t))
+        u[:] = model.inputs(command)
         solver._integrator.first_step = STEP
         solver.set_initial_value(x, t)
         x = solver.integrate(t + STEP)
@@ -108,16 +157,28 @@ def main():
 
     model = make_model()
     steps = int(round(args.seconds / STEP))
-    reference = fly(model, args.seconds, 1e-10, 1e-12)
-    fly(model, 1.0, DEFAULT_RTOL, DEFAULT_ATOL)     # warm-up
-    start = time.perf_counter()
-    track = fly(model, args.seconds, DEFAULT_RTOL, DEFAULT_ATOL)
-    wall = time.perf_counter() - start
-    error = float(np.max(np.linalg.norm(track - reference, axis=1)))
-    print(f"\n{args.seconds:.0f} s open-loop manoeuvre at a {STEP} s step, dopri5 restarted each step "
-          f"(rtol {DEFAULT_RTOL:g}, atol {DEFAULT_ATOL:g}):")
-    print(f"  {wall / steps * 1e6:.1f} us per 0.1 s step ({args.seconds / wall:.0f} x real time)")
-    print(f"  largest position error against rtol 1e-10: {error:.2e} m")
+    print(f"\n{args.seconds:.0f} s open-loop manoeuvre at a {STEP} s step, restarted each step, first step the "
+          f"step (rtol {DEFAULT_RTOL:g}, atol {DEFAULT_ATOL:g}); error: largest position error against rtol 1e-10")
+    print(f"  {'commands':9s} {'method':7s} {'us/step':>8s} {'x real time':>12s} {'evaluations/step':>17s} "
+          f"{'error [m]':>10s}")
+    calls = [0]
+
+    def counted(t, x, u, c):
+        calls[0] += 1
+        return state_derivative(t, x, u, c)
+
+    for case in CASES:
+        reference = fly(model, args.seconds, 1e-10, 1e-12, case=case)
+        for method in ("dopri5", "dop853"):
+            fly(model, 1.0, DEFAULT_RTOL, DEFAULT_ATOL, method, case)     # warm-up
+            start = time.perf_counter()
+            track = fly(model, args.seconds, DEFAULT_RTOL, DEFAULT_ATOL, method, case)
+            wall = time.perf_counter() - start
+            calls[0] = 0
+            fly(model, args.seconds, DEFAULT_RTOL, DEFAULT_ATOL, method, case, derivative=counted)
+            error = float(np.max(np.linalg.norm(track - reference, axis=1)))
+            print(f"  {case:9s} {method:7s} {wall / steps * 1e6:8.1f} "
+                  f"{args.seconds / wall:12.0f} {calls[0] / steps:17.1f} {error:10.2e}")
 
 
 if __name__ == "__main__":

@@ -109,10 +109,11 @@ class VehicleSlave(FmuSlave):
 
         self.RelativeTolerance = 1e-4   # the library's defaults; see README, 'Why dopri5'
         self.AbsoluteTolerance = 1e-6
+        integrator = getattr(vehicle, "INTEGRATOR", "dopri5")   # the simulator's (VehicleSimulator)
         self.add_real("RelativeTolerance", causality="parameter", variability="tunable",
-                      unit="1", description="Relative tolerance of the dopri5 integrator")
+                      unit="1", description=f"Relative tolerance of the {integrator} integrator")
         self.add_real("AbsoluteTolerance", causality="parameter", variability="tunable",
-                      unit="1", description="Absolute tolerance of the dopri5 integrator "
+                      unit="1", description=f"Absolute tolerance of the {integrator} integrator "
                                             "(on every state, in its own unit)")
         self._parameter_names += ["RelativeTolerance", "AbsoluteTolerance"]
         self._key_names += ["RelativeTolerance", "AbsoluteTolerance"]

@@ -48,6 +48,10 @@ class VehicleSimulator:
     run restored from it continues bit for bit. Each restart first tries the whole interval in
     one step (at a 0.1 s control period that step is almost always accepted, and it saves the
     two evaluations of DOPRI5's initial-step guess); the error control shortens it when needed.
+    A vehicle may name another of SciPy's Hairer codes in its class attribute `INTEGRATOR`
+    ("dop853", 8th order, the same interface): the H100 does, because its closed loop's
+    commands jump at every step and each jump starts a propeller transient as long as the step,
+    which DOPRI5 splits in about three (see H100Model.INTEGRATOR, benchmarks/bench_h100.py).
     After each step the vehicle projects the state (`project_state`: the AUV's battery onto
     zero when a step ends just past flat).
     """
@@ -63,11 +67,12 @@ class VehicleSimulator:
         self._u = np.zeros(len(self._input_names))
         # The compiled derivative with the held inputs and the constants as extra arguments:
         # into a buffer when the vehicle can (see _right_hand_side), else returning x'.
+        self.method = getattr(model, "INTEGRATOR", "dopri5")
         derivative_into = getattr(model, "derivative_into", None)
         self._solver = ode(model.derivative_at if derivative_into is None
                            else _right_hand_side(derivative_into, self._x.size))
         self._solver.set_f_params(self._u, model.constants)
-        self._solver.set_integrator("dopri5", rtol=self.rtol, atol=self.atol, nsteps=max_steps)
+        self._solver.set_integrator(self.method, rtol=self.rtol, atol=self.atol, nsteps=max_steps)
 
     @property
     def state(self) -> np.ndarray:
@@ -92,14 +97,14 @@ class VehicleSimulator:
                 return self.state
             raise ValueError(f"cannot integrate backwards from t={t0} to t={t1}")
         self._u[:] = u
-        # DOPRI5 reads its first step when it is reset (by set_initial_value); the interval is
-        # the natural guess (see the class docstring).
+        # DOPRI5 and DOP853 read their first step when reset (by set_initial_value); the interval
+        # is the natural guess (see the class docstring).
         self._solver._integrator.first_step = t1 - t0
         self._solver.set_initial_value(self._x, t0)
         x = self._solver.integrate(t1)   # a new array each call: kept without a copy
         if not self._solver.successful() or not _all_finite(x):
             raise IntegrationError(
-                f"dopri5 failed between t={t0} and t={t1} (return code "
+                f"{self.method} failed between t={t0} and t={t1} (return code "
                 f"{self._solver.get_return_code()}); last state {x!r}")
         self.model.project_state(x)
         self._x = x    # only now: a failed advance leaves the simulator where it was

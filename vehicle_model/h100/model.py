@@ -51,6 +51,12 @@ class H100Model:
 
     #: The compiled derivative with the time first, handed to SciPy as it is.
     derivative_at = staticmethod(dynamics.state_derivative)
+    #: SciPy's DOP853 for `VehicleSimulator`, not DOPRI5: a closed loop's commands jump at every
+    #: 0.1 s step, and each jump starts a transient of the propellers' lag (T = 0.1 s, h/T = 1)
+    #: that makes DOPRI5 reject its whole-step first try and take about three steps; DOP853
+    #: takes a manoeuvre's steps whole (twice as fast), is 150x more accurate with held commands,
+    #: and about as fast in station keeping (benchmarks/bench_h100.py; README, the H100).
+    INTEGRATOR = "dop853"
 
     def __init__(self, params: H100Parameters, env: Optional[Environment] = None,
                  waves: Optional[WaveParameters] = None):
