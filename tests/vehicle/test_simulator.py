@@ -93,3 +93,21 @@ def test_an_integrator_failure_is_reported_and_leaves_the_state(model):
     with pytest.raises(ValueError):
         sim.advance(0.0, 0.1, inputs(float("nan")))
     assert np.array_equal(sim.state, x0)
+
+
+def test_each_vehicle_integrates_with_the_integrator_it_names(model):
+    """The AUV on DOPRI5 (no INTEGRATOR), the H100 on DOP853 (H100Model.INTEGRATOR): the
+    simulator's step is that integrator's, and a held-command step of the H100 stays within a
+    micrometre of a tight run."""
+    from vehicle_model.h100 import H100Model, load_vehicle
+
+    assert VehicleSimulator(model, model.cruise_state(1.4, depth=20.0)).method == "dopri5"
+    h100 = H100Model(load_vehicle().params)
+    x0 = h100.rest_state()
+    u = h100.inputs([0.6, 0.6, -0.6, -0.6, 0.3, 0.3, 0.3, 0.3])
+    sim = VehicleSimulator(h100, x0)
+    assert sim.method == "dop853"
+    tight = VehicleSimulator(h100, x0, rtol=1e-11, atol=1e-12)
+    for k in range(20):
+        x, reference = sim.advance(0.1 * k, 0.1 * (k + 1), u), tight.advance(0.1 * k, 0.1 * (k + 1), u)
+    assert np.max(np.abs(x[0:3] - reference[0:3])) < 1e-6
