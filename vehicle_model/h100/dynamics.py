@@ -271,11 +271,20 @@ def generalized_force_at(t, x, u, c, rotation):
 def state_derivative(t, x, u, c):
     """x' at time t for the state x and the inputs u held (the module docstring's equations).
     The time enters through the waves only; argument order is SciPy's `ode` callback's."""
+    xdot = np.empty(BODY_STATES + int(c[C_THRUSTERS]))
+    state_derivative_into(t, x, u, c, xdot)
+    return xdot
+
+
+@jit
+def state_derivative_into(t, x, u, c, xdot):
+    """`state_derivative` written into the array `xdot`, returning nothing: the form the
+    simulator hands to SciPy (`VehicleSimulator`: handing a new array back to Python costs
+    more than computing it)."""
     n = int(c[C_THRUSTERS])
     q = x[3:7]
     rotation = attitude(q)
     tau = generalized_force_at(t, x, u, c, rotation)[0]
-    xdot = np.empty(BODY_STATES + n)
     xdot[0:3] = rotate(rotation, x[7:10])
     xdot[3:7] = quaternion_derivative(q, x[10:13], c[C_QUAT_TAU])
     for i in range(6):   # (M_RB + M_A)^-1 tau, row by row (a BLAS call costs more at 6 x 6)
@@ -285,7 +294,6 @@ def state_derivative(t, x, u, c):
         xdot[7 + i] = total
     for i in range(n):
         xdot[BODY_STATES + i] = thruster_speed_rate(u[i], x[BODY_STATES + i], c[C_THRUSTER_TAU])
-    return xdot
 
 
 @jit

@@ -51,6 +51,8 @@ class H100Model:
 
     #: The compiled derivative with the time first, handed to SciPy as it is.
     derivative_at = staticmethod(dynamics.state_derivative)
+    #: The same written into an array (`derivative_into(t, x, u, c, xdot)`): the simulator's.
+    derivative_into = staticmethod(dynamics.state_derivative_into)
     #: SciPy's DOP853 for `VehicleSimulator`, not DOPRI5: a closed loop's commands jump at every
     #: 0.1 s step, and each jump starts a transient of the propellers' lag (T = 0.1 s, h/T = 1)
     #: that makes DOPRI5 reject its whole-step first try and take about three steps; DOP853
