@@ -72,8 +72,11 @@ class PlotProcess:
         ``summary.make_plots`` after the run)."""
         if not _may_fork():
             return None
-        sys.stdout.flush()  # nothing buffered here is written twice by the child
-        sys.stderr.flush()
+        for stream in (sys.stdout, sys.stderr):  # nothing buffered here is written twice by the child
+            try:
+                stream.flush()
+            except (OSError, ValueError, AttributeError):  # closed, a broken pipe, None: nothing to copy
+                pass
         data_r, data_w = os.pipe()
         result_r, result_w = os.pipe()
         try:
