@@ -33,7 +33,7 @@ from fmu_support.numba_cache import pin_source_times, running_from_fmu
 if running_from_fmu(__file__):  # make numba's cache shipped in the FMU valid (before the import)
     pin_source_times(os.path.join(os.path.dirname(os.path.abspath(__file__)), "vehicle_model"))
 
-from fmu_support.declare import Var, config_of, parameters_of, register
+from fmu_support.declare import Var, config_of, parameters_of, register_with_real_outputs
 from controllers_fmu.h100.controllers import ControllerConfig
 from controllers_fmu.h100.guidance import Commands, GuidanceConfig
 from controllers_fmu.h100.navigation import Measurements, NavigationConfig
@@ -91,9 +91,6 @@ def _outputs(n):
 _EULER, _OMEGA, _VELOCITY, _USBL = ([f"{name}[{i + 1}]" for i in range(3)] for name in
                                     ("MeasuredEuler", "MeasuredOmega", "MeasuredVelocity", "UsblPosition"))
 _COMMANDS = ("DepthCommand", "HeadingCommand", "SurgeCommand", "SwayCommand")
-_REFERENCE, _NAVIGATION, _POSITION_ERROR = ([f"{name}[{i + 1}]" for i in range(3)] for name in
-                                            ("RefPosition", "NavPosition", "PositionError"))
-_DESIRED_WRENCH = [f"DesiredWrench[{i + 1}]" for i in range(6)]
 
 
 class H100Control(FmuSlave):
@@ -115,10 +112,19 @@ class H100Control(FmuSlave):
         resources = kwargs.get("resources") or os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
         self.vehicle = load_vehicle(os.path.join(resources, self.vehicle_file))
         self.thruster_count = self.vehicle.params.thruster_count
-        self._thruster_names = [f"ThrusterCommand[{i + 1}]" for i in range(self.thruster_count)]
         self.values = {}
         self.table = PARAMETERS + INPUTS + _outputs(self.thruster_count)
-        register(self, self.table)
+        at = register_with_real_outputs(self, self.table)    # the Real outputs: self.real_outputs
+
+        def span(first, count):
+            return slice(at[first], at[first] + count)
+
+        self._commands_at = span("ThrusterCommand[1]", self.thruster_count)
+        self._reference_at, self._navigation_at, self._position_error_at = (
+            span(f"{name}[1]", 3) for name in ("RefPosition", "NavPosition", "PositionError"))
+        self._wrench_at = span("DesiredWrench[1]", 6)
+        self._ref_heading_at, self._heading_error_at, self._unmet_at = (
+            at[name] for name in ("RefHeading", "HeadingError", "UnmetWrench"))
         self.stack = None
 
     # ---------------------------------------------------------------- mapping
@@ -151,14 +157,15 @@ class H100Control(FmuSlave):
         return Commands(depth=depth, heading=heading, surge=surge, sway=sway)
 
     def _publish(self, o) -> None:
-        v = self.values
-        v.update(zip(self._thruster_names, o.commands))
-        v.update(zip(_REFERENCE, o.reference.pos))
-        v.update(zip(_NAVIGATION, o.estimate.pos))
-        v.update(zip(_POSITION_ERROR, o.position_error))
-        v.update(zip(_DESIRED_WRENCH, o.wrench))
-        v["RefHeading"], v["HeadingError"] = o.reference.heading, o.heading_error
-        v["UnmetWrench"], v["SaturatedThrusters"] = o.unmet_norm, int(o.saturated_count)
+        out = self.real_outputs
+        out[self._commands_at] = o.commands
+        out[self._reference_at] = o.reference.pos
+        out[self._navigation_at] = o.estimate.pos
+        out[self._position_error_at] = o.position_error
+        out[self._wrench_at] = o.wrench
+        out[self._ref_heading_at], out[self._heading_error_at] = o.reference.heading, o.heading_error
+        out[self._unmet_at] = o.unmet_norm
+        self.values["SaturatedThrusters"] = int(o.saturated_count)
 
     def _first_commands(self):
         stack = self._new_stack()

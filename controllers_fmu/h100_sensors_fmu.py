@@ -22,7 +22,7 @@ except ImportError:  # imported from the source tree without the project on sys.
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from fmu_support import FmuError, FmuSlave
-from fmu_support.declare import Var, config_of, parameters_of, register
+from fmu_support.declare import Var, config_of, parameters_of, register_with_real_outputs
 
 from controllers_fmu.h100.instruments import H100Instruments, InstrumentConfig, Truth
 
@@ -71,9 +71,6 @@ TABLE = PARAMETERS + INPUTS + OUTPUTS
 #: the names the slave reads and writes each step (formatted once)
 _POS, _EULER, _OMEGA, _FORCE, _LOCAL_VEL = ([f"{name}[{i + 1}]" for i in range(3)] for name in
                                            ("Pos", "Euler", "Omega", "SpecificForce", "LocalVel"))
-_MEASURED_EULER, _MEASURED_OMEGA, _MEASURED_FORCE, _MEASURED_VELOCITY, _USBL = (
-    [f"{name}[{i + 1}]" for i in range(3)] for name in
-    ("MeasuredEuler", "MeasuredOmega", "MeasuredSpecificForce", "MeasuredVelocity", "UsblPosition"))
 
 
 class H100Sensors(FmuSlave):
@@ -89,7 +86,12 @@ class H100Sensors(FmuSlave):
     def __init__(self, **kwargs):
         super().__init__(**kwargs)
         self.values = {}
-        register(self, TABLE)
+        at = register_with_real_outputs(self, TABLE)     # the Real outputs: self.real_outputs
+        self._euler_at, self._omega_at, self._force_at, self._velocity_at, self._usbl_at = (
+            slice(at[f"{name}[1]"], at[f"{name}[1]"] + 3) for name in
+            ("MeasuredEuler", "MeasuredOmega", "MeasuredSpecificForce", "MeasuredVelocity", "UsblPosition"))
+        self._altitude_at, self._depth_at, self._fix_time_at = (
+            at[name] for name in ("MeasuredAltitude", "MeasuredDepth", "UsblFixTime"))
         self.instruments = None
 
     def _config(self) -> InstrumentConfig:
@@ -107,14 +109,15 @@ class H100Sensors(FmuSlave):
                      local_vel=[v[name] for name in _LOCAL_VEL], depth=v["Depth"], altitude=v["Altitude"])
 
     def _publish(self, r) -> None:
+        out = self.real_outputs
+        out[self._euler_at] = r.euler
+        out[self._omega_at] = r.omega
+        out[self._force_at] = r.specific_force
+        out[self._velocity_at] = r.velocity
+        out[self._usbl_at] = r.usbl
+        out[self._altitude_at], out[self._depth_at], out[self._fix_time_at] = r.altitude, r.depth, r.usbl_fix_time
         v = self.values
-        v.update(zip(_MEASURED_EULER, r.euler))
-        v.update(zip(_MEASURED_OMEGA, r.omega))
-        v.update(zip(_MEASURED_FORCE, r.specific_force))
-        v.update(zip(_MEASURED_VELOCITY, r.velocity))
-        v.update(zip(_USBL, r.usbl))
-        v["MeasuredAltitude"], v["DvlValid"], v["MeasuredDepth"] = r.altitude, bool(r.dvl_valid), r.depth
-        v["UsblFixTime"], v["UsblFixCount"] = r.usbl_fix_time, int(r.usbl_fix_count)
+        v["DvlValid"], v["UsblFixCount"] = bool(r.dvl_valid), int(r.usbl_fix_count)
 
     def _first_reading(self) -> H100Instruments:
         instruments = H100Instruments(self._config())

@@ -18,7 +18,8 @@ vehicle's (vector) parameters from the same keys.
 
 Inputs and outputs configure no field: a slave lists them as `Var` rows (a vehicle gives them
 as `SignalTable`s, see `VehicleSlave`). `register` registers rows on a slave whose values live
-in one dict.
+in one dict; `register_with_real_outputs` keeps the Real outputs in one list instead (one
+slice for a host reading them all).
 """
 from __future__ import annotations
 
@@ -131,3 +132,23 @@ def register(slave, table: Iterable[Var], values: Optional[Dict[str, Any]] = Non
             getattr(slave, f"add_{row.type.lower()}")(row.name, **kw)
         rows[row.name] = row
     return rows
+
+
+def register_with_real_outputs(slave, table: Iterable[Var], attr: str = "real_outputs") -> Dict[str, int]:
+    """Register the rows of `table` as `register` does, except the Real outputs: their values
+    are the elements of the list `slave.<attr>` (made here from their start values, in the
+    table's order) instead of entries of `slave.values`. A host that reads all of them in one
+    fmi2GetReal call, as the master does every step, then gets one slice of the list
+    (`FmuSlave`'s array elements) instead of one getter call per value. Returns each Real
+    output's index in the list, by name."""
+    table = list(table)
+    outputs = [row for row in table if row.causality == "output" and row.type == "Real"]
+    setattr(slave, attr, [float(row.start) for row in outputs])
+    index = {row.name: i for i, row in enumerate(outputs)}
+    for row in table:
+        if row.name in index:
+            slave.add_real(row.name, causality="output", description=row.description, unit=row.unit,
+                           variability=row.variability, depends_on=[], element=(attr, index[row.name]))
+        else:
+            register(slave, [row])
+    return index

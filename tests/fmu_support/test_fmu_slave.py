@@ -9,7 +9,7 @@ import pytest
 from pythonfmu.enums import Fmi2Status
 
 from fmu_support import FmuError, FmuSlave
-from fmu_support.declare import Var, parameters_of, register
+from fmu_support.declare import Var, parameters_of, register, register_with_real_outputs
 
 
 class Counter(FmuSlave):
@@ -277,3 +277,40 @@ def test_a_configuration_comes_back_from_the_registered_values():
     values = {"Name": "b", "Offset[1]": 4.0, "Offset[2]": 5.0, "Offset[3]": 6.0}
     assert config_of(Mounted, values) == Mounted("b", (4.0, 5.0, 6.0))
     assert config_of(Mounted, {row.name: row.start for row in parameters_of(Mounted)}) == Mounted()
+
+
+class Outputs(FmuSlave):
+    """Real outputs around a Boolean one, registered with `register_with_real_outputs`."""
+
+    TABLE = [Var("In", "Real", "input", 1.0, "m", "An input"),
+             Var("A", "Real", "output", 0.0, "m", "First"),
+             Var("Flag", "Boolean", "output", False, None, "A flag"),
+             Var("B", "Real", "output", 2.0, "s", "Second"),
+             Var("C", "Real", "output", 3.0, "1", "Third")]
+
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        self.values = {}
+        self.at = register_with_real_outputs(self, self.TABLE)
+
+    def fmu_do_step(self, current_time, step_size):
+        self.real_outputs[self.at["A"]:self.at["C"] + 1] = [self.values["In"], 5.0, 6.0]
+        self.values["Flag"] = True
+
+
+def test_real_outputs_kept_in_one_list_read_as_one_slice_and_restored():
+    slave = Outputs(instance_name="o")
+    assert slave.at == {"A": 0, "B": 1, "C": 2} and slave.real_outputs == [0.0, 2.0, 3.0]
+    assert slave.values == {"In": 1.0, "Flag": False}
+    assert slave.fmu_meta["B"] == {"unit": "s", "depends_on": []}
+    slave.setup_experiment(0.0)
+    slave.enter_initialization_mode()
+    slave.exit_initialization_mode()
+    refs = {v.name: v.value_reference for v in slave.vars.values()}
+    outputs = [refs["A"], refs["B"], refs["C"]]
+    state = slave._get_fmu_state()
+    slave.do_step(0.0, 1.0)
+    assert slave._slice_reader(outputs) is not None          # the Flag between them does not matter
+    assert slave.get_real(outputs) == [1.0, 5.0, 6.0] and slave.get_boolean([refs["Flag"]]) == [True]
+    slave._set_fmu_state(state)
+    assert slave.get_real(outputs) == [0.0, 2.0, 3.0]
