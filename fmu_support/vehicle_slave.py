@@ -18,7 +18,8 @@ and this class registers, in this order (the value references follow it):
 * the initial state, one parameter per part of `vehicle_class.STATE` ("Pos" -> `Pos0`);
 * RelativeTolerance and AbsoluteTolerance of the integrator (tunable);
 * the local variables, from `vehicle_class.LOCALS` if it has one (values for plots that are
-  not outputs, refreshed with the outputs from `model.local_vector(x, u, t)`).
+  not outputs, refreshed with the outputs from `model.local_vector(x, u, t)`; a model with
+  `write_outputs` fills both arrays in place in one call).
 
 The model and the simulator are rebuilt when a parameter they use changes (a tunable one
 during the run: the vehicle keeps its state). A bad parameter fails initialisation with the
@@ -259,6 +260,10 @@ class VehicleSlave(FmuSlave):
 
     def _refresh_outputs(self, u, t):
         x = self._sim.state
+        write = getattr(self._model, "write_outputs", None)
+        if write is not None:   # both arrays in one call (see vehicle_model.protocol)
+            write(x, u, t, self._outputs, self._locals)
+            return
         self._outputs[:] = self._model.output_vector(x, u, t)
         if self._locals.size:
             self._locals[:] = self._model.local_vector(x, u, t)

@@ -174,6 +174,9 @@ class Vehicle(Protocol):
         derivative(x, u), state_jacobian(x, u) (n x n), input_jacobian(x, u) (n x m).
         output_vector(x, u, t): the outputs at time t (waves make them depend on it), flat, in
             the order of OUTPUTS.
+        write_outputs(x, u, t, outputs, local_values) (optional, with LOCALS): output_vector
+            and local_vector written into the two arrays; the FMU refreshes with it when the
+            vehicle has it.
         project_state(x): called by the simulator on the state after every step, in place:
             keep the state on its manifold or in its domain (a battery at zero, a quaternion
             at unit norm). Do nothing if the equations do it themselves.

@@ -9,6 +9,7 @@ from vehicle_model import (AuvParameters, ConstantTable, Environment, Signal, Si
                            Vehicle, VehicleModel, VehicleSimulator, finite_difference_jacobians,
                            inputs, linearize)
 from vehicle_model.auv import dynamics
+from vehicle_model.waves import WaveParameters
 
 
 class Cart:
@@ -95,6 +96,18 @@ def test_every_auv_output_slot_is_written():
     named = model.outputs(model.cruise_state(1.5), inputs(30.0))
     assert list(named) == [s.name for s in dynamics.OUTPUTS]
     assert named["Depth"] == 10.0 and named["SeaDepth"] == 100.0 and named["Altitude"] == 90.0
+
+
+def test_writing_the_outputs_in_place_gives_the_bits_of_output_vector_and_local_vector():
+    for waves in (None, WaveParameters(WaveMode=1)):
+        model = VehicleModel(AuvParameters(), Environment(CurrentVelocity=(0.1, 0.2, 0.0)), waves)
+        x = model.cruise_state(1.5, depth=0.4, heading=0.3)
+        u = inputs(30.0, 0.1, -0.05)
+        outputs, local_values = np.full(dynamics.OUTPUTS.size, -7.0), np.full(1, -7.0)
+        model.write_outputs(x, u, 12.5, outputs, local_values)
+        assert outputs.tobytes() == model.output_vector(x, u, 12.5).tobytes()
+        assert local_values.tobytes() == model.local_vector(x, u, 12.5).tobytes()
+        assert (local_values[0] == 0.0) == (waves is None)
 
 
 def test_the_constant_table_packs_each_slot_from_its_source():

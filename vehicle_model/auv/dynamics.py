@@ -473,7 +473,16 @@ def _input_jacobian(t, x, u, c, in_waves):
 
 @jit
 def output_vector(t, x, u, c):
-    """The outputs of seed 001 at time t as one flat vector, in the order of `OUTPUTS` (the
+    """The outputs of seed 001 at time t as one flat vector, in the order of `OUTPUTS` (see
+    `write_outputs`)."""
+    out = np.full(OUTPUT_SIZE, np.nan)   # NaN: a slot nobody fills shows (a test checks)
+    write_outputs(t, x, u, c, out)
+    return out
+
+
+@jit
+def write_outputs(t, x, u, c, out):
+    """The outputs of seed 001 at time t written into `out`, in the order of `OUTPUTS` (the
     speed through the water counts the waves' water velocity)."""
     q = x[X_QUAT:X_QUAT + 4]
     rotation = rotation_matrix(q)
@@ -486,7 +495,6 @@ def output_vector(t, x, u, c):
     battery = max(x[BATTERY], 0.0)
     sea_depth = sea_floor_depth(x[X_POS], x[X_POS + 1], c[C_SEA_FLOOR],
                                 c[C_SEA_FLOOR_SLOPE:C_SEA_FLOOR_SLOPE + 2])
-    out = np.full(OUTPUT_SIZE, np.nan)   # NaN: a slot nobody fills shows (a test checks)
     out[Y_POS:Y_POS + 3] = x[X_POS:X_POS + 3]
     vel_ned = rotate3(rotation, triple(x, X_VEL))
     for i in range(3):
@@ -502,19 +510,33 @@ def output_vector(t, x, u, c):
     out[Y_BATTERY] = battery
     out[Y_BATTERY_FRACTION] = battery / c[C_INITIAL_BATTERY] if c[C_INITIAL_BATTERY] > 0.0 else 0.0
     out[Y_THRUST] = compute_thrust(propulsion_power(u[U_THRUST_POWER], x[BATTERY], c), out[Y_SPEED], c)
-    return out
 
 
 @jit
 def local_vector(t, x, u, c):
-    """The values of `LOCALS` at time t: the sea surface's elevation at the body origin's north
-    and east (SPEC 8; 0 in still water)."""
+    """The values of `LOCALS` at time t (see `write_locals`)."""
     out = np.zeros(1)
+    write_locals(t, x, u, c, out)
+    return out
+
+
+@jit
+def write_locals(t, x, u, c, out):
+    """The values of `LOCALS` at time t written into `out`: the sea surface's elevation at the
+    body origin's north and east (SPEC 8; 0 in still water)."""
+    out[0] = 0.0
     if c[C_WAVE_COUNT] > 0.0:
         n = int(c[C_WAVE_COUNT])
         rows = c[CONSTANT_COUNT:CONSTANT_COUNT + 4 * n].reshape((n, 4))
         out[0] = surface_elevation(t, x[X_POS], x[X_POS + 1], rows, c[C_WAVE_DIRECTION])
-    return out
+
+
+@jit
+def write_outputs_and_locals(t, x, u, c, out, local_values):
+    """`write_outputs` and `write_locals` in one compiled call: the FMU's refresh after a step
+    (one dispatch from Python, no arrays handed back)."""
+    write_outputs(t, x, u, c, out)
+    write_locals(t, x, u, c, local_values)
 
 
 #: name -> (first index, size) in `output_vector`.

@@ -101,6 +101,11 @@ class AuvModel:
         """The outputs at time t (the AUV's do not depend on it)."""
         return dynamics.output_vector(float(t), np.asarray(x, float), np.asarray(u, float), self.constants)
 
+    def write_outputs(self, x, u, t: float, outputs: np.ndarray, local_values: np.ndarray) -> None:
+        """`output_vector` and `local_vector` at time t written into the two float arrays (the
+        FMU's refresh after each step: one compiled call, nothing allocated)."""
+        dynamics.write_outputs_and_locals(float(t), x, u, self.constants, outputs, local_values)
+
     def local_vector(self, x, u, t: float = 0.0) -> np.ndarray:
         """The values of `LOCALS` at time t (the sea surface's elevation above the vehicle)."""
         return dynamics.local_vector(float(t), np.asarray(x, float), np.asarray(u, float), self.constants)
