@@ -130,3 +130,30 @@ def test_no_plot_process_without_plots_or_when_told_serial(tmp_path):
         assert proc.returncode == 0, proc.stderr
         seen[(plots, serial)] = json.loads(proc.stdout.strip().splitlines()[-1])
     assert seen == {("0", ""): [0, 0], ("1", "serial"): [0, 5], ("1", ""): [1, 5]}, seen
+
+
+@pytest.mark.parametrize("stdout", ["none", "closed"])
+def test_a_master_without_a_usable_stdout_still_draws_its_plots(tmp_path, stdout):
+    """A library caller with no stdout (sys.stdout None: pythonw, a daemon) or a closed one: the
+    plot process is forked as usual and the run completes with every plot (flushing the streams
+    before the fork must not raise)."""
+    script = ("import json, os, sys, master, master.plot_process as pp\n"
+              "calls = []\n"
+              "real = pp.os.fork\n"
+              "pp.os.fork = lambda: calls.append(1) or real()\n"
+              "report = sys.stderr\n"
+              "if os.environ['STDOUT'] == 'none':\n"
+              "    sys.stdout = None\n"
+              "else:\n"
+              "    sys.stdout.close()\n"
+              "r = master.run('depth_step', out_dir=os.environ['OUT'], stop_time=5, progress=False, "
+              "echo_messages=False)\n"
+              "report.write(json.dumps([r.status, len(calls), sorted(p.name for p in r.plots), "
+              "r.summary.get('plot_error')]) + '\\n')\n"
+              "report.flush()\n"
+              "os._exit(0)\n")
+    env = dict(_env(), OUT=str(tmp_path), STDOUT=stdout, AUV_MASTER_PLOTS="")
+    proc = subprocess.run([sys.executable, "-c", script], cwd=REPO, env=env, capture_output=True, text=True,
+                          timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stderr.strip().splitlines()[-1]) == ["completed", 1, PLOTS, None], proc.stderr
