@@ -37,7 +37,27 @@ def _version() -> tuple[int, int]:
     return int(major), int(minor)
 
 
-class _LightlyLoadingCache(FunctionCache):
+class _ForgivingCache(FunctionCache):
+    """numba's cache of one function, where a cache file that cannot be read (a corrupt or
+    truncated index or data file, shipped in an FMU or left by a crash) is a miss: the function
+    is compiled, as with no cache at all, instead of the call raising numba's UnpicklingError
+    (the cache is an optimisation, never a requirement: fmu_support/numba_cache.py). A cache
+    that cannot be written then is left as it is (the code compiled stays in use)."""
+
+    def load_overload(self, sig, target_context):
+        try:
+            return super().load_overload(sig, target_context)
+        except Exception:
+            return None
+
+    def save_overload(self, sig, data):
+        try:
+            super().save_overload(sig, data)
+        except Exception:
+            pass
+
+
+class _LightlyLoadingCache(_ForgivingCache):
     """numba's cache of one function, loading from the cache with the runtime alone."""
 
     def load_overload(self, sig, target_context):
@@ -49,7 +69,7 @@ class _LightlyLoadingCache(FunctionCache):
             with self._guard_against_spurious_io_errors():
                 return self._load_overload(sig, target_context)
         except Exception:
-            return super().load_overload(sig, target_context)
+            return super().load_overload(sig, target_context)  # the ordinary load (a miss if it fails)
 
 
 #: True when the compiled functions load from the cache the light way (decided once, at import)
@@ -57,7 +77,8 @@ ENABLED = _version() in CHECKED and os.environ.get("AUV_NUMBA_FULL_LOAD", "") in
 
 
 def load_cache_lightly(dispatcher):
-    """The dispatcher, its cache loading lightly where that is known to work (see the module)."""
-    if ENABLED and type(getattr(dispatcher, "_cache", None)) is FunctionCache:
-        dispatcher._cache.__class__ = _LightlyLoadingCache
+    """The dispatcher, its cache loading lightly where that is known to work (see the module),
+    an unreadable cache file a miss in any case (`_ForgivingCache`)."""
+    if type(getattr(dispatcher, "_cache", None)) is FunctionCache:
+        dispatcher._cache.__class__ = _LightlyLoadingCache if ENABLED else _ForgivingCache
     return dispatcher

@@ -62,3 +62,42 @@ def test_the_light_load_computes_what_the_ordinary_load_computes():
     assert light["light"] and light["misses"] == 0 and light["hits"] == ordinary["hits"], light
     assert not light["registries"], light       # ... the light one does not
     assert light["digest"] == ordinary["digest"]
+
+
+#: a fresh interpreter calls one compiled function of a copied physics package
+CALL = r"""
+import sys
+import numpy as np
+sys.path.insert(0, sys.argv[1])
+from vehicle_model.auv import dynamics
+assert dynamics.__file__.startswith(sys.argv[1]), dynamics.__file__
+print(dynamics.compute_thrust(30.0, 1.0, np.full(200, 2.0)))
+"""
+
+
+@pytest.mark.parametrize("full", ["0", "1"])
+@pytest.mark.parametrize("broken", ["nbi", "nbc"])
+def test_an_unreadable_cache_file_is_compiled_again_not_an_error(tmp_path, broken, full):
+    """A corrupt index (.nbi) or data file (.nbc) in the cache (shipped in an FMU, left by a
+    crash) is a miss: the function compiles, the light load and numba's ordinary one alike
+    (numba alone raises UnpicklingError from the call)."""
+    pytest.importorskip("numba", reason="numba is not installed: the physics run as plain Python, no cache")
+    import shutil
+
+    shutil.copytree(ROOT / "vehicle_model", tmp_path / "vehicle_model")  # modification times kept
+    env = dict(os.environ, AUV_NUMBA_FULL_LOAD=full)
+    env.pop("AUV_NO_JIT", None)
+    env.pop("PYTHONPATH", None)
+
+    def call():
+        return subprocess.run([sys.executable, "-c", CALL, str(tmp_path)], cwd=tmp_path, env=env,
+                              capture_output=True, text=True, timeout=600)
+
+    first = call()  # the cache of the copy holds the function now
+    assert first.returncode == 0 and first.stdout.split() == ["60.0"], first.stderr
+    files = sorted((tmp_path / "vehicle_model" / "auv" / "__pycache__").glob(f"dynamics.compute_thrust-*.{broken}"))
+    assert files, "no cache file of compute_thrust to break"
+    for f in files:
+        f.write_bytes(bytes(range(7, 250)) * 3)
+    again = call()
+    assert again.returncode == 0 and again.stdout.split() == ["60.0"], again.stderr
