@@ -249,6 +249,29 @@ class QpAllocator(_Allocator):
         self._setup()
         #: try the least-norm forces before DAQP (see _solve); False: DAQP every time
         self.least_norm_first = bool(least_norm_first) and self.reach.rank == 6
+        #: None when every least-norm force within the limits is the QP's optimum; otherwise
+        #: the rows that give each equality multiplier of ``tau`` over what the penalty allows
+        self._multiplier_check = self._least_norm_multipliers() if self.least_norm_first else None
+
+    def _least_norm_multipliers(self) -> Optional[np.ndarray]:
+        """Where the least-norm forces ``F`` (rank 6) are within the limits, ``s = 0`` is optimal
+        only while each equality multiplier ``lambda = 2 (B W^-1 B^T)^-1 tau`` (from
+        ``2 W F = B^T lambda``) stays within what the L1 penalty allows: ``|lambda_i| <= rho
+        w_s,i``; beyond it the QP leaves part of the wrench unmet as slack. Over forces within
+        the limits, ``|lambda_i| <= sum_j |G_ij| max(-lower_j, upper_j)`` with ``lambda = G F``,
+        ``G = 2 (B W^-1 B^T)^-1 B``. When that bound is below the allowance (the default
+        ``rho``, a hundred times a bound of the multipliers), the least-norm forces within the
+        limits are always the optimum: None. Otherwise (a small ``exact_penalty`` or
+        ``slack_weights`` given) the matrix ``M`` with ``M tau = lambda_i / (rho w_s,i)``:
+        each call checks ``|M tau| < 1``."""
+        b, w_inv = self.configuration, np.diag(1.0 / self.thruster_weights)
+        to_multipliers = 2.0 * np.linalg.inv(b @ w_inv @ b.T)
+        allowance = self.exact_penalty * self.slack_weights
+        largest = np.maximum(-self.lower, self.upper)
+        bound = np.abs(to_multipliers @ b) @ largest
+        if np.all(bound < allowance * (1.0 - 1e-9)):
+            return None
+        return to_multipliers / allowance[:, None]
 
     def _default_slack_weights(self) -> np.ndarray:
         arms = np.linalg.norm(self.configuration[3:], axis=0)   # |r_i x d_i|: each thruster's arm
@@ -294,7 +317,8 @@ class QpAllocator(_Allocator):
         A fully actuated layout (rank 6) first tries the least-norm forces
         ``F = W^-1 B^T (B W^-1 B^T)^-1 tau``: they reproduce any ``tau``, and when they lie
         strictly within the limits they are the QP's optimum: no bound is active, ``s = 0``
-        (``rho`` exceeds the multipliers there, see the class docstring), and the weighted
+        (``rho`` exceeds the multipliers there, see the class docstring; with a penalty
+        given that may not, each call checks: :meth:`_least_norm_multipliers`), and the weighted
         least-norm solution is what remains of the problem. The active set is then the slacks
         at zero (DAQP's own at such a point) and DAQP is not called: a controller holding
         station away from the limits pays a matrix-vector product. (Below rank 6 the slacks'
@@ -305,7 +329,7 @@ class QpAllocator(_Allocator):
         the request and on :meth:`get_state`, so a restored allocator continues bit for bit."""
         if self.least_norm_first:
             forces = self._pseudo_inverse_forces(tau)
-            if self._interior(forces):
+            if self._interior(forces) and (self._multiplier_check is None or self._within_penalty(tau)):
                 self._sense = self._interior_sense
                 return forces, True, 0
         equalities = self._bound_count
@@ -321,6 +345,14 @@ class QpAllocator(_Allocator):
             return self._pseudo_inverse_forces(tau), False, 0
         self._remember_active_set(info["lam"])
         return forces, True, int(info["iterations"])
+
+    def _within_penalty(self, tau: List[float]) -> bool:
+        """Every equality multiplier of ``tau`` strictly below the L1 penalty's allowance (see
+        :meth:`_least_norm_multipliers`): nothing of ``tau`` is cheaper left unmet."""
+        for ratio in self._multiplier_check.dot(tau).tolist():
+            if not -1.0 < ratio < 1.0:
+                return False
+        return True
 
     def _interior(self, forces: List[float]) -> bool:
         """Every force strictly within its limits."""

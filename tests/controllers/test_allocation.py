@@ -180,6 +180,27 @@ def test_least_norm_forces_within_the_limits_are_daqps_solution(fraction):
     assert shortcuts > 0 if fraction < 1.0 else shortcuts < 300
 
 
+@pytest.mark.parametrize("options", [
+    dict(exact_penalty=1.0),                                                  # rho below the multipliers
+    dict(slack_weights=[1e-3] * 6),                                           # every direction cheap to give up
+    dict(exact_penalty=50.0, thruster_weights=[1, 2, 3, 4, 0.5, 0.7, 1.5, 9]),
+    dict(thruster_weights=[1, 2, 3, 4, 0.5, 0.7, 1.5, 9], efficiency_belief=0.6),
+])
+def test_the_shortcut_is_daqps_solution_whatever_the_penalty(options):
+    """With a penalty given (an ``exact_penalty`` or ``slack_weights`` small enough that the QP
+    prefers to leave part of a reachable wrench unmet) the least-norm forces within the limits
+    are not the QP's optimum: the shortcut must not take them then (it gave forces up to 33 N
+    from DAQP's); the forces are DAQP's to 1e-9 N, within the limits."""
+    b = heavy_layout()
+    first = QpAllocator(b, FORWARD, REVERSE, **options)
+    daqp_only = QpAllocator(b, FORWARD, REVERSE, least_norm_first=False, **options)
+    for tau in _feasible_wrenches(b, 300, 0.5, seed=3):
+        a, d = first.allocate(tau), daqp_only.allocate(tau)
+        np.testing.assert_allclose(a.forces, d.forces, rtol=0.0, atol=1e-9)
+        np.testing.assert_allclose(a.achieved, d.achieved, rtol=0.0, atol=1e-9)
+        assert np.all(a.forces <= first.upper) and np.all(a.forces >= first.lower)
+
+
 def test_command_inverts_the_thruster_law_at_the_believed_efficiency():
     forces = np.array([51.5, -40.2, 10.0, -5.0, 0.0])
     commands = thrust_to_command(forces, FORWARD, REVERSE, 1.0)
