@@ -19,6 +19,9 @@ the plots itself: the plots, or the plot error summary.json reports, are the mas
 The plot process leads a process group of its own (with whatever it forks to share the
 drawing), ignores Ctrl-C at the terminal (the master decides: it abandons the plots on a
 signal, killing the group) and ends when the master closes its end of the pipe without a run.
+On Linux it also dies with the master (even a master killed by SIGKILL, which can close
+nothing): an orphan still drawing could otherwise write an old run's PNGs into a folder that a
+new run already uses.
 """
 
 from __future__ import annotations
@@ -57,6 +60,24 @@ def _write_all(fd: int, data: bytes) -> None:
         view = view[os.write(fd, view):]
 
 
+#: prctl's option asking the kernel for a signal when the parent dies (linux/prctl.h)
+PR_SET_PDEATHSIG = 1
+
+
+def _die_with(parent: int) -> None:
+    """Ask the kernel (Linux) to kill this process when ``parent`` dies; if it is already gone
+    (it died before the request), exit now. Elsewhere, nothing: the pipe's end-of-file still
+    ends a plot process that has not started drawing."""
+    try:
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0)
+    except (OSError, AttributeError):
+        return
+    if os.getppid() != parent:
+        os._exit(0)
+
+
 class PlotProcess:
     """A forked process that will draw the plots of ``plan``'s run (see the module's doc)."""
 
@@ -79,6 +100,7 @@ class PlotProcess:
                 pass
         data_r, data_w = os.pipe()
         result_r, result_w = os.pipe()
+        master_pid = os.getpid()
         try:
             pid = os.fork()
         except OSError:
@@ -88,6 +110,7 @@ class PlotProcess:
         if pid == 0:  # the plot process
             code = 1
             try:
+                _die_with(master_pid)
                 os.close(data_w)
                 os.close(result_r)
                 code = _serve(plan, data_r, result_w)

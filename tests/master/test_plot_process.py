@@ -7,6 +7,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 
 import pytest
 
@@ -157,3 +158,38 @@ def test_a_master_without_a_usable_stdout_still_draws_its_plots(tmp_path, stdout
                           timeout=300)
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stderr.strip().splitlines()[-1]) == ["completed", 1, PLOTS, None], proc.stderr
+
+
+def _alive(pid: int) -> bool:
+    """True while the process exists and is not a zombie (an orphan's reaper may be slow)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the parent-death signal is Linux's prctl")
+def test_a_plot_process_dies_with_a_master_killed_while_it_draws(tmp_path):
+    """A master killed by SIGKILL closes nothing: its plot process, busy drawing (here: a long
+    sleep in its place), must not live on to write an old run's PNGs into the folder."""
+    pid_file = tmp_path / "plot_process.pid"
+    script = ("import os, signal, sys, time, master.plot_process as pp\n"
+              "pp._serve = lambda *args: time.sleep(60) or 0\n"
+              "process = pp.PlotProcess.start(None)\n"
+              "open(sys.argv[1], 'w').write(str(process.pid))\n"
+              "time.sleep(0.5)\n"
+              "os.kill(os.getpid(), signal.SIGKILL)\n")
+    # no pipes: the plot process inherits the master's streams, and waiting for their end would
+    # wait for it
+    proc = subprocess.run([sys.executable, "-c", script, str(pid_file)], cwd=REPO, env=_env(),
+                          stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=120)
+    assert proc.returncode == -9
+    child = int(pid_file.read_text())
+    deadline = time.monotonic() + 10.0
+    while _alive(child) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    alive = _alive(child)
+    if alive:
+        os.kill(child, 9)
+    assert not alive, "the plot process outlived its master"
