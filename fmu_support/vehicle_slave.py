@@ -68,6 +68,7 @@ class VehicleSlave(FmuSlave):
     def __init__(self, **kwargs):
         super().__init__(**kwargs)
         self._model = None
+        self._write_outputs = None   # chosen with the model (_build)
         self._sim = None
         self._built_key = None
         self._time = 0.0
@@ -110,7 +111,7 @@ class VehicleSlave(FmuSlave):
 
         self.RelativeTolerance = 1e-4   # the library's defaults; see README, 'Why dopri5'
         self.AbsoluteTolerance = 1e-6
-        integrator = getattr(vehicle, "INTEGRATOR", "dopri5")   # the simulator's (VehicleSimulator)
+        integrator = self.simulator_class.integrator_of(vehicle)
         self.add_real("RelativeTolerance", causality="parameter", variability="tunable",
                       unit="1", description=f"Relative tolerance of the {integrator} integrator")
         self.add_real("AbsoluteTolerance", causality="parameter", variability="tunable",
@@ -237,6 +238,9 @@ class VehicleSlave(FmuSlave):
             raise FmuError(f"parameter AbsoluteTolerance = {atol!r} must be positive")
         x = self._sim.state if self._sim is not None else self._initial_state(model)
         self._model = model
+        # decided once per model, not at every step: both arrays in one call where the model
+        # can (see vehicle_model.protocol), else one output_vector (and local_vector) per step
+        self._write_outputs = getattr(model, "write_outputs", None) or self._write_by_vectors
         self._sim = self.simulator_class(model, x, rtol=rtol, atol=atol)
         self._built_key = key
         return True
@@ -259,14 +263,13 @@ class VehicleSlave(FmuSlave):
         return np.where(np.isfinite(self._inputs_now), self._inputs_now, 0.0)
 
     def _refresh_outputs(self, u, t):
-        x = self._sim.state
-        write = getattr(self._model, "write_outputs", None)
-        if write is not None:   # both arrays in one call (see vehicle_model.protocol)
-            write(x, u, t, self._outputs, self._locals)
-            return
-        self._outputs[:] = self._model.output_vector(x, u, t)
-        if self._locals.size:
-            self._locals[:] = self._model.local_vector(x, u, t)
+        self._write_outputs(self._sim.state, u, t, self._outputs, self._locals)
+
+    def _write_by_vectors(self, x, u, t, outputs, local_values):
+        """`write_outputs` for a model without one: its output_vector and local_vector."""
+        outputs[:] = self._model.output_vector(x, u, t)
+        if local_values.size:
+            local_values[:] = self._model.local_vector(x, u, t)
 
     # ------------------------------------------------------------------ FMI hooks
     def fmu_enter_initialization(self, start_time):

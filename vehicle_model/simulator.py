@@ -67,12 +67,18 @@ class VehicleSimulator:
         self._u = np.zeros(len(self._input_names))
         # The compiled derivative with the held inputs and the constants as extra arguments:
         # into a buffer when the vehicle can (see _right_hand_side), else returning x'.
-        self.method = getattr(model, "INTEGRATOR", "dopri5")
+        self.method = self.integrator_of(model)
         derivative_into = getattr(model, "derivative_into", None)
         self._solver = ode(model.derivative_at if derivative_into is None
                            else _right_hand_side(derivative_into, self._x.size))
         self._solver.set_f_params(self._u, model.constants)
         self._solver.set_integrator(self.method, rtol=self.rtol, atol=self.atol, nsteps=max_steps)
+
+    @staticmethod
+    def integrator_of(vehicle) -> str:
+        """The SciPy integrator a vehicle (class or instance) is flown with: its `INTEGRATOR`,
+        DOPRI5 by default."""
+        return getattr(vehicle, "INTEGRATOR", "dopri5")
 
     @property
     def state(self) -> np.ndarray:
