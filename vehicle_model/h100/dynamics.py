@@ -29,7 +29,7 @@ from ..rotation import (cross, euler_angles, quaternion_derivative, quaternion_d
 from ..parameters import NED, XYZ
 from ..protocol import Signal, SignalTable
 from ..waves import surface_elevation, wave_components, wave_kinematics
-from ..vectors import rotate_back3, wrench_add
+from ..vectors import rotate3, rotate_back3, wrench_add
 from .forces import (
     added_mass_coriolis_jacobian, added_mass_coriolis_wrench, damping_jacobian,
     damping_wrench, external_wrench, froude_krylov_wrench, inertia_about_origin,
@@ -285,7 +285,10 @@ def state_derivative_into(t, x, u, c, xdot):
     q = x[3:7]
     rotation = attitude(q)
     tau = generalized_force_at(t, x, u, c, rotation)[0]
-    xdot[0:3] = rotate(rotation, x[7:10])
+    position_rate = rotate3(rotation, x[7:10])   # a tuple: no array made per call
+    xdot[0] = position_rate[0]
+    xdot[1] = position_rate[1]
+    xdot[2] = position_rate[2]
     xdot[3:7] = quaternion_derivative(q, x[10:13], c[C_QUAT_TAU])
     for i in range(6):   # (M_RB + M_A)^-1 tau, row by row (a BLAS call costs more at 6 x 6)
         total = 0.0
