@@ -22,6 +22,8 @@ from typing import Any
 from master import Plan, RunData, param, rounded
 from master.registry import RunFigures
 
+from .auv import prepare_plots  # the same matplotlib set-up as the AUV's plots (done once a process)
+
 
 def h100_controls(plan: Plan) -> list[str]:
     """The instances that are H100 control stacks (by the outputs their FMU declares)."""
@@ -125,11 +127,5 @@ def _plots(run: RunData, out_dir) -> list:
     return make_plots(run, out_dir)
 
 
-def _prepare_plots() -> None:
-    from .auv_plots import prepare  # the same matplotlib set-up: done once per process
-
-    prepare()
-
-
 FIGURES = RunFigures(compute=run_figures, empty={}, describe=describe_run, plots=_plots,
-                     plot_files=("thrusters.png", "errors.png"), prepare_plots=_prepare_plots)
+                     plot_files=("thrusters.png", "errors.png"), prepare_plots=prepare_plots)

@@ -42,7 +42,11 @@ from ..filters import AngleLag, FirstOrderLag
 NOISE_CHANNELS = ("roll", "pitch", "heading", "p", "q", "r", "fx", "fy", "fz",
                   "u", "v", "w", "altitude", "depth", "usbl_n", "usbl_e", "usbl_d")
 
-_VECTOR_FIELDS = ("GyroBias", "AccelBias", "DvlBias", "UsblOrigin")
+
+def _is_vector(f) -> bool:
+    """A field declared with `parameter(..., size=n)`, n > 1 (its declaration says so)."""
+    return f.metadata.get("size", 1) > 1
+
 _AXES = ("x (forward)", "y (starboard)", "z (down)")
 
 
@@ -87,7 +91,7 @@ class InstrumentConfig:
         """All noise, biases, lags and the USBL latency zero: every reading is the truth."""
         kw = {}
         for f in fields(cls):
-            if f.name in _VECTOR_FIELDS and f.name != "UsblOrigin":
+            if _is_vector(f) and f.name != "UsblOrigin":
                 kw[f.name] = [0.0, 0.0, 0.0]
             elif f.name.endswith(("NoiseStd", "Bias", "Lag", "RangeNoise")) or f.name == "UsblLatency":
                 kw[f.name] = 0.0
@@ -102,7 +106,7 @@ class InstrumentConfig:
             if f.name == "Seed":
                 continue
             value = getattr(self, f.name)
-            if f.name in _VECTOR_FIELDS:
+            if _is_vector(f):
                 if len(value) != 3 or not all(math.isfinite(float(v)) for v in value):
                     raise ValueError(f"{f.name} must be 3 finite numbers, got {list(value)!r}")
                 continue
