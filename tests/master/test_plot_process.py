@@ -43,6 +43,12 @@ real_start = pp.PlotProcess.start.__func__
 def start(cls, plan):
     process = real_start(cls, plan)
     started.append(process.pid if process is not None else None)
+    if mode == "normal" and process is not None:
+        # forked already: only the master's fallback drawing fails, so plots drawn in the
+        # master instead of the plot process show as a plot error
+        def master_draws(*args, **kwargs):
+            raise RuntimeError("the master drew the plots, not the plot process")
+        pp.make_plots = master_draws
     return process
 
 
