@@ -22,8 +22,9 @@ def _all_finite(values) -> bool:
 
 def _right_hand_side(derivative_into, size):
     """The function SciPy calls, f(t, x, u, c) -> x', from a vehicle's `derivative_into`: it
-    writes x' into one buffer and returns the buffer. DOPRI5 copies x' into its own stages
-    before it calls again, so the buffer may be reused (the results are the same bit for bit).
+    writes x' into one buffer and returns the buffer. DOPRI5 and DOP853 copy x' into their
+    stages before they call again, so the buffer may be reused (the results are the same bit
+    for bit).
     A compiled function that returns a new array spends about twice as long handing it to
     Python as the AUV's derivative takes to compute it; this Python frame costs less."""
     buffer = np.empty(size)
