@@ -96,6 +96,8 @@ typedef int PyGILState_STATE;
     X(void, Py_DecRef, (PyObject *))                                                            \
     X(PyObject *, PyImport_ImportModule, (const char *))                                        \
     X(PyObject *, PyObject_GetAttrString, (PyObject *, const char *))                           \
+    X(PyObject *, PyObject_GetAttr, (PyObject *, PyObject *))                                   \
+    X(PyObject *, PyUnicode_InternFromString, (const char *))                                   \
     X(PyObject *, PyObject_CallObject, (PyObject *, PyObject *))                                \
     X(PyObject *, PyObject_Str, (PyObject *))                                                   \
     X(int, PyObject_IsTrue, (PyObject *))                                                       \
@@ -125,6 +127,33 @@ typedef int PyGILState_STATE;
     X(PyObject *, PyDict_New, (void))                                                           \
     X(int, PyDict_SetItemString, (PyObject *, const char *, PyObject *))
 
+/* The slave's methods that the wrapper calls (pythonfmu's slave API). */
+typedef enum {
+    SETUP_EXPERIMENT, ENTER_INITIALIZATION_MODE, EXIT_INITIALIZATION_MODE, TERMINATE, DO_STEP,
+    GET_REAL, GET_INTEGER, GET_BOOLEAN, GET_STRING, SET_REAL, SET_INTEGER, SET_BOOLEAN, SET_STRING,
+    GET_FMU_STATE, SET_FMU_STATE, FMU_STATE_TO_BYTES, FMU_STATE_FROM_BYTES, METHOD_COUNT
+} Method;
+
+static const char *const METHOD_NAMES[METHOD_COUNT] = {
+    [SETUP_EXPERIMENT] = "setup_experiment",
+    [ENTER_INITIALIZATION_MODE] = "enter_initialization_mode",
+    [EXIT_INITIALIZATION_MODE] = "exit_initialization_mode",
+    [TERMINATE] = "terminate",
+    [DO_STEP] = "do_step",
+    [GET_REAL] = "get_real",
+    [GET_INTEGER] = "get_integer",
+    [GET_BOOLEAN] = "get_boolean",
+    [GET_STRING] = "get_string",
+    [SET_REAL] = "set_real",
+    [SET_INTEGER] = "set_integer",
+    [SET_BOOLEAN] = "set_boolean",
+    [SET_STRING] = "set_string",
+    [GET_FMU_STATE] = "_get_fmu_state",
+    [SET_FMU_STATE] = "_set_fmu_state",
+    [FMU_STATE_TO_BYTES] = "_fmu_state_to_bytes",
+    [FMU_STATE_FROM_BYTES] = "_fmu_state_from_bytes",
+};
+
 typedef struct {
 #define DECLARE(ret, name, args) ret(*name) args;
     PYTHON_FUNCTIONS(DECLARE)
@@ -134,6 +163,9 @@ typedef struct {
     /* Python helpers compiled from HELPER_SOURCE below */
     PyObject *create_slave;
     PyObject *drain_log;
+    /* the attribute names looked up on every call, made (and interned) once */
+    PyObject *log_queue_name;
+    PyObject *method_names[METHOD_COUNT];
 } PythonApi;
 
 /* The one process-wide interpreter handle of this library: allocated once, never freed, so
@@ -169,6 +201,15 @@ static const char HELPER_SOURCE[] =
     "    return out\n";
 
 /* ---------------------------------------------------------------- one instance */
+/* The value references of a getter's or setter's last call and the Python tuple of them that
+ * was passed to the slave: a host asks for the same references at every step, and then the
+ * same (immutable) tuple is passed again instead of a new one. */
+typedef struct {
+    fmi2ValueReference *vr;
+    size_t n;
+    PyObject *tuple;      /* owned; NULL: nothing cached */
+} References;
+
 typedef struct {
     char *instance_name;
     char *resources;      /* the resources folder, a plain path */
@@ -181,6 +222,7 @@ typedef struct {
     PyObject *slave;      /* the Python slave instance (owned reference) */
     char **strings;       /* what the last fmi2GetString returned, freed on the next call */
     size_t n_strings;
+    References references[METHOD_COUNT];   /* used for GET_* and SET_* only */
 } Instance;
 
 /* ---------------------------------------------------------------- logging */
@@ -248,10 +290,18 @@ static void text_of(PyObject *object, char *buffer, size_t size)
     python->Py_DecRef(bytes);
 }
 
-/* Forward what the slave queued since the last call (GIL held). */
+/* Forward what the slave queued since the last call (GIL held). The queue is almost always
+ * empty: that is found here, without calling the Python helper (which reads a non-empty queue,
+ * or anything that is not a plain list, exactly as before: `if not queue: nothing`). */
 static void drain_log(const Instance *inst)
 {
     if (inst->slave == NULL) return;
+    PyObject *queue = python->PyObject_GetAttr(inst->slave, python->log_queue_name);
+    if (queue == NULL) { python->PyErr_Clear(); return; }   /* no queue: nothing to forward */
+    int pending = python->PyObject_IsTrue(queue);
+    python->Py_DecRef(queue);
+    if (pending == 0) return;
+    python->PyErr_Clear();   /* pending < 0: the helper meets the same failure and says nothing */
     PyObject *args = python->PyTuple_New(1);
     python->Py_IncRef(inst->slave);
     python->PyTuple_SetItem(args, 0, inst->slave);
@@ -387,7 +437,10 @@ static int load_helpers(PythonApi *api, char *error, size_t size)
         api->drain_log = api->PyObject_GetAttrString(module, "drain_log");
         api->Py_DecRef(module);
     }
-    if (api->create_slave == NULL || api->drain_log == NULL) {
+    int named = (api->log_queue_name = api->PyUnicode_InternFromString("log_queue")) != NULL;
+    for (int m = 0; m < METHOD_COUNT && named; m++)
+        named = (api->method_names[m] = api->PyUnicode_InternFromString(METHOD_NAMES[m])) != NULL;
+    if (api->create_slave == NULL || api->drain_log == NULL || !named) {
         snprintf(error, size, "cannot compile the wrapper's Python helpers");
         api->PyErr_Clear();
         return 0;
@@ -513,8 +566,16 @@ static void free_categories(Instance *inst)
     inst->n_categories = 0;
 }
 
+/* Release the cached reference tuples (GIL held, Python still running). */
+static void release_references(Instance *inst)
+{
+    for (int m = 0; m < METHOD_COUNT; m++)
+        if (inst->references[m].tuple) python->Py_DecRef(inst->references[m].tuple);
+}
+
 static void free_instance(Instance *inst)
 {
+    for (int m = 0; m < METHOD_COUNT; m++) free(inst->references[m].vr);
     free_strings(inst);
     free_categories(inst);
     free(inst->instance_name);
@@ -545,10 +606,10 @@ static fmi2Status create_slave(Instance *inst)
 
 /* Call slave.<method>(*args) (GIL held; steals `args`, may be NULL). On success returns fmi2OK
  * and the result in *result (owned) if result is not NULL. */
-static fmi2Status call(Instance *inst, const char *function, const char *method, PyObject *args, PyObject **result)
+static fmi2Status call(Instance *inst, const char *function, Method method, PyObject *args, PyObject **result)
 {
     if (result) *result = NULL;
-    PyObject *callable = python->PyObject_GetAttrString(inst->slave, method);
+    PyObject *callable = python->PyObject_GetAttr(inst->slave, python->method_names[method]);
     PyObject *value = NULL;
     if (callable != NULL) {
         value = python->PyObject_CallObject(callable, args);
@@ -572,12 +633,33 @@ static PyObject *tuple_of(int n, ...)
     return t;
 }
 
-static PyObject *list_of_references(const fmi2ValueReference vr[], size_t n)
+/* The tuple of the n references for slave.<method> (a new reference; NULL with the Python
+ * exception set on failure): the cached one when they are those of the last call (GIL held). */
+static PyObject *references_of(Instance *inst, Method method, const fmi2ValueReference vr[], size_t n)
 {
-    PyObject *list = python->PyList_New((Py_ssize_t)n);
-    for (size_t i = 0; i < n; i++)
-        python->PyList_SetItem(list, (Py_ssize_t)i, python->PyLong_FromUnsignedLong(vr[i]));
-    return list;
+    References *cached = &inst->references[method];
+    if (cached->tuple != NULL && cached->n == n && memcmp(cached->vr, vr, n * sizeof *vr) == 0) {
+        python->Py_IncRef(cached->tuple);
+        return cached->tuple;
+    }
+    PyObject *tuple = python->PyTuple_New((Py_ssize_t)n);
+    if (tuple == NULL) return NULL;
+    for (size_t i = 0; i < n; i++) {
+        PyObject *reference = python->PyLong_FromUnsignedLong(vr[i]);
+        if (reference == NULL) { python->Py_DecRef(tuple); return NULL; }
+        python->PyTuple_SetItem(tuple, (Py_ssize_t)i, reference);
+    }
+    fmi2ValueReference *copy = malloc(n * sizeof *copy);
+    if (copy != NULL) {   /* else simply not cached */
+        memcpy(copy, vr, n * sizeof *vr);
+        if (cached->tuple) python->Py_DecRef(cached->tuple);
+        free(cached->vr);
+        cached->vr = copy;
+        cached->n = n;
+        cached->tuple = tuple;
+        python->Py_IncRef(tuple);
+    }
+    return tuple;
 }
 
 /* A usable instance, or NULL after logging nothing (there is nobody to log to). */
@@ -645,8 +727,12 @@ EXPORT void fmi2FreeInstance(fmi2Component c)
     Instance *inst = (Instance *)c;
     if (inst == NULL) return;
     /* After the host's own Py_Finalize the objects are gone with the interpreter. */
-    if (python != NULL && inst->slave != NULL && python->Py_IsInitialized())
-        WITH_GIL(python->Py_DecRef(inst->slave));
+    if (python != NULL && python->Py_IsInitialized()) {
+        PyGILState_STATE gil = python->PyGILState_Ensure();
+        if (inst->slave != NULL) python->Py_DecRef(inst->slave);
+        release_references(inst);
+        python->PyGILState_Release(gil);
+    }
     free_instance(inst);
 }
 
@@ -674,7 +760,7 @@ EXPORT fmi2Status fmi2SetupExperiment(fmi2Component c, fmi2Boolean toleranceDefi
     INSTANCE(c);
     fmi2Status status;
     /* pythonfmu passes the start time only; so does this wrapper (the slave API). */
-    WITH_GIL(status = call(inst, "fmi2SetupExperiment", "setup_experiment",
+    WITH_GIL(status = call(inst, "fmi2SetupExperiment", SETUP_EXPERIMENT,
                            tuple_of(1, python->PyFloat_FromDouble(startTime)), NULL));
     return status;
 }
@@ -683,7 +769,7 @@ EXPORT fmi2Status fmi2EnterInitializationMode(fmi2Component c)
 {
     INSTANCE(c);
     fmi2Status status;
-    WITH_GIL(status = call(inst, "fmi2EnterInitializationMode", "enter_initialization_mode", NULL, NULL));
+    WITH_GIL(status = call(inst, "fmi2EnterInitializationMode", ENTER_INITIALIZATION_MODE, NULL, NULL));
     return status;
 }
 
@@ -691,7 +777,7 @@ EXPORT fmi2Status fmi2ExitInitializationMode(fmi2Component c)
 {
     INSTANCE(c);
     fmi2Status status;
-    WITH_GIL(status = call(inst, "fmi2ExitInitializationMode", "exit_initialization_mode", NULL, NULL));
+    WITH_GIL(status = call(inst, "fmi2ExitInitializationMode", EXIT_INITIALIZATION_MODE, NULL, NULL));
     return status;
 }
 
@@ -699,7 +785,7 @@ EXPORT fmi2Status fmi2Terminate(fmi2Component c)
 {
     INSTANCE(c);
     fmi2Status status;
-    WITH_GIL(status = call(inst, "fmi2Terminate", "terminate", NULL, NULL));
+    WITH_GIL(status = call(inst, "fmi2Terminate", TERMINATE, NULL, NULL));
     return status;
 }
 
@@ -714,10 +800,13 @@ EXPORT fmi2Status fmi2Reset(fmi2Component c)
 
 /* ---------------------------------------------------------------- getters and setters */
 /* Call slave.<method>(vrs) and check that it returned n values (GIL held). */
-static fmi2Status get_values(Instance *inst, const char *function, const char *method,
+static fmi2Status get_values(Instance *inst, const char *function, Method method,
                              const fmi2ValueReference vr[], size_t n, PyObject **values)
 {
-    fmi2Status status = call(inst, function, method, tuple_of(1, list_of_references(vr, n)), values);
+    *values = NULL;
+    PyObject *references = references_of(inst, method, vr, n);
+    if (references == NULL) return report_exception(inst, function);
+    fmi2Status status = call(inst, function, method, tuple_of(1, references), values);
     if (status > fmi2Warning) return status;
     Py_ssize_t got = python->PySequence_Size(*values);
     if (got != (Py_ssize_t)n) {
@@ -740,7 +829,7 @@ EXPORT fmi2Status fmi2GetReal(fmi2Component c, const fmi2ValueReference vr[], si
     fmi2Status status;
     PyGILState_STATE gil = python->PyGILState_Ensure();
     PyObject *values;
-    status = get_values(inst, "fmi2GetReal", "get_real", vr, nvr, &values);
+    status = get_values(inst, "fmi2GetReal", GET_REAL, vr, nvr, &values);
     if (status <= fmi2Warning) {
         for (size_t i = 0; i < nvr; i++) {
             PyObject *item = python->PySequence_GetItem(values, (Py_ssize_t)i);
@@ -761,7 +850,7 @@ EXPORT fmi2Status fmi2GetInteger(fmi2Component c, const fmi2ValueReference vr[],
     fmi2Status status;
     PyGILState_STATE gil = python->PyGILState_Ensure();
     PyObject *values;
-    status = get_values(inst, "fmi2GetInteger", "get_integer", vr, nvr, &values);
+    status = get_values(inst, "fmi2GetInteger", GET_INTEGER, vr, nvr, &values);
     if (status <= fmi2Warning) {
         for (size_t i = 0; i < nvr; i++) {
             PyObject *item = python->PySequence_GetItem(values, (Py_ssize_t)i);
@@ -782,7 +871,7 @@ EXPORT fmi2Status fmi2GetBoolean(fmi2Component c, const fmi2ValueReference vr[],
     fmi2Status status;
     PyGILState_STATE gil = python->PyGILState_Ensure();
     PyObject *values;
-    status = get_values(inst, "fmi2GetBoolean", "get_boolean", vr, nvr, &values);
+    status = get_values(inst, "fmi2GetBoolean", GET_BOOLEAN, vr, nvr, &values);
     if (status <= fmi2Warning) {
         for (size_t i = 0; i < nvr; i++) {
             PyObject *item = python->PySequence_GetItem(values, (Py_ssize_t)i);
@@ -806,7 +895,7 @@ EXPORT fmi2Status fmi2GetString(fmi2Component c, const fmi2ValueReference vr[], 
     PyObject *values;
     /* The strings stay valid until the next fmi2GetString or fmi2FreeInstance. */
     free_strings(inst);
-    status = get_values(inst, "fmi2GetString", "get_string", vr, nvr, &values);
+    status = get_values(inst, "fmi2GetString", GET_STRING, vr, nvr, &values);
     if (status <= fmi2Warning) {
         inst->strings = calloc(nvr, sizeof *inst->strings);
         inst->n_strings = inst->strings ? nvr : 0;
@@ -825,10 +914,15 @@ EXPORT fmi2Status fmi2GetString(fmi2Component c, const fmi2ValueReference vr[], 
     return status;
 }
 
-static fmi2Status set_values(Instance *inst, const char *function, const char *method,
+static fmi2Status set_values(Instance *inst, const char *function, Method method,
                              const fmi2ValueReference vr[], size_t n, PyObject *values)
 {
-    return call(inst, function, method, tuple_of(2, list_of_references(vr, n), values), NULL);
+    PyObject *references = references_of(inst, method, vr, n);
+    if (references == NULL) {
+        python->Py_DecRef(values);
+        return report_exception(inst, function);
+    }
+    return call(inst, function, method, tuple_of(2, references, values), NULL);
 }
 
 EXPORT fmi2Status fmi2SetReal(fmi2Component c, const fmi2ValueReference vr[], size_t nvr, const fmi2Real value[])
@@ -840,7 +934,7 @@ EXPORT fmi2Status fmi2SetReal(fmi2Component c, const fmi2ValueReference vr[], si
     PyObject *values = python->PyList_New((Py_ssize_t)nvr);
     for (size_t i = 0; i < nvr; i++)
         python->PyList_SetItem(values, (Py_ssize_t)i, python->PyFloat_FromDouble(value[i]));
-    status = set_values(inst, "fmi2SetReal", "set_real", vr, nvr, values);
+    status = set_values(inst, "fmi2SetReal", SET_REAL, vr, nvr, values);
     python->PyGILState_Release(gil);
     return status;
 }
@@ -854,7 +948,7 @@ EXPORT fmi2Status fmi2SetInteger(fmi2Component c, const fmi2ValueReference vr[],
     PyObject *values = python->PyList_New((Py_ssize_t)nvr);
     for (size_t i = 0; i < nvr; i++)
         python->PyList_SetItem(values, (Py_ssize_t)i, python->PyLong_FromLong(value[i]));
-    status = set_values(inst, "fmi2SetInteger", "set_integer", vr, nvr, values);
+    status = set_values(inst, "fmi2SetInteger", SET_INTEGER, vr, nvr, values);
     python->PyGILState_Release(gil);
     return status;
 }
@@ -868,7 +962,7 @@ EXPORT fmi2Status fmi2SetBoolean(fmi2Component c, const fmi2ValueReference vr[],
     PyObject *values = python->PyList_New((Py_ssize_t)nvr);
     for (size_t i = 0; i < nvr; i++)
         python->PyList_SetItem(values, (Py_ssize_t)i, python->PyBool_FromLong(value[i] != fmi2False));
-    status = set_values(inst, "fmi2SetBoolean", "set_boolean", vr, nvr, values);
+    status = set_values(inst, "fmi2SetBoolean", SET_BOOLEAN, vr, nvr, values);
     python->PyGILState_Release(gil);
     return status;
 }
@@ -890,7 +984,7 @@ EXPORT fmi2Status fmi2SetString(fmi2Component c, const fmi2ValueReference vr[], 
         status = report_exception(inst, "fmi2SetString");
         python->Py_DecRef(values);
     } else {
-        status = set_values(inst, "fmi2SetString", "set_string", vr, nvr, values);
+        status = set_values(inst, "fmi2SetString", SET_STRING, vr, nvr, values);
     }
     python->PyGILState_Release(gil);
     return status;
@@ -905,7 +999,7 @@ EXPORT fmi2Status fmi2GetFMUstate(fmi2Component c, fmi2FMUstate *state)
     fmi2Status status;
     PyGILState_STATE gil = python->PyGILState_Ensure();
     PyObject *value;
-    status = call(inst, "fmi2GetFMUstate", "_get_fmu_state", NULL, &value);
+    status = call(inst, "fmi2GetFMUstate", GET_FMU_STATE, NULL, &value);
     if (status <= fmi2Warning) {
         if (*state != NULL) python->Py_DecRef((PyObject *)*state);
         *state = value;
@@ -922,7 +1016,7 @@ EXPORT fmi2Status fmi2SetFMUstate(fmi2Component c, fmi2FMUstate state)
     PyObject *object = (PyObject *)state;
     PyGILState_STATE gil = python->PyGILState_Ensure();
     python->Py_IncRef(object);
-    status = call(inst, "fmi2SetFMUstate", "_set_fmu_state", tuple_of(1, object), NULL);
+    status = call(inst, "fmi2SetFMUstate", SET_FMU_STATE, tuple_of(1, object), NULL);
     python->PyGILState_Release(gil);
     return status;
 }
@@ -941,7 +1035,7 @@ static fmi2Status state_bytes(Instance *inst, const char *function, fmi2FMUstate
 {
     PyObject *object = (PyObject *)state;
     python->Py_IncRef(object);
-    return call(inst, function, "_fmu_state_to_bytes", tuple_of(1, object), bytes);
+    return call(inst, function, FMU_STATE_TO_BYTES, tuple_of(1, object), bytes);
 }
 
 EXPORT fmi2Status fmi2SerializedFMUstateSize(fmi2Component c, fmi2FMUstate state, size_t *size)
@@ -993,7 +1087,7 @@ EXPORT fmi2Status fmi2DeSerializeFMUstate(fmi2Component c, const fmi2Byte serial
     PyGILState_STATE gil = python->PyGILState_Ensure();
     PyObject *bytes = python->PyBytes_FromStringAndSize(serializedState, (Py_ssize_t)size);
     PyObject *value;
-    status = call(inst, "fmi2DeSerializeFMUstate", "_fmu_state_from_bytes", tuple_of(1, bytes), &value);
+    status = call(inst, "fmi2DeSerializeFMUstate", FMU_STATE_FROM_BYTES, tuple_of(1, bytes), &value);
     if (status <= fmi2Warning) {
         if (*state != NULL) python->Py_DecRef((PyObject *)*state);
         *state = value;
@@ -1039,7 +1133,7 @@ EXPORT fmi2Status fmi2DoStep(fmi2Component c, fmi2Real currentCommunicationPoint
     fmi2Status status;
     PyGILState_STATE gil = python->PyGILState_Ensure();
     PyObject *result;
-    status = call(inst, "fmi2DoStep", "do_step",
+    status = call(inst, "fmi2DoStep", DO_STEP,
                   tuple_of(2, python->PyFloat_FromDouble(currentCommunicationPoint),
                            python->PyFloat_FromDouble(communicationStepSize)), &result);
     if (status <= fmi2Warning) {

@@ -246,3 +246,109 @@ def test_percent_signs_reach_the_host_intact(tmp_path):
     refused = [m for m in i.errors() if "cannot set Waypoints" in m]
     assert refused and "'100%,0,5'" in refused[0], i.messages
     i.fmu.freeInstance()
+
+
+# ------------------------------------------------------------------------------ per-call shortcuts
+# The wrapper skips the Python log helper when the slave's log queue is empty, and passes the
+# same tuple of value references again when a host repeats them (native/python_fmu.c,
+# drain_log and references_of). A tiny plain-pythonfmu slave shows each effect from the host.
+PROBE_SOURCE = '''
+from pythonfmu import Fmi2Slave, Fmi2Causality, Real
+from pythonfmu.enums import Fmi2Status
+
+
+class WrapperProbe(Fmi2Slave):
+    """Outputs X, Y, Z echo the inputs A, B, C; do_step logs and, for A < 0, raises."""
+
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        self.A = self.B = self.C = 0.0
+        for name in "ABC":
+            self.register_variable(Real(name, causality=Fmi2Causality.input))
+        for name, source in zip("XYZ", "ABC"):
+            self.register_variable(Real(name, causality=Fmi2Causality.output,
+                                        getter=lambda source=source: getattr(self, source)))
+
+    def setup_experiment(self, start_time, stop_time=None, tolerance=None):
+        pass   # the project's wrapper passes the start time only
+
+    def do_step(self, current_time, step_size):
+        if self.A > 0:
+            self.log(f"first of two at t={current_time}", Fmi2Status.ok)
+            self.log("second of two", Fmi2Status.warning)
+        if self.A < 0:
+            self.log("logged before the failure", Fmi2Status.warning)
+            raise RuntimeError("A is negative")
+        return True
+'''
+
+
+@pytest.fixture(scope="module")
+def probe(tmp_path_factory):
+    """(model description, extracted folder, name -> value reference) of WrapperProbe.fmu
+    with the project's wrapper."""
+    d = tmp_path_factory.mktemp("probe")
+    src = d / "native_wrapper_probe_slave.py"   # a module name no other FMU of the session uses
+    src.write_text(PROBE_SOURCE)
+    subprocess.run([sys.executable, "-m", "pythonfmu", "build", "-f", str(src), "-d", str(d)],
+                   check=True, capture_output=True, cwd=d)
+    fmu = d / "WrapperProbe.fmu"
+    assert native_wrapper.install(fmu, "WrapperProbe")
+    md = read_model_description(str(fmu))
+    folder = extract(str(fmu), unzipdir=str(d / "extracted"))
+    return md, Path(folder), {v.name: v.valueReference for v in md.modelVariables}
+
+
+def _started_probe(probe, logging_on=True):
+    i = Instance(probe, logging_on=logging_on, name="probe", model="WrapperProbe")
+    i.fmu.setupExperiment(startTime=0.0)
+    i.fmu.enterInitializationMode()
+    i.fmu.exitInitializationMode()
+    i.messages.clear()
+    return i
+
+
+def test_each_queued_message_reaches_the_host_once_in_order_and_an_empty_queue_sends_none(probe):
+    i = _started_probe(probe)
+    i.fmu.doStep(0.0, 1.0)
+    assert i.messages == []
+    i.fmu.setReal([i.vr["A"]], [1.0])
+    i.fmu.doStep(1.0, 1.0)
+    i.fmu.doStep(2.0, 1.0)
+    assert [(s, m) for s, _, m in i.messages] == [(0, "first of two at t=1.0"), (1, "second of two"),
+                                                  (0, "first of two at t=2.0"), (1, "second of two")]
+    i.fmu.freeInstance()
+    quiet = _started_probe(probe, logging_on=False)       # logging off: the warnings only
+    quiet.fmu.setReal([quiet.vr["A"]], [1.0])
+    quiet.fmu.doStep(0.0, 1.0)
+    assert [(s, m) for s, _, m in quiet.messages] == [(1, "second of two")]
+    quiet.fmu.freeInstance()
+
+
+def test_what_the_slave_logged_before_raising_comes_before_the_failure(probe):
+    i = _started_probe(probe)
+    i.fmu.setReal([i.vr["A"]], [-1.0])
+    with pytest.raises(FMICallException) as failure:
+        i.fmu.doStep(0.0, 1.0)
+    assert failure.value.status == ERROR
+    assert [(s, m) for s, _, m in i.messages] == [
+        (1, "logged before the failure"), (ERROR, "fmi2DoStep: RuntimeError: A is negative")]
+    i.fmu.freeInstance()
+
+
+def test_repeated_changed_and_reordered_references_read_and_write_the_right_variables(probe):
+    i = _started_probe(probe)
+    a, b, c, x, y, z = (i.vr[n] for n in "ABCXYZ")
+    i.fmu.setReal([a, b, c], [1.0, 2.0, 3.0])
+    assert i.fmu.getReal([x, y, z]) == [1.0, 2.0, 3.0]
+    assert i.fmu.getReal([x, y, z]) == [1.0, 2.0, 3.0]        # the same references again
+    i.fmu.setReal([a, b, c], [4.0, 5.0, 6.0])                 # the same references, new values
+    assert i.fmu.getReal([z, y, x]) == [6.0, 5.0, 4.0]        # same count, another order
+    assert i.fmu.getReal([y]) == [5.0]                        # fewer
+    i.fmu.setReal([c, a], [7.0, 8.0])
+    assert i.fmu.getReal([x, y, z]) == [8.0, 5.0, 7.0]
+    i.fmu.reset()                                             # a new slave: the values start over
+    assert i.fmu.getReal([x, y, z]) == [0.0, 0.0, 0.0]
+    i.fmu.setReal([a, b, c], [1.5, 2.5, 3.5])
+    assert i.fmu.getReal([x, y, z]) == [1.5, 2.5, 3.5]
+    i.fmu.freeInstance()
