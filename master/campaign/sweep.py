@@ -27,6 +27,7 @@ How it works (docs/campaigns.md has the user's side):
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import logging
 import math
 import os
@@ -227,12 +228,14 @@ class CampaignPlan:
     """Everything needed to execute or inspect a campaign, before anything runs."""
 
     def __init__(self, campaign: Campaign, check_types: bool = True):
-        self.campaign = campaign
         base, fmus, scen_name = resolve_base(campaign.scenario, campaign.stop_time, campaign.step)
         if campaign.seed_variable is None and base.get("noise_seed"):
-            # the stack's word for which parameter seeds its noise (the scenario's noise_seed)
-            campaign.seed_variable = base["noise_seed"]
-            campaign.where.setdefault("seed_variable", (display_path(campaign.scenario), "noise_seed"))
+            # the stack's word for which parameter seeds its noise (the scenario's noise_seed);
+            # a copy, so the caller's Campaign stays as it was given
+            campaign = dataclasses.replace(
+                campaign, seed_variable=base["noise_seed"],
+                where={"seed_variable": (display_path(campaign.scenario), "noise_seed"), **campaign.where})
+        self.campaign = campaign
         types = variable_types(fmus) if check_types else None
         vary, fixed = type_values(campaign, base, types)
         # the scenario with the fixed overrides and the first run's values must be runnable: this

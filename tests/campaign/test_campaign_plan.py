@@ -322,8 +322,12 @@ def test_seeds_vary_the_noise_seed_the_scenario_declares(tmp_path):
     assert CampaignPlan(build_campaign("survey", None, 2, out_dir=tmp_path / "a", stop_time=5)).seed_variable == "sensors.Seed"
     mine = _write(tmp_path / "mine.yaml", f"include: {stack}\nstop_time: 5\ninstances: {{imu: {{fmu: fmus/AuvSensors.fmu}}}}\n"
                                           "noise_seed: imu.Seed\n")
-    plan = CampaignPlan(build_campaign(str(mine), None, 2, out_dir=tmp_path / "b"))
+    given = build_campaign(str(mine), None, 2, out_dir=tmp_path / "b")
+    plan = CampaignPlan(given)
     assert [r.values for r in plan.runs] == [{"imu.Seed": 1}, {"imu.Seed": 2}]
+    assert plan.campaign.seed_variable == "imu.Seed" and "seed_variable" in plan.campaign.where
+    # the plan works on a copy: the caller's campaign is as it was given
+    assert given.seed_variable is None and "seed_variable" not in given.where
     plan = CampaignPlan(build_campaign(str(mine), None, 2, out_dir=tmp_path / "c", seed_variable="sensors.Seed"))
     assert [r.values for r in plan.runs] == [{"sensors.Seed": 1}, {"sensors.Seed": 2}]
     # free_drift removes the sensors of the stack: their noise_seed goes with them
