@@ -13,6 +13,7 @@ from typing import Callable
 import numpy as np
 
 from master import RunData, param
+from master.plot_process import die_with
 
 from .auv import TURNING_CIRCLE, controls_of, driven_vehicle, vehicles_of, waypoints_of
 
@@ -113,10 +114,14 @@ def make_plots(run: RunData, out_dir: Path) -> list[Path]:
     while this process draws the rest, and this returns once both are done. If the child
     fails, its plots are drawn here again (and any error is this process's own)."""
     _mpl()  # imported once, before the fork, for both
+    parent = os.getpid()
     child = _fork_drawer()
     if child == 0:
         code = 1
         try:
+            # a drawer that outlives this process (killed by SIGKILL) would write an old run's
+            # PNGs into a folder a new run may already use
+            die_with(parent)
             _draw(run, out_dir, lambda name: name in _CHILD_SHARE)
             code = 0
         finally:

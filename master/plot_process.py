@@ -64,10 +64,11 @@ def _write_all(fd: int, data: bytes) -> None:
 PR_SET_PDEATHSIG = 1
 
 
-def _die_with(parent: int) -> None:
+def die_with(parent: int) -> None:
     """Ask the kernel (Linux) to kill this process when ``parent`` dies; if it is already gone
     (it died before the request), exit now. Elsewhere, nothing: the pipe's end-of-file still
-    ends a plot process that has not started drawing."""
+    ends a plot process that has not started drawing. Called first thing in a forked child
+    that draws (the plot process, and the children a plot function forks to share the work)."""
     try:
         import ctypes
 
@@ -110,7 +111,7 @@ class PlotProcess:
         if pid == 0:  # the plot process
             code = 1
             try:
-                _die_with(master_pid)
+                die_with(master_pid)
                 os.close(data_w)
                 os.close(result_r)
                 code = _serve(plan, data_r, result_w)

@@ -199,3 +199,37 @@ def test_a_plot_process_dies_with_a_master_killed_while_it_draws(tmp_path):
     if alive:
         os.kill(child, 9)
     assert not alive, "the plot process outlived its master"
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the parent-death signal is Linux's prctl")
+def test_the_child_a_plot_function_forks_dies_with_its_parent(tmp_path):
+    """The AUV's plots share the drawing with a forked child (analyses.auv_plots). When the
+    process that forked it is killed by SIGKILL while the child draws (here: a long sleep in its
+    place), the child must not live on."""
+    pid_file = tmp_path / "drawer.pid"
+    script = ("import os, signal, sys, time, analyses.auv_plots as ap\n"
+              "ap._mpl = lambda: None\n"
+              "def fake_draw(run, out_dir, mine):\n"
+              "    if mine('actuators.png'):  # the child's share\n"
+              "        open(sys.argv[1], 'w').write(str(os.getpid()))\n"
+              "        time.sleep(60)\n"
+              "    else:\n"
+              "        time.sleep(0.5)\n"
+              "        os.kill(os.getpid(), signal.SIGKILL)\n"
+              "ap._draw = fake_draw\n"
+              "ap.make_plots(None, None)\n")
+    env = dict(_env())
+    env.pop("AUV_MASTER_PLOTS", None)
+    proc = subprocess.run([sys.executable, "-c", script, str(pid_file)], cwd=REPO, env=env,
+                          stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=120)
+    assert proc.returncode == -9
+    if not pid_file.exists():
+        pytest.fail("no child drew: analyses.auv_plots did not fork (one CPU, or AUV_MASTER_PLOTS=serial?)")
+    child = int(pid_file.read_text())
+    deadline = time.monotonic() + 10.0
+    while _alive(child) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    alive = _alive(child)
+    if alive:
+        os.kill(child, 9)
+    assert not alive, "the drawing child outlived the process that forked it"
