@@ -14,7 +14,8 @@ No plot process (the plots are drawn in the master's process after the run, as b
 the platform has no ``fork``, the machine one CPU, another thread of the master is alive (a
 forked child could inherit a lock that thread holds: Dask workers, GUIs), or
 ``AUV_MASTER_PLOTS=serial``. If the plot process dies or a plot fails in it, the master draws
-the plots itself: the plots, or the plot error summary.json reports, are the master's own.
+the plots itself: the plots, or the plot error summary.json reports, are the master's own. So
+it does when the plot process has not answered ``PLOT_TIMEOUT_S`` after the run (it is killed).
 
 The plot process leads a process group of its own (with whatever it forks to share the
 drawing), ignores Ctrl-C at the terminal (the master decides: it abandons the plots on a
@@ -28,9 +29,11 @@ from __future__ import annotations
 
 import os
 import pickle
+import select
 import signal
 import sys
 import threading
+import time
 from pathlib import Path
 
 import numpy as np
@@ -49,6 +52,50 @@ def _read_all(fd: int) -> bytes:
     chunks = []
     while True:
         chunk = os.read(fd, 1 << 20)
+        if not chunk:
+            return b"".join(chunks)
+        chunks.append(chunk)
+
+
+#: seconds the master waits for the plot process's answer before drawing the plots itself
+#: (``AUV_MASTER_PLOT_TIMEOUT`` changes it): a plot process stuck for any reason (a lock
+#: inherited through the fork, a hung library) must not hold up the run's end for ever
+PLOT_TIMEOUT_S = 300.0
+
+
+def _plot_timeout() -> float:
+    text = os.environ.get("AUV_MASTER_PLOT_TIMEOUT", "").strip()
+    try:
+        value = float(text) if text else PLOT_TIMEOUT_S
+    except ValueError:
+        return PLOT_TIMEOUT_S
+    return value if value > 0 else PLOT_TIMEOUT_S
+
+
+def _exchange(to_fd: int, payload: bytes, from_fd: int, timeout: float) -> bytes | None:
+    """Write ``payload`` to ``to_fd`` and close it, then read ``from_fd`` to its end; None if
+    this takes more than ``timeout`` seconds (the other side is stuck). ``to_fd`` is closed in
+    every case."""
+    deadline = time.monotonic() + timeout
+    view = memoryview(payload)
+    chunks = []
+    os.set_blocking(to_fd, False)
+    try:
+        while view:
+            left = deadline - time.monotonic()
+            if left <= 0 or not select.select([], [to_fd], [], left)[1]:
+                return None
+            try:
+                view = view[os.write(to_fd, view[:1 << 16]):]
+            except BlockingIOError:
+                continue
+    finally:
+        os.close(to_fd)
+    while True:
+        left = deadline - time.monotonic()
+        if left <= 0 or not select.select([from_fd], [], [], left)[0]:
+            return None
+        chunk = os.read(from_fd, 1 << 20)
         if not chunk:
             return b"".join(chunks)
         chunks.append(chunk)
@@ -129,18 +176,17 @@ class PlotProcess:
         """The run's plots drawn by the plot process into ``out_dir``: the list of files, as
         ``summary.make_plots`` returns it. If the plot process fails, the plots are drawn here
         (an error raised then is the plots' own). On any exception (Ctrl-C too) the plot
-        process and its children are killed."""
+        process and its children are killed. A plot process that has not answered after
+        ``PLOT_TIMEOUT_S`` (``AUV_MASTER_PLOT_TIMEOUT``) is killed too, and the plots drawn here."""
         try:
             payload = pickle.dumps((data, colmap, Path(out_dir)), protocol=pickle.HIGHEST_PROTOCOL)
             answer = b""
+            to_child, self._to_child = self._to_child, None
             try:
-                _write_all(self._to_child, payload)
-                os.close(self._to_child)
-                self._to_child = None
-                answer = _read_all(self._from_child)
+                answer = _exchange(to_child, payload, self._from_child, _plot_timeout())
             except BrokenPipeError:
                 pass  # the plot process is gone: drawn here below
-            self._reap(kill=False)
+            self._reap(kill=answer is None)  # stuck: killed, and drawn here below
             if answer:
                 status, files = pickle.loads(answer)
                 if status == "ok":

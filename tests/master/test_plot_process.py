@@ -27,6 +27,9 @@ import master.runner as runner
 mode, out = sys.argv[1], sys.argv[2]
 if mode == "dies":            # the plot process dies before it reads the rows
     pp._serve = lambda *args: os._exit(3)
+elif mode == "hangs":         # the plot process never answers
+    import time
+    pp._serve = lambda *args: time.sleep(600) or 0
 elif mode == "fails":         # a plot raises, in the plot process and in the master alike
     def failing(*args, **kwargs):
         raise ValueError("no plot today")
@@ -72,8 +75,8 @@ os._exit(0)
 """
 
 
-def run_with(mode: str, out) -> dict:
-    proc = subprocess.run([sys.executable, "-c", SCRIPT, mode, str(out)], cwd=REPO, env=_env(),
+def run_with(mode: str, out, **env) -> dict:
+    proc = subprocess.run([sys.executable, "-c", SCRIPT, mode, str(out)], cwd=REPO, env=dict(_env(), **env),
                           capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr
     return json.loads(proc.stdout.strip().splitlines()[-1])
@@ -101,6 +104,16 @@ def test_the_plot_process_draws_the_plots_the_master_draws_alone(tmp_path, alone
 def test_a_plot_process_that_dies_leaves_the_plots_to_the_master(tmp_path, alone):
     report = run_with("dies", tmp_path)
     assert report["gone"] and report["files"] == PLOTS and report["plot_error"] is None, report
+    for name in PLOTS:
+        assert (tmp_path / name).read_bytes() == (alone / name).read_bytes(), name
+
+
+def test_a_plot_process_that_never_answers_is_killed_and_the_master_draws(tmp_path, alone):
+    started = time.monotonic()
+    report = run_with("hangs", tmp_path, AUV_MASTER_PLOT_TIMEOUT="2")
+    assert time.monotonic() - started < 120, "the master waited for the stuck plot process"
+    assert isinstance(report["pid"], int) and report["gone"], report
+    assert report["files"] == PLOTS and report["plot_error"] is None, report
     for name in PLOTS:
         assert (tmp_path / name).read_bytes() == (alone / name).read_bytes(), name
 
