@@ -12,8 +12,7 @@ from typing import Callable
 
 import numpy as np
 
-from master import RunData, param
-from master.plot_process import die_with
+from master import RunData, die_with_parent, param
 
 from .auv import TURNING_CIRCLE, controls_of, driven_vehicle, vehicles_of, waypoints_of
 
@@ -121,7 +120,7 @@ def make_plots(run: RunData, out_dir: Path) -> list[Path]:
         try:
             # a drawer that outlives this process (killed by SIGKILL) would write an old run's
             # PNGs into a folder a new run may already use
-            die_with(parent)
+            die_with_parent(parent)
             _draw(run, out_dir, lambda name: name in _CHILD_SHARE)
             code = 0
         finally:

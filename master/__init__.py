@@ -29,6 +29,8 @@ _WHERE = {
     # what registered figures, analyses and plots (master.registry) get and use
     **dict.fromkeys(("RunData", "param", "rounded", "stats"), ".summary"),
     "find_step": ".signals",
+    # a child process a plot function forks to share the drawing: dies with its parent
+    "die_with_parent": ".plot_process",
     # messages, files
     **dict.fromkeys(("display_path", "format_loc", "pydantic_problems"), ".scenario"),
     **dict.fromkeys(("file_sha256", "cleanup_temporary"), ".fmu_cache"),

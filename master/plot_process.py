@@ -111,7 +111,7 @@ def _write_all(fd: int, data: bytes) -> None:
 PR_SET_PDEATHSIG = 1
 
 
-def die_with(parent: int) -> None:
+def die_with_parent(parent: int) -> None:
     """Ask the kernel (Linux) to kill this process when ``parent`` dies; if it is already gone
     (it died before the request), exit now. Elsewhere, nothing: the pipe's end-of-file still
     ends a plot process that has not started drawing. Called first thing in a forked child
@@ -158,7 +158,7 @@ class PlotProcess:
         if pid == 0:  # the plot process
             code = 1
             try:
-                die_with(master_pid)
+                die_with_parent(master_pid)
                 os.close(data_w)
                 os.close(result_r)
                 code = _serve(plan, data_r, result_w)
