@@ -21,7 +21,7 @@ from __future__ import annotations
 import copy
 
 from fmu_support import FmuError, FmuSlave
-from fmu_support.declare import Var, parameters_of, register
+from fmu_support.declare import Var, parameters_of, register_with_real_outputs
 
 from controllers_fmu.control import ControlConfig, ControlInputs, ControlStack
 
@@ -72,7 +72,9 @@ class AuvControl(FmuSlave):
     def __init__(self, **kwargs):
         super().__init__(**kwargs)
         self.values = {}
-        register(self, TABLE, self.values)
+        # the Real outputs in the list self.real_outputs, in the order of OUTPUTS: a host reads
+        # them as one slice
+        register_with_real_outputs(self, TABLE)
         self.stack = None
 
     def _config(self) -> ControlConfig:
@@ -99,11 +101,9 @@ class AuvControl(FmuSlave):
                              heading_cmd=v["HeadingCommand"], depth_cmd=v["DepthCommand"])
 
     def _publish(self, o) -> None:
+        self.real_outputs[:] = (o.thrust_power, o.rudder_yaw, o.rudder_dive, o.speed_ref,  # as OUTPUTS
+                                o.heading_ref, o.depth_ref, o.pitch_ref, o.cross_track_error)
         v = self.values
-        v["ThrustPower"], v["RudderYaw"], v["RudderDive"] = o.thrust_power, o.rudder_yaw, o.rudder_dive
-        v["SpeedRef"], v["HeadingRef"] = o.speed_ref, o.heading_ref
-        v["DepthRef"], v["PitchRef"] = o.depth_ref, o.pitch_ref
-        v["CrossTrackError"] = o.cross_track_error
         v["WaypointIndex"], v["MissionFinished"] = int(o.waypoint_index), bool(o.mission_finished)
 
     def _first_commands(self) -> ControlStack:

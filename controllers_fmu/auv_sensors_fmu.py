@@ -19,7 +19,7 @@ from __future__ import annotations
 import copy
 
 from fmu_support import FmuError, FmuSlave
-from fmu_support.declare import Var, parameters_of, register
+from fmu_support.declare import Var, parameters_of, register_with_real_outputs
 
 from controllers_fmu.sensors import SensorConfig, SensorSuite, TruthInputs
 
@@ -64,7 +64,9 @@ class AuvSensors(FmuSlave):
     def __init__(self, **kwargs):
         super().__init__(**kwargs)
         self.values = {}
-        register(self, TABLE, self.values)
+        # the Real outputs in the list self.real_outputs, in the order of OUTPUTS: a host reads
+        # them as one slice
+        register_with_real_outputs(self, TABLE)
         self.suite = None
 
     # ---------------------------------------------------------------- mapping
@@ -84,11 +86,9 @@ class AuvSensors(FmuSlave):
                            vel=[v["Vel[1]"], v["Vel[2]"], v["Vel[3]"]])
 
     def _publish(self, o) -> None:
-        v = self.values
-        v["MeasuredDepth"], v["MeasuredRoll"], v["MeasuredPitch"] = o.depth, o.roll, o.pitch
-        v["MeasuredHeading"], v["MeasuredSpeed"] = o.heading, o.speed
-        v["MeasuredAltitude"], v["AltitudeValid"] = o.altitude, bool(o.altitude_valid)
-        v["NavNorth"], v["NavEast"] = o.nav_north, o.nav_east
+        self.real_outputs[:] = (o.depth, o.roll, o.pitch, o.heading, o.speed, o.altitude,  # as OUTPUTS
+                                o.nav_north, o.nav_east)
+        self.values["AltitudeValid"] = bool(o.altitude_valid)
 
     def _first_reading(self) -> SensorSuite:
         suite = SensorSuite(self._config())

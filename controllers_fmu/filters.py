@@ -41,12 +41,13 @@ class FirstOrderLag:
 
     def update(self, x: float, dt: float) -> float:
         x = float(x)
-        if self.y is None or self.tau <= 0.0:
+        y = self.y
+        if y is None or self.tau <= 0.0:
             self.y = x
             return x
-        a = self.coefficient(dt)
-        self.y = a * self.y + (1.0 - a) * x
-        return self.y
+        a = self._a if dt == self._dt else self.coefficient(dt)   # every step of a fixed period
+        self.y = y = a * y + (1.0 - a) * x
+        return y
 
     # state save/restore (JSON-friendly)
     def get_state(self):
@@ -65,9 +66,10 @@ class AngleLag(FirstOrderLag):
 
     def update(self, x: float, dt: float) -> float:
         x = float(x)
-        if self.y is None or self.tau <= 0.0:
+        y = self.y
+        if y is None or self.tau <= 0.0:
             self.y = x
             return x
-        a = self.coefficient(dt)
-        self.y = wrap_pi(self.y + (1.0 - a) * wrap_pi(x - self.y))
-        return self.y
+        a = self._a if dt == self._dt else self.coefficient(dt)
+        self.y = y = wrap_pi(y + (1.0 - a) * wrap_pi(x - y))
+        return y

@@ -44,6 +44,7 @@ class PID:
         if not i_band > 0.0:
             raise ValueError(f"PID integral band must be > 0, got {i_band!r}")
         self.i_band = float(i_band)
+        self._lag_dt, self._lag_a = None, 0.0   # the last step length and its filter coefficient
         self.reset()
 
     def reset(self, integral: float = 0.0) -> None:
@@ -56,18 +57,21 @@ class PID:
     def update(self, ref: float, meas: float, dt: float, ff: float = 0.0) -> float:
         """One control period. ``dt <= 0`` evaluates the law without advancing any state."""
         e = ref - meas
-        if self.wrap:
+        wrap = self.wrap
+        if wrap:
             e = wrap_pi(e)
         advance = dt > 0.0
         # derivative of the measurement
         deriv = self.deriv
         if advance and self.prev_meas is not None:
             dm = meas - self.prev_meas
-            if self.wrap:
+            if wrap:
                 dm = wrap_pi(dm)
             raw = dm / dt
-            a = lag_coefficient(dt, self.tf)
-            deriv = a * self.deriv + (1.0 - a) * raw
+            if dt != self._lag_dt:    # the filter's coefficient, computed once per step length
+                self._lag_dt, self._lag_a = dt, lag_coefficient(dt, self.tf)
+            a = self._lag_a
+            deriv = a * deriv + (1.0 - a) * raw
         d_term = -self.kd * deriv
         p_term = self.kp * e
 
@@ -81,7 +85,8 @@ class PID:
                 candidate = integral       # hold: conditional integration
             integral = candidate
         u_raw = ff + p_term + integral + d_term
-        u = clamp(u_raw, self.out_min, self.out_max)
+        out_min, out_max = self.out_min, self.out_max
+        u = out_min if u_raw < out_min else out_max if u_raw > out_max else u_raw   # clamp
         if advance:
             self.integral = integral
             self.deriv = deriv

@@ -6,6 +6,7 @@ import math
 import numpy as np
 import pytest
 
+from controllers_fmu.noise import NormalStream
 from controllers_fmu.sensors import NOISE_CHANNELS, SensorConfig, SensorSuite, TruthInputs
 
 
@@ -163,6 +164,21 @@ def test_state_save_restore_includes_generator_and_filters():
     fresh = SensorSuite(SensorConfig(Seed=3, DepthLag=0.5, AhrsLag=0.3, DvlLag=0.2, NavLag=0.4))
     fresh.set_state(saved)
     assert [vars(fresh.sample(t, 0.1)).copy() for t in truths[50:]] == first
+
+
+def test_noise_drawn_in_blocks_is_the_noise_drawn_sample_by_sample():
+    """The values, and the generator state saved after any number of samples (a block
+    half handed out included), are those of one standard_normal(8) per sample."""
+    stream = NormalStream(5, 8, samples_per_block=16)
+    reference = np.random.Generator(np.random.PCG64(5))
+    for k in range(40):       # two and a half blocks
+        assert stream.take() == reference.standard_normal(8).tolist()
+        assert stream.get_state() == reference.bit_generator.state, k
+    saved = json.loads(json.dumps(stream.get_state()))
+    ahead = [stream.take() for _ in range(20)]
+    restored = NormalStream(99, 8, samples_per_block=16)
+    restored.set_state(saved)
+    assert [restored.take() for _ in range(20)] == ahead
 
 
 @pytest.mark.parametrize("field, value", [("DepthNoiseStd", -0.1), ("AhrsLag", -1.0),
