@@ -7,11 +7,12 @@ Prints, measured side by side in one run:
     the returned array), in still water and in the sea;
   - microseconds per 0.1 s communication step of a 60 s open-loop thruster manoeuvre (surge,
     yaw, heave, sway in a current, in waves) at the FMU's default tolerances, derivative
-    evaluations per step, and the largest position error against the same run at rtol 1e-10:
-    with the commands held over each segment, and jumping at every step as a closed loop's do
-    (each change starts a transient of the propellers' lag, T = 0.1 s, the length of a step;
-    see CASES); for dopri5 (the AUV's) and dop853 (the H100's), both SciPy's Hairer codes,
-    first step the interval.
+    evaluations per step, and the largest position error against rtol 1e-10: with the
+    commands held over each segment, and jumping at every step as a closed loop's do (each
+    change starts a transient of the propellers' lag, T = 0.1 s, the length of a step; see
+    CASES); for dopri5 (the AUV's) and dop853 (the H100's), both SciPy's Hairer codes, first
+    step the interval, with the lag integrated as a state and solved in closed form over each
+    step (VehicleSimulator, as the FMU: see INTEGRATIONS).
 
     .venv/bin/python benchmarks/bench_h100.py [--seconds 60]
 """
@@ -30,7 +31,9 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 from vehicle_model._jit import jit  # noqa: E402
 from vehicle_model.environment import Environment  # noqa: E402
 from vehicle_model.h100 import H100Model, load_vehicle  # noqa: E402
-from vehicle_model.h100.dynamics import input_jacobian, state_derivative, state_jacobian  # noqa: E402
+from vehicle_model.h100.dynamics import (input_jacobian, state_derivative, state_jacobian,  # noqa: E402
+                                         step_derivative_into)
+from vehicle_model.simulator import VehicleSimulator  # noqa: E402
 from vehicle_model.waves import WaveParameters  # noqa: E402
 
 STEP = 0.1
@@ -95,8 +98,14 @@ def derivative_cost(repeats):
                             PropellerSpeed0=np.full(8, 0.3))
     u = model.inputs(manoeuvre(0.0))
     c = model.constants
+    held = np.zeros(model.held_size)
+    model.hold_step(x, u, 0.95, held)
+    ydot = np.empty(model.integrated_size)
+    y = x[:model.integrated_size].copy()
     return {
         "derivative_us": time_per_call(lambda: state_derivative(1.0, x, u, c), repeats),
+        "step_derivative_into_us (lag solved)": time_per_call(
+            lambda: step_derivative_into(1.0, y, held, c, ydot), repeats),
         "state_jacobian_us": time_per_call(lambda: state_jacobian(1.0, x, u, c), max(1, repeats // 20)),
         "input_jacobian_us": time_per_call(lambda: input_jacobian(1.0, x, u, c), max(1, repeats // 5)),
         "derivative_in_a_loop_us (sea)": in_loop_cost(max(1, repeats // 4), True),
@@ -121,7 +130,8 @@ def commands(seconds, case):
 
 def fly(model, seconds, rtol, atol, method="dopri5", case="held", derivative=state_derivative):
     """`method` restarted at every communication point, the inputs held over the step and its
-    first step the whole step (as the FMU does)."""
+    first step the whole step (as the FMU does), the propeller lag integrated with the rest:
+    the whole state of the full derivative."""
     u = np.zeros(model.input_size)
     solver = ode(derivative)
     solver.set_f_params(u, model.constants)
@@ -138,6 +148,49 @@ def fly(model, seconds, rtol, atol, method="dopri5", case="held", derivative=sta
     return np.array(track)
 
 
+def fly_solved(model, seconds, rtol, atol, method="dop853", case="held"):
+    """The same through `VehicleSimulator` (what the FMU steps with): the propeller lag solved in
+    closed form over each step, the integrator carrying the rigid body (H100Model's
+    step_derivative_into)."""
+    simulator = VehicleSimulator(model, model.initial_state(Pos0=(0.0, 0.0, 5.0)), rtol=rtol, atol=atol,
+                                 method=method)
+    u = np.zeros(model.input_size)
+    track = []
+    for k, command in enumerate(commands(seconds, case)):
+        u[:] = model.inputs(command)
+        track.append(simulator.advance(k * STEP, (k + 1) * STEP, u)[0:3])
+    return np.array(track)
+
+
+class CountedH100(H100Model):
+    """The H100 whose derivatives count their calls (in `calls`)."""
+    calls = 0
+
+    @staticmethod
+    def derivative_at(t, x, u, c):
+        CountedH100.calls += 1
+        return state_derivative(t, x, u, c)
+
+    @staticmethod
+    def step_derivative_into(t, y, held, c, ydot):
+        CountedH100.calls += 1
+        step_derivative_into(t, y, held, c, ydot)
+
+
+#: (label, lag, method): the lag integrated with the rest (the full derivative) or solved in
+#: closed form over each step (the simulator's: H100Model.INTEGRATOR is the last row's method)
+INTEGRATIONS = (("dopri5, lag integrated", "integrated", "dopri5"),
+                ("dop853, lag integrated", "integrated", "dop853"),
+                ("dopri5, lag solved", "solved", "dopri5"),
+                ("dop853, lag solved", "solved", "dop853"))
+
+
+def flight(model, seconds, rtol, atol, lag, method, case):
+    if lag == "integrated":
+        return fly(model, seconds, rtol, atol, method, case, derivative=model.derivative_at)
+    return fly_solved(model, seconds, rtol, atol, method, case)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=60.0)
@@ -151,34 +204,30 @@ def main():
     plain = json.loads(subprocess.run([sys.executable, __file__, "--derivative-only", "500"], env=env,
                                       capture_output=True, text=True, check=True).stdout)
     print("H100 (8 thrusters, current, 50-component JONSWAP sea)")
-    print("cost (us per call)                 compiled (numba)   plain Python   ratio")
+    print("cost (us per call)                       compiled (numba)   plain Python   ratio")
     for key in compiled:
-        print(f"  {key:<32} {compiled[key]:12.2f} {plain[key]:14.1f} {plain[key] / compiled[key]:7.1f}")
+        print(f"  {key:<38} {compiled[key]:12.2f} {plain[key]:14.1f} {plain[key] / compiled[key]:7.1f}")
 
     model = make_model()
+    counted = CountedH100(model.params, model.env, model.waves)
     steps = int(round(args.seconds / STEP))
     print(f"\n{args.seconds:.0f} s open-loop manoeuvre at a {STEP} s step, restarted each step, first step the "
-          f"step (rtol {DEFAULT_RTOL:g}, atol {DEFAULT_ATOL:g}); error: largest position error against rtol 1e-10")
-    print(f"  {'commands':9s} {'method':7s} {'us/step':>8s} {'x real time':>12s} {'evaluations/step':>17s} "
+          f"step (rtol {DEFAULT_RTOL:g}, atol {DEFAULT_ATOL:g}); error: largest position error against "
+          f"dop853 at rtol 1e-10 with the lag integrated; the simulator's: {H100Model.INTEGRATOR}, lag solved")
+    print(f"  {'commands':9s} {'integration':24s} {'us/step':>8s} {'x real time':>12s} {'evaluations/step':>17s} "
           f"{'error [m]':>10s}")
-    calls = [0]
-
-    def counted(t, x, u, c):
-        calls[0] += 1
-        return state_derivative(t, x, u, c)
-
     for case in CASES:
-        reference = fly(model, args.seconds, 1e-10, 1e-12, case=case)
-        for method in ("dopri5", "dop853"):
-            fly(model, 1.0, DEFAULT_RTOL, DEFAULT_ATOL, method, case)     # warm-up
+        reference = fly(model, args.seconds, 1e-10, 1e-12, "dop853", case)
+        for label, lag, method in INTEGRATIONS:
+            flight(model, 1.0, DEFAULT_RTOL, DEFAULT_ATOL, lag, method, case)     # warm-up
             start = time.perf_counter()
-            track = fly(model, args.seconds, DEFAULT_RTOL, DEFAULT_ATOL, method, case)
+            track = flight(model, args.seconds, DEFAULT_RTOL, DEFAULT_ATOL, lag, method, case)
             wall = time.perf_counter() - start
-            calls[0] = 0
-            fly(model, args.seconds, DEFAULT_RTOL, DEFAULT_ATOL, method, case, derivative=counted)
+            CountedH100.calls = 0
+            flight(counted, args.seconds, DEFAULT_RTOL, DEFAULT_ATOL, lag, method, case)
             error = float(np.max(np.linalg.norm(track - reference, axis=1)))
-            print(f"  {case:9s} {method:7s} {wall / steps * 1e6:8.1f} "
-                  f"{args.seconds / wall:12.0f} {calls[0] / steps:17.1f} {error:10.2e}")
+            print(f"  {case:9s} {label:24s} {wall / steps * 1e6:8.1f} "
+                  f"{args.seconds / wall:12.0f} {CountedH100.calls / steps:17.1f} {error:10.2e}")
 
 
 if __name__ == "__main__":

@@ -3,6 +3,7 @@ the inputs held, with SciPy's Dormand-Prince."""
 from __future__ import annotations
 
 import math
+from typing import Optional
 
 import numpy as np
 
@@ -50,14 +51,19 @@ class VehicleSimulator:
     one step (at a 0.1 s control period that step is almost always accepted, and it saves the
     two evaluations of DOPRI5's initial-step guess); the error control shortens it when needed.
     A vehicle may name another of SciPy's Hairer codes in its class attribute `INTEGRATOR`
-    ("dop853", 8th order, the same interface): the H100 does, because its closed loop's
-    commands jump at every step and each jump starts a propeller transient as long as the step,
-    which DOPRI5 splits in about three (see H100Model.INTEGRATOR, benchmarks/bench_h100.py).
+    ("dop853", 8th order, the same interface): the H100 does, for its accuracy in manoeuvres
+    (see H100Model.INTEGRATOR, benchmarks/bench_h100.py).
+    A vehicle may also solve part of its state over a step in closed form (the H100: its
+    propeller lag, linear with the command held): it then has `step_derivative_into(t, y, held,
+    c, ydot)` for the first `integrated_size` states y, `held_size`, `hold_step(x, u, t0,
+    held)` that fills the step's held vector (the inputs first), and `state_after_step(y, held,
+    t1)` that returns the whole state at t1; the integrator carries y only.
     After each step the vehicle projects the state (`project_state`: the AUV's battery onto
     zero when a step ends just past flat).
     """
 
-    def __init__(self, model, x0, rtol: float = 1e-4, atol: float = 1e-6, max_steps: int = 100000):
+    def __init__(self, model, x0, rtol: float = 1e-4, atol: float = 1e-6, max_steps: int = 100000,
+                 method: Optional[str] = None):
         if not (rtol > 0 and atol > 0):
             raise ValueError(f"tolerances must be positive (rtol={rtol}, atol={atol})")
         self.model = model
@@ -68,11 +74,20 @@ class VehicleSimulator:
         self._u = np.zeros(len(self._input_names))
         # The compiled derivative with the held inputs and the constants as extra arguments:
         # into a buffer when the vehicle can (see _right_hand_side), else returning x'.
-        self.method = self.integrator_of(model)
-        derivative_into = getattr(model, "derivative_into", None)
-        self._solver = ode(model.derivative_at if derivative_into is None
-                           else _right_hand_side(derivative_into, self._x.size))
-        self._solver.set_f_params(self._u, model.constants)
+        self.method = method or self.integrator_of(model)   # another one: benchmarks compare
+        # A vehicle that solves part of its state over a step in closed form (see the class
+        # docstring) hands the integrator its first `integrated_size` states and a held vector.
+        self._step_derivative = getattr(model, "step_derivative_into", None)
+        if self._step_derivative is not None:
+            self._integrated = model.integrated_size
+            self._held = np.zeros(model.held_size)
+            self._solver = ode(_right_hand_side(self._step_derivative, self._integrated))
+            self._solver.set_f_params(self._held, model.constants)
+        else:
+            derivative_into = getattr(model, "derivative_into", None)
+            self._solver = ode(model.derivative_at if derivative_into is None
+                               else _right_hand_side(derivative_into, self._x.size))
+            self._solver.set_f_params(self._u, model.constants)
         self._solver.set_integrator(self.method, rtol=self.rtol, atol=self.atol, nsteps=max_steps)
 
     @staticmethod
@@ -107,8 +122,13 @@ class VehicleSimulator:
         # DOPRI5 and DOP853 read their first step when reset (by set_initial_value); the interval
         # is the natural guess (see the class docstring).
         self._solver._integrator.first_step = t1 - t0
-        self._solver.set_initial_value(self._x, t0)
-        x = self._solver.integrate(t1)   # a new array each call: kept without a copy
+        if self._step_derivative is None:
+            self._solver.set_initial_value(self._x, t0)
+            x = self._solver.integrate(t1)   # a new array each call: kept without a copy
+        else:
+            self.model.hold_step(self._x, self._u, t0, self._held)
+            self._solver.set_initial_value(self._x[:self._integrated], t0)
+            x = self.model.state_after_step(self._solver.integrate(t1), self._held, t1)
         if not self._solver.successful() or not _all_finite(x):
             raise IntegrationError(
                 f"{self.method} failed between t={t0} and t={t1} (return code "

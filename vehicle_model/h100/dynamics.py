@@ -20,6 +20,8 @@ stay orthogonal whatever the integrator does to the norm in between).
 The constants travel as one flat float vector (`pack_constants`): a fixed block, then the
 thrusters, then the wave components; the compiled functions read the sizes from its head.
 """
+import math
+
 import numpy as np
 
 from .._jit import jit
@@ -35,7 +37,8 @@ from .forces import (
     damping_wrench, external_wrench, froude_krylov_wrench, inertia_about_origin,
     moving_water_added_mass_wrench, quadratic_damping_terms, restoring_wrench,
     rigid_body_coriolis_jacobian, rigid_body_coriolis_wrench, submerged_fraction,
-    thruster_force, thruster_force_slope, thruster_speed_rate, thrusters_wrench,
+    thruster_force, thruster_force_slope, thruster_impulse_scaled, thruster_speed_after,
+    thruster_speed_rate, thrusters_wrench,
 )
 
 # ---- the vectors (their orders are written here only; see vehicle_model.protocol). The
@@ -234,12 +237,23 @@ def generalized_force(t, x, u, c):
 def generalized_force_at(t, x, u, c, rotation):
     """`generalized_force` as tuples, with R(q/|q|) already built (the derivative needs it too):
     the sum of the wrenches of `forces`, as tuples (the thrusters' forces are the one array)."""
+    positions, directions = _thruster_geometry(c)
+    thrust = thrusters_wrench(thruster_forces(x, c), positions, directions)
+    return add_unthrusted_wrenches(t, x, (x[7], x[8], x[9], x[10], x[11], x[12]), u, c, rotation, thrust)
+
+
+@jit
+def add_unthrusted_wrenches(t, x, nu, u, c, rotation, tau):
+    """tau plus every wrench of the right-hand side but the thrusters' (external, restoring,
+    Coriolis, damping, moving water, Froude-Krylov), summed in that order: (wrench,
+    current_body, nu_r), tuples. The velocity nu = (LocalVel, Omega) comes apart from x (of
+    which only the position x[0:3] is read): `step_derivative_into` hands the velocity
+    with the thrusters' impulse put back."""
     n = int(c[C_THRUSTERS])
     water_ned, wave_acceleration = water_motion(t, x, c)
     current_body = rotate_back3(rotation, water_ned)
-    nu = (x[7], x[8], x[9], x[10], x[11], x[12])
-    omega = (x[10], x[11], x[12])
-    nu_r = (x[7] - current_body[0], x[8] - current_body[1], x[9] - current_body[2], x[10], x[11], x[12])
+    omega = (nu[3], nu[4], nu[5])
+    nu_r = (nu[0] - current_body[0], nu[1] - current_body[1], nu[2] - current_body[2], nu[3], nu[4], nu[5])
     depth_rate = rotation[2, 0] * nu[0] + rotation[2, 1] * nu[1] + rotation[2, 2] * nu[2]
     water_acceleration = rotate_back3(rotation, (
         c[C_CURRENT_GRADIENT] * depth_rate + wave_acceleration[0],
@@ -249,9 +263,7 @@ def generalized_force_at(t, x, u, c, rotation):
     cog = (c[C_COG], c[C_COG + 1], c[C_COG + 2])
     buoyancy_depth = x[2] + rotation[2, 0] * cob[0] + rotation[2, 1] * cob[1] + rotation[2, 2] * cob[2]
     added = _matrix6(c, C_ADDED)
-    positions, directions = _thruster_geometry(c)
 
-    tau = thrusters_wrench(thruster_forces(x, c), positions, directions)
     tau = wrench_add(tau, external_wrench(rotation, (u[n], u[n + 1], u[n + 2]),
                                             (u[n + 3], u[n + 4], u[n + 5])))
     tau = wrench_add(tau, restoring_wrench(rotation, c[C_MASS], c[C_VOLUME], c[C_RHO], c[C_GRAVITY], cog, cob,
@@ -297,6 +309,111 @@ def state_derivative_into(t, x, u, c, xdot):
         xdot[7 + i] = total
     for i in range(n):
         xdot[BODY_STATES + i] = thruster_speed_rate(u[i], x[BODY_STATES + i], c[C_THRUSTER_TAU])
+
+
+# ---- one communication step with the propeller lag solved in closed form. Over a step the
+# commands are held and the lag is linear, so each propeller speed and each thruster's impulse
+# are known functions of time (forces.thruster_speed_after, forces.thruster_impulse). The
+# integrator carries the rigid body only, y = (Pos, Quater, LocalVel, Omega) with the velocity
+# less the thrusters' share of it since the step began:
+#     nu~ = nu - (M_RB + M_A)^-1 B I(t),   I_i(t) = integral of F_i from t0 to t,
+# so that nu~' = (M_RB + M_A)^-1 (every wrench but the thrusters'), evaluated at the true
+# nu = nu~ + (M_RB + M_A)^-1 B I(t). Same model, same state at the communication points; what
+# the integrator sees no longer holds the propellers' transient (T = the step) nor the jump in
+# F's second derivative where a propeller reverses, which made DOP853 split the step.
+# The held vector of a step: the inputs u (n + 6), the propeller speeds at its start (n), t0.
+@jit
+def step_held_size(n):
+    return 2 * n + 7
+
+
+@jit
+def _step_start_time(held, n):
+    return held[2 * n + 6]
+
+
+@jit
+def thrusters_impulse_velocity(t, held, c):
+    """(M_RB + M_A)^-1 B I(t): the change of nu the thrusters alone have made since the step
+    began (t0, speeds s0 and commands in `held`), a 6-tuple."""
+    n = int(c[C_THRUSTERS])
+    time_constant = c[C_THRUSTER_TAU]
+    scaled_time = (t - _step_start_time(held, n)) / time_constant
+    decay_minus_one = math.expm1(-scaled_time)   # one exponential for every thruster
+    impulses = np.empty(n)
+    for i in range(n):
+        impulses[i] = thruster_impulse_scaled(held[n + 6 + i], held[i], time_constant, scaled_time,
+                                              decay_minus_one, c[C_MAX_FORWARD], c[C_MAX_REVERSE],
+                                              c[C_EFFICIENCY])
+    positions, directions = _thruster_geometry(c)
+    return _mass_inverse_times(c, thrusters_wrench(impulses, positions, directions))
+
+
+@jit
+def _mass_inverse_row(c, wrench_tuple, i):
+    """Row i of (M_RB + M_A)^-1 times the wrench, summed left to right."""
+    total = 0.0
+    for j in range(6):
+        total += c[C_MASS_INV + 6 * i + j] * wrench_tuple[j]
+    return total
+
+
+@jit
+def _mass_inverse_times(c, wrench_tuple):
+    """(M_RB + M_A)^-1 w as a 6-tuple (no array, no BLAS call at 6 x 6)."""
+    return (_mass_inverse_row(c, wrench_tuple, 0), _mass_inverse_row(c, wrench_tuple, 1),
+            _mass_inverse_row(c, wrench_tuple, 2), _mass_inverse_row(c, wrench_tuple, 3),
+            _mass_inverse_row(c, wrench_tuple, 4), _mass_inverse_row(c, wrench_tuple, 5))
+
+
+@jit
+def step_derivative_into(t, y, held, c, ydot):
+    """y' of the rigid body within a step (the comment above: y = (Pos, Quater, nu~)), written
+    into `ydot` (13): Pos' = R v and seed 003's Quater' at the true nu, and
+    nu~' = (M_RB + M_A)^-1 (the wrenches but the thrusters') at the true nu. The held inputs
+    u are the first n + 6 values of `held`."""
+    share = thrusters_impulse_velocity(t, held, c)
+    nu = (y[7] + share[0], y[8] + share[1], y[9] + share[2], y[10] + share[3], y[11] + share[4],
+          y[12] + share[5])
+    q = y[3:7]
+    rotation = attitude(q)
+    tau = add_unthrusted_wrenches(t, y, nu, held, c, rotation, (0.0, 0.0, 0.0, 0.0, 0.0, 0.0))[0]
+    position_rate = rotate3(rotation, (nu[0], nu[1], nu[2]))
+    ydot[0] = position_rate[0]
+    ydot[1] = position_rate[1]
+    ydot[2] = position_rate[2]
+    ydot[3:7] = quaternion_derivative(q, (nu[3], nu[4], nu[5]), c[C_QUAT_TAU])
+    rate = _mass_inverse_times(c, tau)
+    for i in range(6):
+        ydot[7 + i] = rate[i]
+
+
+@jit
+def step_held(x, u, t0, held):
+    """Fill `held` for the step that starts at t0 from the state x with the inputs u."""
+    n = int((held.size - 7) // 2)
+    for i in range(n + 6):
+        held[i] = u[i]
+    for i in range(n):
+        held[n + 6 + i] = x[BODY_STATES + i]
+    held[2 * n + 6] = t0
+
+
+@jit
+def step_end_state(y, held, t, c):
+    """The whole state at time t from the integrator's y and the step's `held`: nu = nu~ plus
+    the thrusters' share, each propeller speed from the closed form of its lag."""
+    n = int(c[C_THRUSTERS])
+    x = np.empty(BODY_STATES + n)
+    share = thrusters_impulse_velocity(t, held, c)
+    for i in range(7):
+        x[i] = y[i]
+    for i in range(6):
+        x[7 + i] = y[7 + i] + share[i]
+    elapsed = t - _step_start_time(held, n)
+    for i in range(n):
+        x[BODY_STATES + i] = thruster_speed_after(held[n + 6 + i], held[i], c[C_THRUSTER_TAU], elapsed)
+    return x
 
 
 @jit

@@ -300,6 +300,70 @@ def thruster_speed_rate(command, speed_fraction, time_constant):
     return (min(max(command, -1.0), 1.0) - speed_fraction) / time_constant
 
 
+@jit
+def thruster_speed_after(speed_fraction, command, time_constant, elapsed):
+    """s(t) = c + (s0 - c) e^(-t/T): the exact solution of `thruster_speed_rate`'s lag
+    s' = (c - s)/T from s0 with the clamped command c held for the time t (a linear first-order
+    system with a constant input). Written with expm1 so that a short t loses no digits."""
+    command = min(max(command, -1.0), 1.0)
+    return speed_fraction + (speed_fraction - command) * math.expm1(-elapsed / time_constant)
+
+
+@jit
+def _speed_squared_integral(command, offset, scaled_time, decay_minus_one):
+    """The integral of s^2 over the scaled time sigma = t/T from 0 to tau, for s = c + a e^-sigma
+    (a = s0 - c): c^2 tau + 2 a c (1 - e^-tau) + a^2/2 (1 - e^-2tau), written with
+    e^-tau - 1 (`decay_minus_one`) and e^-2tau - 1 = (e^-tau - 1)(e^-tau + 1) so that nothing
+    cancels when tau is small."""
+    return (command * command * scaled_time - 2.0 * offset * command * decay_minus_one
+            - 0.5 * offset * offset * decay_minus_one * (decay_minus_one + 2.0))
+
+
+@jit
+def thruster_impulse_scaled(speed_fraction, command, time_constant, scaled_time, decay_minus_one,
+                            max_forward, max_reverse, efficiency):
+    """`thruster_impulse` with tau = t/T and e^-tau - 1 given: a derivative that needs every
+    thruster's impulse at one instant computes the exponential once for all of them."""
+    command = min(max(command, -1.0), 1.0)
+    offset = speed_fraction - command
+    scale = efficiency * time_constant
+    if (speed_fraction > 0.0 and command < 0.0) or (speed_fraction < 0.0 and command > 0.0):
+        # s crosses zero at e^-tau* = -c/a, where the law switches its sign and its k
+        crossing = math.log(offset / -command)
+        before = max_forward if speed_fraction > 0.0 else -max_reverse
+        if scaled_time <= crossing:
+            return scale * before * _speed_squared_integral(command, offset, scaled_time, decay_minus_one)
+        after = max_forward if command > 0.0 else -max_reverse
+        up_to_crossing = _speed_squared_integral(command, offset, crossing, -speed_fraction / offset)
+        return scale * (before * up_to_crossing + after * (_speed_squared_integral(
+            command, offset, scaled_time, decay_minus_one) - up_to_crossing))
+    forward = speed_fraction > 0.0 or (speed_fraction == 0.0 and command >= 0.0)
+    k = max_forward if forward else -max_reverse
+    return scale * k * _speed_squared_integral(command, offset, scaled_time, decay_minus_one)
+
+
+@jit
+def thruster_impulse(speed_fraction, command, time_constant, elapsed, max_forward, max_reverse,
+                     efficiency):
+    """The impulse of one thruster, integral of F dt over [0, t], with its lag solved exactly
+    (`thruster_speed_after`, the command held) and F = eta_t k sgn(s) s^2 (`thruster_force`).
+
+    With tau = t/T and s = c + a e^-sigma (a = s0 - c), the integral of s^2 dt is T times
+    c^2 tau + 2 a c (1 - e^-tau) + a^2/2 (1 - e^-2tau). s is monotonic, so it changes sign at
+    most once, when s0 and c have opposite signs, at e^-tau* = -c/a: the law's sign and k
+    (forward or reverse) change there, and the integral is summed in those two pieces.
+
+    Why: over a communication step the command is held and the lag is linear, so the
+    thrusters' push is a known function of time. The simulator integrates the rigid body with
+    this impulse taken out of the velocity (`dynamics.step_derivative_into`): what is left for
+    the integrator is smooth, while F itself has a propeller transient as long as the step and,
+    where s crosses zero, a jump in its second derivative that makes DOP853 split the step.
+    """
+    scaled_time = elapsed / time_constant
+    return thruster_impulse_scaled(speed_fraction, command, time_constant, scaled_time,
+                                   math.expm1(-scaled_time), max_forward, max_reverse, efficiency)
+
+
 def configuration_matrix(positions, directions):
     """B = [d_i; r_i x d_i], 6 x n: column i is thruster i's wrench per newton of thrust.
 

@@ -53,11 +53,20 @@ class H100Model:
     derivative_at = staticmethod(dynamics.state_derivative)
     #: The same written into an array (`derivative_into(t, x, u, c, xdot)`): the simulator's.
     derivative_into = staticmethod(dynamics.state_derivative_into)
-    #: SciPy's DOP853 for `VehicleSimulator`, not DOPRI5: a closed loop's commands jump at every
-    #: 0.1 s step, and each jump starts a transient of the propellers' lag (T = 0.1 s, h/T = 1)
-    #: that makes DOPRI5 reject its whole-step first try and take about three steps; DOP853
-    #: takes a manoeuvre's steps whole (twice as fast), is 150x more accurate with held commands,
-    #: and about as fast in station keeping (benchmarks/bench_h100.py; README, the H100).
+    #: One communication step with the propeller lag solved in closed form (the commands are
+    #: held, the lag is linear): the simulator integrates the rigid body's 13 states with
+    #: `step_derivative_into`, the thrusters' impulse taken out of the velocity, and rebuilds
+    #: the whole state with `state_after_step` (vehicle_model.h100.dynamics, the comment above
+    #: step_held_size). The integrator then never sees the propellers' transient nor a
+    #: propeller reversing: 13 evaluations a step, station keeping included, 19 to 23 with the
+    #: lag integrated (benchmarks/bench_h100.py).
+    step_derivative_into = staticmethod(dynamics.step_derivative_into)
+    hold_step = staticmethod(dynamics.step_held)
+    integrated_size = BODY_STATES
+    #: SciPy's DOP853 for `VehicleSimulator`, not DOPRI5: with the lag solved DOPRI5 takes its
+    #: steps whole too (7 evaluations against 13), but at the FMU's default tolerances it
+    #: drifts 1.4 to 2.1 cm in 200 s of manoeuvres in waves where DOP853 stays within 0.3 mm
+    #: (benchmarks/bench_h100.py; README, the H100).
     INTEGRATOR = "dop853"
 
     def __init__(self, params: H100Parameters, env: Optional[Environment] = None,
@@ -71,6 +80,7 @@ class H100Model:
         self.INPUTS = input_table(self.n)
         self.OUTPUTS = output_table(self.n)
         self.output_layout = self.OUTPUTS.layout
+        self.held_size = dynamics.step_held_size(self.n)
 
     @classmethod
     def for_thrusters(cls, n: int) -> type:
@@ -94,6 +104,12 @@ class H100Model:
     def project_state(self, x: np.ndarray) -> None:
         """Nothing to do: the quaternion's norm-restoring term keeps it on the unit sphere, R is
         built from q/|q| in between, and the propeller speeds stay within their commands."""
+
+    def state_after_step(self, y, held, t: float) -> np.ndarray:
+        """The whole state at t from the integrator's 13 states y of the step `held` (see
+        step_derivative_into): the velocity with the thrusters' share put back, the propeller
+        speeds from their lag's closed form."""
+        return dynamics.step_end_state(y, held, float(t), self.constants)
 
     def startup_warnings(self, name: str):
         """A layout that cannot produce every wrench is legal: say which ones it cannot."""
