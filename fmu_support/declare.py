@@ -113,17 +113,9 @@ def register(slave, table: Iterable[Var], values: Optional[Dict[str, Any]] = Non
     for row in table:
         if row.type != "Real" and row.unit is not None:
             raise ValueError(f"variable {row.name}: a {row.type} has no unit")
-        convert = _COERCE[row.type]
-        values[row.name] = convert(row.start)
-
-        def getter(n=row.name):
-            return values[n]
-
-        def setter(v, n=row.name, c=convert):
-            values[n] = c(v)
-
+        values[row.name] = _COERCE[row.type](row.start)
         kw: Dict[str, Any] = dict(causality=row.causality, description=row.description,
-                                  variability=row.variability, getter=getter, setter=setter)
+                                  variability=row.variability, entry=(values, row.name))
         if row.causality == "output":
             kw["depends_on"] = []
         if row.type == "Real":

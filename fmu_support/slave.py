@@ -47,8 +47,11 @@ from __future__ import annotations
 import ctypes
 import json
 import math
+import operator
+import sys
 import traceback
-from typing import Any, Callable, ClassVar, Dict, List, Optional, Sequence, Tuple, Union
+from typing import (Any, Callable, ClassVar, Dict, List, MutableMapping, Optional, Sequence, Tuple,
+                    Union)
 
 from pythonfmu import Fmi2Slave
 from pythonfmu.enums import Fmi2Causality, Fmi2Initial, Fmi2Status, Fmi2Variability
@@ -105,7 +108,12 @@ class FmuSlave(Fmi2Slave):
         self._tables = None  # the getter / setter tables, built on first use (see _access_tables)
         #: value reference -> (attribute, index) of the Reals registered as array elements
         self._elements: Dict[int, Tuple[str, int]] = {}
-        self._slices: Dict[tuple, Optional[Callable[[], list]]] = {}
+        #: value reference -> attribute name of the Reals whose value is the plain `self.<attr>`,
+        #: and -> (mapping, key) of those registered with `entry=`: see "Prepared transfers"
+        self._attributes: Dict[int, str] = {}
+        self._entries: Dict[int, Tuple[MutableMapping, Any]] = {}
+        self._readers: Dict[tuple, Optional[Callable[[], list]]] = {}
+        self._writers: Dict[tuple, Optional[Callable[[Any], bool]]] = {}
 
     # ------------------------------------------------------------------ registration helpers
     def add_real(self, name: str, *, causality: str, description: str, unit: Optional[str],
@@ -113,18 +121,21 @@ class FmuSlave(Fmi2Slave):
                  attr: Optional[str] = None, getter: Optional[Callable[[], float]] = None,
                  setter: Optional[Callable[[float], None]] = None,
                  depends_on: Optional[Sequence[str]] = None,
-                 element: Optional[Tuple[str, int]] = None) -> Real:
+                 element: Optional[Tuple[str, int]] = None,
+                 entry: Optional[Tuple[MutableMapping, Any]] = None) -> Real:
         """Register a Real. Its value lives in `self.<attr>` (default: the name) unless a getter
         and a setter are given, or `element=(attr, index)`: element `index` of the list or
-        numpy array `self.<attr>` (see "Array elements" in `_get`: a host reading several
-        consecutive elements of one array in one call gets them as one slice). `unit` must be a
-        name from fmu_support.units (None: no unit). `depends_on` (outputs only): the inputs
-        the output depends on directly; None = all (the conservative FMI default), [] = none."""
+        numpy array `self.<attr>`, or `entry=(mapping, key)`: `mapping[key]` (see "Prepared
+        transfers" before `_reader`: a host reading or setting several values kept in one place
+        is served in one operation, not value by value). `unit` must be a name from
+        fmu_support.units (None: no unit). `depends_on` (outputs only): the inputs the output
+        depends on directly; None = all (the conservative FMI default), [] = none."""
         if variability is None:
             variability = "fixed" if causality in _PARAMETER_CAUSALITIES else "continuous"
         if element is not None:
-            if getter is not None or setter is not None or attr is not None:
-                raise ValueError(f"variable {name}: give element= or attr= / getter= / setter=, not both")
+            if getter is not None or setter is not None or attr is not None or entry is not None:
+                raise ValueError(f"variable {name}: give element= or attr= / getter= / setter= / "
+                                 f"entry=, not both")
             array, index = element
             if not hasattr(self, array):
                 raise ValueError(f"variable {name}: attribute self.{array} does not exist")
@@ -134,10 +145,15 @@ class FmuSlave(Fmi2Slave):
 
             def setter(value):
                 getattr(self, array)[index] = float(value)
+        plain = element is None and entry is None and getter is None and setter is None
         var = self._add(Real, name, causality, description, unit, variability, initial, attr,
-                        getter, setter, depends_on, float)
+                        getter, setter, depends_on, float, entry)
         if element is not None:
             self._elements[var.value_reference] = (element[0], int(element[1]))
+        elif entry is not None:
+            self._entries[var.value_reference] = entry
+        elif plain:
+            self._attributes[var.value_reference] = attr or name
         return var
 
     def add_real_vector(self, name: str, size: int, *, causality: str,
@@ -164,39 +180,54 @@ class FmuSlave(Fmi2Slave):
     def add_integer(self, name: str, *, causality: str, description: str,
                     variability: Optional[str] = None, initial: Optional[str] = None,
                     attr: Optional[str] = None, getter=None, setter=None,
-                    depends_on: Optional[Sequence[str]] = None) -> Integer:
+                    depends_on: Optional[Sequence[str]] = None,
+                    entry: Optional[Tuple[MutableMapping, Any]] = None) -> Integer:
         return self._add(Integer, name, causality, description, None,
                          variability or self._discrete_default(causality), initial, attr,
-                         getter, setter, depends_on, int)
+                         getter, setter, depends_on, int, entry)
 
     def add_boolean(self, name: str, *, causality: str, description: str,
                     variability: Optional[str] = None, initial: Optional[str] = None,
                     attr: Optional[str] = None, getter=None, setter=None,
-                    depends_on: Optional[Sequence[str]] = None) -> Boolean:
+                    depends_on: Optional[Sequence[str]] = None,
+                    entry: Optional[Tuple[MutableMapping, Any]] = None) -> Boolean:
         return self._add(Boolean, name, causality, description, None,
                          variability or self._discrete_default(causality), initial, attr,
-                         getter, setter, depends_on, bool)
+                         getter, setter, depends_on, bool, entry)
 
     def add_string(self, name: str, *, causality: str, description: str,
                    variability: Optional[str] = None, initial: Optional[str] = None,
                    attr: Optional[str] = None, getter=None, setter=None,
-                   depends_on: Optional[Sequence[str]] = None) -> String:
+                   depends_on: Optional[Sequence[str]] = None,
+                   entry: Optional[Tuple[MutableMapping, Any]] = None) -> String:
         return self._add(String, name, causality, description, None,
                          variability or self._discrete_default(causality), initial, attr,
-                         getter, setter, depends_on, str)
+                         getter, setter, depends_on, str, entry)
 
     @staticmethod
     def _discrete_default(causality: str) -> str:
         return "fixed" if causality in _PARAMETER_CAUSALITIES else "discrete"
 
     def _add(self, kind, name, causality, description, unit, variability, initial, attr,
-             getter, setter, depends_on, convert):
+             getter, setter, depends_on, convert, entry=None):
         if not description:
             raise ValueError(f"variable {name}: a description is required")
         if unit is not None and not is_known(unit):
             raise ValueError(f"variable {name}: unknown unit {unit!r} (add it to fmu_support/units.py)")
         if name in self.fmu_meta:
             raise ValueError(f"variable {name} registered twice")
+        if entry is not None:   # the value is mapping[key]
+            if getter is not None or setter is not None or attr is not None:
+                raise ValueError(f"variable {name}: give entry= or attr= / getter= / setter=, not both")
+            mapping, key = entry
+            if key not in mapping:
+                raise ValueError(f"variable {name}: the mapping of entry= has no key {key!r}")
+
+            def getter():
+                return convert(mapping[key])
+
+            def setter(value):
+                mapping[key] = convert(value)
         if getter is None or setter is None:
             attr = attr or name
             if not hasattr(self, attr):
@@ -339,7 +370,8 @@ class FmuSlave(Fmi2Slave):
     def register_variable(self, var: ScalarVariable, nested: bool = True):
         super().register_variable(var, nested)
         self._tables = None
-        self._slices = {}
+        self._readers = {}
+        self._writers = {}
 
     def _settable(self, var: ScalarVariable, phase: Optional[str] = None) -> Optional[str]:
         """None if `var` may be set in `phase` (default: now), else why not."""
@@ -379,7 +411,12 @@ class FmuSlave(Fmi2Slave):
     def _set(self, kind, vrs, values):
         if not self._tables:
             self._access_tables()
-        table = self._setters[kind][self._phase in self._SETUP_PHASES]
+        setup = self._phase in self._SETUP_PHASES
+        if kind is Real:
+            write = self._writer(vrs, setup)
+            if write is not None and write(values):
+                return
+        table = self._setters[kind][setup]
         changed = parameter = False
         try:
             for vr, value in zip(vrs, values):
@@ -421,10 +458,13 @@ class FmuSlave(Fmi2Slave):
             finally:
                 self._in_initial_refresh = False
             self.values_changed = False
-        if kind is Real and self._elements:
-            read = self._slice_reader(vrs)
+        if kind is Real:
+            read = self._reader(vrs)
             if read is not None:
-                return read()
+                try:
+                    return read()
+                except Exception:
+                    pass  # the getters below meet the same fault and raise it as they always did
         if not self._tables:
             self._access_tables()
         table = self._getters[kind]
@@ -436,42 +476,193 @@ class FmuSlave(Fmi2Slave):
                 raise
             raise error from None
 
-    # Array elements. A host reads the outputs of an instance in one fmi2GetReal call per
-    # step; when the references asked for are consecutive elements (in order) of one array
-    # registered with `element=`, the answer is one slice of it, `array[a:b].tolist()`,
-    # instead of one getter call per value. `tolist()` of a float64 array gives exactly the
-    # `float(array[i])` of the getters; any other sequence (a list) goes through float()
-    # value by value. The reader is remembered per tuple of references (a host asks for the
-    # same ones every step), for a bounded number of tuples.
-    _MAX_SLICES = 64
+    # Prepared transfers. A host sets an instance's inputs in one fmi2SetReal call per step and
+    # reads its outputs in one fmi2GetReal call, with the same references every time. When the
+    # Reals of such a call all live in one place that this class made the getters and setters
+    # for, the call is served in one operation instead of one getter or setter call per value:
+    #
+    #   elements of one array (`element=`)     read: `array[a:b].tolist()` when they are
+    #                                          consecutive and in order; set: one slice
+    #                                          assignment when they fill a range (any order);
+    #   entries of one dict (`entry=`)         read: `operator.itemgetter`; set: `dict.update`;
+    #   plain attributes (`attr=` or the name) read: `operator.attrgetter` (getattr, so a
+    #                                          property is read as before); set: one update of
+    #                                          `self.__dict__`, only when no class in the MRO
+    #                                          makes the name a data descriptor (a property) and
+    #                                          `__setattr__` is object's: then setattr would
+    #                                          write that dict too.
+    #
+    # Each value goes through float() exactly as the getter or setter would (so the results
+    # are the same doubles). The reader or writer is remembered per tuple of references (and,
+    # for a writer, per phase group: what may be set differs before and after initialisation),
+    # for a bounded number of tuples; registering a variable forgets them all. Anything else
+    # takes the per-value path with its rules and messages: a reference that is unknown, of
+    # another type, refused now, repeated, or kept elsewhere (a custom getter or setter), and
+    # any failure. A writer converts every value before it stores any, and stores them in one
+    # step that cannot fail half-way, so on a failure it has changed nothing and the per-value
+    # path then sets the values before the faulty one, raises, and sets the flags, as always.
+    _MAX_PREPARED = 64
 
-    def _slice_reader(self, vrs) -> Optional[Callable[[], list]]:
-        key = tuple(vrs)
+    def _reader(self, vrs) -> Optional[Callable[[], list]]:
+        """The prepared reader of the Reals `vrs` (see "Prepared transfers"), or None."""
         try:
-            return self._slices[key]
+            key = tuple(vrs)
+            return self._readers[key]
         except KeyError:
             pass
-        read = None
-        places = [self._elements.get(vr) for vr in key]
-        if len(key) > 1 and None not in places:
-            array, start = places[0]
-            if places == [(array, start + i) for i in range(len(key))]:
-                read = self._make_slice_reader(array, slice(start, start + len(key)))
-        if len(self._slices) < self._MAX_SLICES:
-            self._slices[key] = read
+        except TypeError:   # an unhashable reference: the getters say what is wrong
+            return None
+        read = self._make_reader(key) if len(key) > 1 else None
+        if len(self._readers) < self._MAX_PREPARED:
+            self._readers[key] = read
         return read
+
+    def _make_reader(self, vrs: tuple) -> Optional[Callable[[], list]]:
+        elements = [self._elements.get(vr) for vr in vrs]
+        if None not in elements:
+            array, start = elements[0]
+            if elements == [(array, start + i) for i in range(len(vrs))]:
+                return self._make_slice_reader(array, slice(start, start + len(vrs)))
+            return None
+        names = [self._attributes.get(vr) for vr in vrs]
+        if None not in names and not any("." in name for name in names):  # a dot: a path to attrgetter
+            values_of = operator.attrgetter(*names)
+
+            def read_attributes():
+                return list(map(float, values_of(self)))
+            return read_attributes
+        entries = [self._entries.get(vr) for vr in vrs]
+        if None not in entries:
+            mapping = entries[0][0]
+            if any(entry[0] is not mapping for entry in entries):
+                return None
+            values_in = operator.itemgetter(*(key for _, key in entries))
+
+            def read_entries():
+                return list(map(float, values_in(mapping)))
+            return read_entries
+        return None
 
     def _make_slice_reader(self, array: str, part: slice) -> Callable[[], list]:
         size = part.stop - part.start
 
         def read():
             values = getattr(self, array)[part]
-            if len(values) != size:  # as the getter of the first missing element would
+            if len(values) != size:  # too short: the getters raise the IndexError
                 raise IndexError(f"self.{array} has no element {part.start + len(values)}")
             if getattr(values, "dtype", None) == "float64":
-                return values.tolist()
+                return values.tolist()   # exactly the float(array[i]) of the getters
             return list(map(float, values))
         return read
+
+    def _writer(self, vrs, setup: bool) -> Optional[Callable[[Any], bool]]:
+        """The prepared writer of the Reals `vrs` in the phase group `setup` (see "Prepared
+        transfers"), or None. It returns False, having changed nothing, when the per-value path
+        must do the set."""
+        try:
+            key = (tuple(vrs), setup)
+            return self._writers[key]
+        except KeyError:
+            pass
+        except TypeError:   # an unhashable reference: the per-value path says what is wrong
+            return None
+        if not self._tables:
+            self._access_tables()
+        write = self._make_writer(key[0], self._setters[Real][setup])
+        if len(self._writers) < self._MAX_PREPARED:
+            self._writers[key] = write
+        return write
+
+    def _make_writer(self, vrs: tuple, settable: dict) -> Optional[Callable[[Any], bool]]:
+        n = len(vrs)
+        if n == 0 or len(set(vrs)) != n or any(vr not in settable for vr in vrs):
+            return None
+        store = None
+        if all(vr in self._elements for vr in vrs):
+            store = self._element_store([self._elements[vr] for vr in vrs])
+        elif all(vr in self._attributes for vr in vrs):
+            names = [self._attributes[vr] for vr in vrs]
+            if all(self._plain_attribute(name) for name in names):
+                def store(converted):
+                    self.__dict__.update(zip(names, converted))
+                    return True
+        else:
+            entries = [self._entries.get(vr) for vr in vrs]
+            if None not in entries and type(entries[0][0]) is dict and all(
+                    entry[0] is entries[0][0] for entry in entries):
+                mapping, keys = entries[0][0], [key for _, key in entries]
+
+                def store(converted):
+                    mapping.update(zip(keys, converted))
+                    return True
+        if store is None:
+            return None
+        any_parameter = any(settable[vr][1] for vr in vrs)
+
+        def write(values) -> bool:
+            if (type(values) is not list and type(values) is not tuple) or len(values) != n:
+                return False
+            try:
+                converted = list(map(float, values))
+                if not store(converted):
+                    return False
+            except Exception:   # a value float() refuses, a read-only array: nothing was stored
+                return False
+            self.values_changed = True
+            if any_parameter:
+                self.parameters_changed = True
+            return True
+        return write
+
+    def _element_store(self, places) -> Optional[Callable[[list], bool]]:
+        """Store values into elements of one array: one slice assignment when the indices fill
+        a range (reordered to it), else element by element; False (nothing stored) when the
+        array is not a list or a one-dimensional numpy array long enough."""
+        arrays = {array for array, _ in places}
+        indices = [index for _, index in places]
+        if len(arrays) != 1 or min(indices) < 0:
+            return None
+        array, start, stop = arrays.pop(), min(indices), max(indices) + 1
+
+        def usable(target) -> bool:
+            if type(target) is list:
+                return len(target) >= stop
+            numpy = sys.modules.get("numpy")
+            return (numpy is not None and type(target) is numpy.ndarray and target.ndim == 1
+                    and len(target) >= stop)
+
+        if stop - start == len(indices):
+            order = sorted(range(len(indices)), key=indices.__getitem__)
+            in_order = order == list(range(len(indices)))
+            part = slice(start, stop)
+
+            def store(converted):
+                target = getattr(self, array, None)
+                if not usable(target):
+                    return False
+                target[part] = converted if in_order else [converted[j] for j in order]
+                return True
+        else:
+            def store(converted):
+                target = getattr(self, array, None)
+                if not usable(target):
+                    return False
+                for index, value in zip(indices, converted):
+                    target[index] = value
+                return True
+        return store
+
+    def _plain_attribute(self, name: str) -> bool:
+        """Whether setattr(self, name, v) only writes self.__dict__[name] (see "Prepared
+        transfers")."""
+        cls = type(self)
+        if cls.__setattr__ is not object.__setattr__ or not hasattr(self, "__dict__"):
+            return False
+        for klass in cls.__mro__:
+            if name in vars(klass):
+                found = type(vars(klass)[name])
+                return not (hasattr(found, "__set__") or hasattr(found, "__delete__"))
+        return True
 
     def _get_error(self, kind, vrs) -> Optional[Exception]:
         """Why `vrs` cannot be read as `kind` (the first unknown or wrongly typed reference),

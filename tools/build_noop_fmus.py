@@ -50,8 +50,8 @@ class {name}(FmuSlave):
     def __init__(self, **kwargs):
         super().__init__(**kwargs)
         # The cheapest storage FmuSlave offers for each: the Real outputs as elements of one
-        # list (a host's fmi2GetReal of them is one slice), everything else in a dict (a set
-        # is one dict store).
+        # list (a host's fmi2GetReal of them is one slice), everything else as entries of one
+        # dict (a host's fmi2SetReal of the Real inputs is one dict update).
         real_outputs = [v for v in VARIABLES if v["type"] == "Real" and v["causality"] == "output"]
         self.real_outputs = [float(v["start"]) for v in real_outputs]
         element = {{v["name"]: i for i, v in enumerate(real_outputs)}}
@@ -67,14 +67,7 @@ class {name}(FmuSlave):
                 self.add_real(v["name"], element=("real_outputs", element[v["name"]]), **common)
                 continue
             values[v["name"]] = v["start"]
-
-            def getter(name=v["name"]):
-                return values[name]
-
-            def setter(value, name=v["name"]):
-                values[name] = value
-
-            adders[v["type"]](v["name"], getter=getter, setter=setter, **common)
+            adders[v["type"]](v["name"], entry=(values, v["name"]), **common)
 
     def fmu_do_step(self, current_time, step_size):
         pass

@@ -310,7 +310,177 @@ def test_real_outputs_kept_in_one_list_read_as_one_slice_and_restored():
     outputs = [refs["A"], refs["B"], refs["C"]]
     state = slave._get_fmu_state()
     slave.do_step(0.0, 1.0)
-    assert slave._slice_reader(outputs) is not None          # the Flag between them does not matter
+    assert slave._reader(outputs) is not None          # the Flag between them does not matter
     assert slave.get_real(outputs) == [1.0, 5.0, 6.0] and slave.get_boolean([refs["Flag"]]) == [True]
     slave._set_fmu_state(state)
     assert slave.get_real(outputs) == [0.0, 2.0, 3.0]
+
+
+# ---------------------------------------------------------------------- prepared transfers
+class Places(FmuSlave):
+    """Real inputs in each place FmuSlave knows (plain attributes, elements of a list, entries
+    of a dict), one behind a property, and outputs in each place."""
+
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        self.A, self.B, self.P, self.X, self.Y = 0.0, 0.0, 1.0, 0.25, 0.5
+        self.u = [0.0, 0.0, 0.0, 0.0]
+        self.out = np.array([0.1 + 0.2, 1.0 / 3.0, 2.0])
+        self.values = {}
+        self.gain_sets = []
+        self._gain = 1.0
+        self.add_real("A", causality="input", unit="1", description="a")
+        self.add_real("B", causality="input", unit="1", description="b")
+        self.add_real("P", causality="parameter", unit="1", description="a fixed parameter")
+        self.add_real("Gain", causality="input", unit="1", description="behind a property")
+        self.add_real_vector("U", 4, causality="input", unit="1", description="u", attr="u")
+        register(self, [Var("In1", "Real", "input", 0.0, "m", "first entry"),
+                        Var("In2", "Real", "input", 0.0, "m", "second entry"),
+                        Var("Out1", "Real", "output", 3.0, "m", "an entry output"),
+                        Var("Out2", "Real", "output", 4.5, "m", "another entry output")], self.values)
+        self.add_real("X", causality="output", unit="1", description="x")
+        self.add_real("Y", causality="output", unit="1", description="y")
+        self.add_real_vector("Out", 3, causality="output", unit="1", description="out", attr="out")
+
+    @property
+    def Gain(self):
+        return self._gain
+
+    @Gain.setter
+    def Gain(self, value):
+        self.gain_sets.append(value)
+        self._gain = 2.0 * value
+
+    def fmu_do_step(self, current_time, step_size):
+        pass
+
+
+def places(phase="stepping", per_value=False):
+    slave = Places(instance_name="p")
+    if phase == "stepping":
+        slave.setup_experiment(0.0)
+        slave.enter_initialization_mode()
+        slave.exit_initialization_mode()
+    if per_value:   # no prepared writer or reader: every value through its setter or getter
+        slave._writer = lambda vrs, setup: None
+        slave._reader = lambda vrs: None
+    slave.values_changed = slave.parameters_changed = False
+    return slave
+
+
+def refs(slave, *names):
+    return [vr(slave, name) for name in names]
+
+
+def observed(slave):
+    return (slave.A, slave.B, slave.P, slave._gain, list(slave.u), dict(slave.values),
+            slave.values_changed, slave.parameters_changed, errors(slave))
+
+
+SETS = [  # (phase, names, values): each takes a prepared writer
+    ("stepping", ("A", "B"), [1.5, -2.25]),
+    ("stepping", ("U[3]", "U[1]", "U[2]", "U[4]"), [3.0, 1.0, 2.0, 4.0]),   # a range, reordered
+    ("stepping", ("U[4]", "U[2]"), [7.0, 8.0]),                            # not a range
+    ("stepping", ("In2", "In1"), [5, np.float64(0.1)]),                     # int, numpy float
+    ("initialization", ("P", "A"), [9.0, 0.5]),                            # a parameter: both flags
+]
+
+
+@pytest.mark.parametrize("phase, names, values", SETS)
+def test_a_prepared_set_has_the_effect_and_the_flags_of_the_per_value_path(phase, names, values):
+    fast, slow = places(phase), places(phase, per_value=True)
+    setup = phase != "stepping"
+    assert fast._writer(refs(fast, *names), setup) is not None
+    for slave in (fast, slow):
+        slave.set_real(refs(slave, *names), list(values))
+    assert observed(fast) == observed(slow)
+    assert fast.values_changed and fast.parameters_changed == ("P" in names)
+    assert all(type(v) is float for v in [fast.A, fast.B, *fast.u, fast.values["In1"], fast.values["In2"]])
+
+
+@pytest.mark.parametrize("names", [("A", "B"), ("U[1]", "U[2]"), ("U[4]", "U[2]"), ("In1", "In2")])
+def test_a_value_float_refuses_fails_as_the_per_value_path_did(names):
+    for values in (["x", 1.0], [2.0, "x"], [2.0, None]):   # the first, the second value bad
+        fast, slow = places(), places(per_value=True)
+        failures = []
+        for slave in (fast, slow):
+            with pytest.raises(FmuError) as failure:
+                slave.set_real(refs(slave, *names), values)
+            failures.append(str(failure.value))
+        assert failures[0] == failures[1] and "fmi2SetReal: " in failures[0]
+        assert observed(fast) == observed(slow)
+        assert fast.values_changed == (values[0] == 2.0)   # the first value was set
+
+
+def test_a_set_with_a_refused_value_still_logs_it_and_sets_the_others():
+    slave = places()
+    names = refs(slave, "P", "A")
+    assert slave._writer(names, False) is None            # P is a fixed parameter after initialisation
+    slave.set_real(names, [99.0, 3.0])
+    assert slave.P == 1.0 and slave.A == 3.0 and slave.values_changed and not slave.parameters_changed
+    assert any("cannot set P now: it is a fixed parameter" in m for m in errors(slave))
+
+
+def test_a_property_backed_attribute_is_set_and_read_through_the_property():
+    slave = places()
+    names = refs(slave, "Gain", "A")
+    assert slave._writer(names, False) is None
+    slave.set_real(names, [3, 4.0])
+    assert slave.gain_sets == [3.0] and slave._gain == 6.0 and "Gain" not in vars(slave)
+    assert slave.get_real(refs(slave, "A", "Gain")) == [4.0, 6.0]
+
+
+def test_a_prepared_read_returns_the_getters_doubles():
+    fast, slow = places(), places(per_value=True)
+    for slave in (fast, slow):
+        slave.values["Out2"] = 7            # an int in the dict: read as 7.0
+        slave.X = np.float64(0.1) * 3
+    for names, prepared in ((("X", "Y"), True), (("Out1", "Out2"), True),
+                            (("Out[1]", "Out[2]", "Out[3]"), True),
+                            (("Out[3]", "Out[1]"), False),         # not one slice in order
+                            (("X", "Out1", "Out[2]"), False)):     # not one place
+        assert (fast._reader(refs(fast, *names)) is not None) == prepared
+        got = fast.get_real(refs(fast, *names))
+        assert got == slow.get_real(refs(slow, *names))
+        assert all(type(v) is float for v in got)
+    assert fast.get_real(refs(fast, "Out[1]", "Out[2]", "Out[3]")) == [0.1 + 0.2, 1.0 / 3.0, 2.0]
+
+
+def test_a_short_array_fails_a_prepared_transfer_as_the_per_value_path_did():
+    fast, slow = places(), places(per_value=True)
+    failures = []
+    for slave in (fast, slow):
+        slave.u = [0.0, 0.0]                # shorter than the four U elements registered
+        with pytest.raises(FmuError) as failure:
+            slave.set_real(refs(slave, "U[1]", "U[2]", "U[3]", "U[4]"), [1.0, 2.0, 3.0, 4.0])
+        failures.append(str(failure.value))
+        slave.out = np.array([1.0])
+        with pytest.raises(FmuError) as failure:
+            slave.get_real(refs(slave, "Out[1]", "Out[2]", "Out[3]"))
+        failures.append(str(failure.value))
+    assert failures[:2] == failures[2:] and all("IndexError" in f for f in failures)
+    assert fast.u == [1.0, 2.0] == slow.u   # set up to the missing element, never extended
+    assert fast.values_changed and slow.values_changed
+
+
+def test_prepared_transfers_are_rebuilt_after_a_registration():
+    slave = places()
+    names = refs(slave, "X", "Y") + [max(slave.vars) + 1]         # a reference not yet registered
+    assert slave._reader(names) is None
+    with pytest.raises(FmuError, match="fmi2SetReal"):
+        slave.set_real(refs(slave, "A") + names[-1:], [1.0, 2.0])
+    slave.Z = 0.75
+    slave.add_real("Z", causality="input", unit="1", description="registered later")
+    assert vr(slave, "Z") == names[-1]
+    assert slave.get_real(names) == [0.25, 0.5, 0.75] and slave._reader(names) is not None
+    slave.set_real(refs(slave, "A", "Z"), [1.0, 2.0])
+    assert (slave.A, slave.Z) == (1.0, 2.0) and slave._writer(refs(slave, "A", "Z"), False) is not None
+
+
+def test_an_entry_names_a_key_of_its_mapping_and_excludes_getters():
+    slave = FmuSlave(instance_name="e")
+    with pytest.raises(ValueError, match="has no key 'K'"):
+        slave.add_real("K", causality="input", unit="1", description="k", entry=({}, "K"))
+    with pytest.raises(ValueError, match="not both"):
+        slave.add_real("K", causality="input", unit="1", description="k", entry=({"K": 1.0}, "K"),
+                       getter=lambda: 1.0)
