@@ -22,6 +22,13 @@ load, instantiate, set parameters, initialise) in a fresh interpreter, with a co
 (an empty FMU cache folder) and a warm one.
 
     .venv/bin/python benchmarks/bench_stack.py [--hours 1] [--repeats 3] [--no-build]
+    .venv/bin/python benchmarks/bench_stack.py --before DIR [--hours 0.3] [--repeats 3] ...
+
+`--before DIR` compares this checkout with another one (DIR: e.g. `git worktree add
+/tmp/before main`, with its FMUs built: `./build.sh` there, or tools/build_fmus.py and
+tools/build_noop_fmus.py run from it). Both are measured by this script, in child processes
+alternating repeat after repeat (the project's code and FMUs of each checkout: `--root`), and
+the figures are printed side by side with the ratio before / after.
 
 The FMUs are brought up to date first (tools/build_fmus.py, tools/build_noop_fmus.py: both
 rebuild only what is stale) and then copied to a temporary folder, so a rebuild of fmus/ during
@@ -44,6 +51,8 @@ from ctypes import c_double, c_int, c_uint
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+if "--root" in sys.argv[:-1]:   # measure another checkout's code and FMUs (see --before)
+    ROOT = Path(sys.argv[sys.argv.index("--root") + 1]).resolve()
 sys.path.insert(0, str(ROOT))
 
 import yaml  # noqa: E402
@@ -126,7 +135,8 @@ def measure_startup(mapping: dict, folder: Path, repeats: int) -> dict:
         cache = folder / f"fmu-cache-{r}"   # empty: the first start-up extracts (cold)
         for kind in ("cold", "warm"):
             env = dict(os.environ, AUV_MASTER_FMU_CACHE=str(cache))
-            out = subprocess.run([sys.executable, __file__, "--startup-child", str(mapping_file)],
+            out = subprocess.run([sys.executable, __file__, "--startup-child", str(mapping_file),
+                                  "--root", str(ROOT)],
                                  env=env, cwd=str(ROOT), capture_output=True, text=True)
             if out.returncode != 0:
                 sys.exit(f"bench_stack: start-up child failed:\n{out.stdout}\n{out.stderr}")
@@ -280,6 +290,57 @@ def library_run(model, parameters: dict, inputs: dict, steps: int) -> float:
     return time.perf_counter() - t0
 
 
+# ------------------------------------------------------------------------------ --before
+def compare(args) -> None:
+    """Measure the checkout `args.before` and this one, each by this script in a child process
+    (`--root`), alternating repeat after repeat; print the best figures side by side."""
+    roots = {"before": Path(args.before).resolve(), "after": ROOT}
+    for root in roots.values():
+        if not (root / "fmus" / "noop").is_dir():
+            sys.exit(f"bench_stack: {root}/fmus/noop is missing: build the FMUs there first "
+                     f"(./build.sh, then tools/build_noop_fmus.py)")
+    best: dict = {"before": {}, "after": {}}
+    csv = {}
+    with tempfile.TemporaryDirectory(prefix="bench-stack-compare-") as folder:
+        for r in range(args.repeats):
+            for label, root in roots.items():
+                out = Path(folder) / f"{label}-{r}.json"
+                command = [sys.executable, __file__, "--root", str(root), "--json", str(out), "--repeats", "1",
+                           "--hours", str(args.hours), "--calls", str(args.calls),
+                           "--startup-repeats", "1", *(["--no-build"] if args.no_build or r else [])]
+                done = subprocess.run(command, cwd=str(root), capture_output=True, text=True)
+                if done.returncode != 0 or not out.is_file():
+                    sys.exit(f"bench_stack: the {label} run failed:\n{done.stdout}\n{done.stderr}")
+                figures = json.loads(out.read_text())
+                csv.setdefault(label, set()).update(figures["csv"])
+                flat = {f"us_per_step {k}": v for k, v in figures["us_per_step"].items()}
+                flat.update({f"startup {k}": v for k, v in figures["startup"].items()})
+                flat.update({f"per_call {fmu} {part}": us for fmu, parts in figures["per_call"].items()
+                             for part, us in parts.items()})
+                for key, value in flat.items():
+                    best[label][key] = min(best[label].get(key, math.inf), value)
+    print(f"bench_stack --before: {args.hours:g} h simulated per run, best of {args.repeats} alternating "
+          f"repeats; {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.2f} after")
+    print(f"  before: {roots['before']}\n  after:  {roots['after']}")
+    rows = [("(a) stack us/step", "us_per_step stack"), ("(b) floor us/step", "us_per_step floor"),
+            ("(c) Auv.fmu alone us/step", "us_per_step Auv"), ("    AuvNoop.fmu alone us/step", "us_per_step AuvNoop"),
+            ("(d) library us/step", "us_per_step library"),
+            ("start-up, cold extraction s", "startup cold"), ("start-up, warm extraction s", "startup warm")]
+    rows += [(f"(e) {fmu} {part.replace('_', ' ')} us", f"per_call {fmu} {part}")
+             for fmu in ("Auv", "AuvNoop", "AuvSensors", "AuvSensorsNoop", "AuvControl", "AuvControlNoop")
+             for part in ("set_inputs", "step", "get_outputs")]
+    print(f"{'figure':40s} {'before':>9s} {'after':>9s} {'before/after':>12s}")
+    for label, key in rows:
+        b, a = best["before"].get(key), best["after"].get(key)
+        if b is None or a is None:
+            continue
+        print(f"{label:40s} {b:9.3f} {a:9.3f} {b / a:12.2f}")
+    same = len(csv["before"] | csv["after"]) == 1
+    print(f"stack results.csv the same before and after and over the repeats: {'yes' if same else 'NO'}")
+    sys.stdout.flush()
+    os._exit(0)
+
+
 # ------------------------------------------------------------------------------ main
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -288,10 +349,16 @@ def main() -> None:
     parser.add_argument("--startup-repeats", type=int, default=3)
     parser.add_argument("--calls", type=int, default=5000, help="calls per part in (e) (default 5000)")
     parser.add_argument("--no-build", action="store_true", help="do not bring fmus/ and fmus/noop/ up to date first")
+    parser.add_argument("--before", metavar="DIR",
+                        help="another checkout (e.g. of main) with its FMUs built: measure both, side by side")
+    parser.add_argument("--root", help=argparse.SUPPRESS)        # read at import (see ROOT)
+    parser.add_argument("--json", help=argparse.SUPPRESS)        # a child of --before writes its figures
     parser.add_argument("--startup-child", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.startup_child:
         startup_child(args.startup_child)
+    if args.before:
+        compare(args)
 
     build(args.no_build)
     folder = Path(tempfile.mkdtemp(prefix="bench-stack-"))
@@ -384,6 +451,11 @@ def main() -> None:
             print(f"  {name:16s} {parts['set_inputs']:10.1f} {parts['step']:8.1f} {parts['get_outputs']:11.1f} {total:8.1f}")
         origin = os.path.dirname(getattr(vehicle_model, "__file__", "?"))
         print(f"(vehicle_model for (d) imported from {origin})")
+        if args.json:
+            Path(args.json).write_text(json.dumps({
+                "us_per_step": {key: wall / round(sim / STEP) * 1e6 for key, (sim, wall) in best.items()},
+                "startup": {kind: startup[kind]["startup"] for kind in ("cold", "warm")},
+                "per_call": per_call, "csv": sorted(hashes)}))
     finally:
         shutil.rmtree(folder, ignore_errors=True)
     sys.stdout.flush()
