@@ -20,6 +20,7 @@ import copy
 import math
 import os
 import sys
+from operator import itemgetter
 from pathlib import Path
 
 try:
@@ -87,10 +88,11 @@ def _outputs(n):
     ]
 
 
-#: the names the slave reads and writes each step (formatted once)
-_EULER, _OMEGA, _VELOCITY, _USBL = ([f"{name}[{i + 1}]" for i in range(3)] for name in
+#: the inputs the slave reads each step, as tuples of the values (one itemgetter call each)
+_EULER, _OMEGA, _VELOCITY, _USBL = (itemgetter(*[f"{name}[{i + 1}]" for i in range(3)]) for name in
                                     ("MeasuredEuler", "MeasuredOmega", "MeasuredVelocity", "UsblPosition"))
 _COMMANDS = ("DepthCommand", "HeadingCommand", "SurgeCommand", "SwayCommand")
+_COMMAND_VALUES = itemgetter(*_COMMANDS)
 
 
 class H100Control(FmuSlave):
@@ -142,14 +144,12 @@ class H100Control(FmuSlave):
 
     def _measurements(self) -> Measurements:
         v = self.values
-        return Measurements(euler=[v[name] for name in _EULER], omega=[v[name] for name in _OMEGA],
-                            velocity=[v[name] for name in _VELOCITY], dvl_valid=v["DvlValid"],
-                            depth=v["MeasuredDepth"], usbl=[v[name] for name in _USBL],
-                            usbl_fix_time=v["UsblFixTime"], usbl_fix_count=v["UsblFixCount"])
+        return Measurements(_EULER(v), _OMEGA(v), _VELOCITY(v), v["DvlValid"], v["MeasuredDepth"], _USBL(v),
+                            v["UsblFixTime"], v["UsblFixCount"])
 
     def _commands(self) -> Commands:
         v = self.values
-        depth, heading, surge, sway = (v[name] for name in _COMMANDS)
+        depth, heading, surge, sway = _COMMAND_VALUES(v)
         if not math.isfinite(depth + heading + surge + sway):
             for name in _COMMANDS:
                 if not math.isfinite(v[name]):

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import copy
 import sys
+from operator import itemgetter
 from pathlib import Path
 
 try:
@@ -68,8 +69,8 @@ OUTPUTS = [
 
 TABLE = PARAMETERS + INPUTS + OUTPUTS
 
-#: the names the slave reads and writes each step (formatted once)
-_POS, _EULER, _OMEGA, _FORCE, _LOCAL_VEL = ([f"{name}[{i + 1}]" for i in range(3)] for name in
+#: the inputs the slave reads each step, as tuples of the values (one itemgetter call each)
+_POS, _EULER, _OMEGA, _FORCE, _LOCAL_VEL = (itemgetter(*[f"{name}[{i + 1}]" for i in range(3)]) for name in
                                            ("Pos", "Euler", "Omega", "SpecificForce", "LocalVel"))
 
 
@@ -104,9 +105,7 @@ class H100Sensors(FmuSlave):
 
     def _truth(self) -> Truth:
         v = self.values
-        return Truth(pos=[v[name] for name in _POS], euler=[v[name] for name in _EULER],
-                     omega=[v[name] for name in _OMEGA], specific_force=[v[name] for name in _FORCE],
-                     local_vel=[v[name] for name in _LOCAL_VEL], depth=v["Depth"], altitude=v["Altitude"])
+        return Truth(_POS(v), _EULER(v), _OMEGA(v), _FORCE(v), _LOCAL_VEL(v), v["Depth"], v["Altitude"])
 
     def _publish(self, r) -> None:
         out = self.real_outputs

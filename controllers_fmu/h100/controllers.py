@@ -31,7 +31,7 @@ from ..angles import wrap_pi
 from ..declare import parameter
 from ..pid import PID
 from .belief import VehicleBelief
-from .frames import Rotation, body_rates, euler_rates, rotation, to_body, to_ned
+from .frames import Attitude, body_rates, euler_rates, to_body, to_ned
 from .guidance import Reference
 from .navigation import Estimate
 
@@ -99,11 +99,11 @@ def errors(est: Estimate, ref: Reference) -> Tuple[List[float], List[float]]:
             [-est.euler[0], -est.euler[1], wrap_pi(ref.heading - est.euler[2])])
 
 
-def reference_body_motion(est: Estimate, ref: Reference, r: Rotation) -> Tuple[List[float], List[float]]:
-    """The reference's velocity and acceleration in the body axes of the estimate's attitude:
-    ``nu_ref = (R^T v_ref, T^-1 (0, 0, psi_ref'))`` and its (frozen-attitude) rate."""
-    nu = to_body(r, ref.vel) + body_rates(est.euler, (0.0, 0.0, ref.heading_rate))
-    acc = to_body(r, ref.acc) + body_rates(est.euler, (0.0, 0.0, ref.heading_acc))
+def reference_body_motion(a: Attitude, ref: Reference) -> Tuple[List[float], List[float]]:
+    """The reference's velocity and acceleration in the body axes of the estimate's attitude
+    ``a``: ``nu_ref = (R^T v_ref, T^-1 (0, 0, psi_ref'))`` and its (frozen-attitude) rate."""
+    nu = to_body(a.r, ref.vel) + body_rates(a, (0.0, 0.0, ref.heading_rate))
+    acc = to_body(a.r, ref.acc) + body_rates(a, (0.0, 0.0, ref.heading_acc))
     return nu, acc
 
 
@@ -153,8 +153,9 @@ class CascadePid(_Controller):
             kp = float(m[j]) * bandwidth
             self.loops.append(PID(kp, kp * corner, 0.0, out_min=-self._limit_list[j], out_max=self._limit_list[j]))
 
-    def desired_velocity(self, est: Estimate, ref: Reference, r: Rotation) -> List[float]:
-        """The outer loops: ``nu_d`` (body velocity and rates) toward the reference."""
+    def desired_velocity(self, est: Estimate, ref: Reference, a: Attitude) -> List[float]:
+        """The outer loops: ``nu_d`` (body velocity and rates) toward the reference, ``a`` the
+        estimate's attitude."""
         c = self.config
         e_pos, e_att = errors(est, ref)
         v_d = [ref.vel[i] + c.PositionGain * e_pos[i] for i in range(3)]
@@ -166,12 +167,12 @@ class CascadePid(_Controller):
         v_d[2] = max(-c.MaxSpeed, min(c.MaxSpeed, v_d[2]))
         yaw_rate = max(-c.MaxYawRate, min(c.MaxYawRate, ref.heading_rate + c.HeadingGain * e_att[2]))
         euler_rate = (c.AttitudeGain * e_att[0], c.AttitudeGain * e_att[1], yaw_rate)
-        return to_body(r, v_d) + body_rates(est.euler, euler_rate)
+        return to_body(a.r, v_d) + body_rates(a, euler_rate)
 
     def wrench(self, est: Estimate, ref: Reference, dt: float) -> List[float]:
-        r = rotation(est.euler)
-        nu_d = self.desired_velocity(est, ref, r)
-        ff = self.feed_forward(est, *reference_body_motion(est, ref, r))
+        a = est.attitude()
+        nu_d = self.desired_velocity(est, ref, a)
+        ff = self.feed_forward(est, *reference_body_motion(a, ref))
         nu, loops = est.nu, self.loops
         return [loops[j].update(nu_d[j], nu[j], dt, ff=ff[j]) for j in range(6)]
 
@@ -230,12 +231,12 @@ class Lqr(_Controller):
         return np.asarray(k)
 
     def wrench(self, est: Estimate, ref: Reference, dt: float) -> List[float]:
-        r = rotation(est.euler)
+        a = est.attitude()
         e_pos, e_att = errors(est, ref)
-        cpsi, spsi = math.cos(est.euler[2]), math.sin(est.euler[2])
+        cpsi, spsi = a.cy, a.sy
         # estimate - reference, position in the heading frame
         d_pos = [-(cpsi * e_pos[0] + spsi * e_pos[1]), -(-spsi * e_pos[0] + cpsi * e_pos[1]), -e_pos[2]]
-        nu_ref, acc_ref = reference_body_motion(est, ref, r)
+        nu_ref, acc_ref = reference_body_motion(a, ref)
         d_nu = [est.nu[j] - nu_ref[j] for j in range(6)]
         i = self.integral
         integral = [i[0] + dt * d_pos[0], i[1] + dt * d_pos[1], i[2] + dt * d_pos[2], i[3] - dt * e_att[2]]
@@ -281,14 +282,15 @@ class SlidingMode(_Controller):
     def wrench(self, est: Estimate, ref: Reference, dt: float) -> List[float]:
         c = self.config
         lam = c.SmcBandwidth
-        r = rotation(est.euler)
+        a = est.attitude()
+        r = a.r
         e_pos, e_att = errors(est, ref)
         eta_err = [-e for e in e_pos + e_att]          # estimate - reference
         eta_ref_rate = [ref.vel[0], ref.vel[1], ref.vel[2], 0.0, 0.0, ref.heading_rate]
         eta_ref_acc = [ref.acc[0], ref.acc[1], ref.acc[2], 0.0, 0.0, ref.heading_acc]
         integral = [self.integral[j] + dt * eta_err[j] for j in range(6)]
         # eta~' from the estimate: J nu - eta'_ref
-        eta_rate = to_ned(r, est.nu[0:3]) + euler_rates(est.euler, est.nu[3:6])
+        eta_rate = to_ned(r, est.nu[0:3]) + euler_rates(a, est.nu[3:6])
         eta_err_rate = [eta_rate[j] - eta_ref_rate[j] for j in range(6)]
         if c.SmcIntegral:
             eta_r_rate = [eta_ref_rate[j] - 2.0 * lam * eta_err[j] - lam * lam * integral[j] for j in range(6)]
@@ -296,8 +298,8 @@ class SlidingMode(_Controller):
         else:
             eta_r_rate = [eta_ref_rate[j] - lam * eta_err[j] for j in range(6)]
             eta_r_acc = [eta_ref_acc[j] - lam * eta_err_rate[j] for j in range(6)]
-        nu_r = to_body(r, eta_r_rate[0:3]) + body_rates(est.euler, eta_r_rate[3:6])
-        nu_r_dot = to_body(r, eta_r_acc[0:3]) + body_rates(est.euler, eta_r_acc[3:6])
+        nu_r = to_body(r, eta_r_rate[0:3]) + body_rates(a, eta_r_rate[3:6])
+        nu_r_dot = to_body(r, eta_r_acc[0:3]) + body_rates(a, eta_r_acc[3:6])
         s = [est.nu[j] - nu_r[j] for j in range(6)]
         inertial = self.belief.mass_times(nu_r_dot)
         motion = self.belief.motion_wrench(est.pos, est.euler, nu_r)

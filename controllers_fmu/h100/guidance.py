@@ -77,19 +77,24 @@ class AxisFilter:
             return
         steps = 1 if dt <= 0.1 else int(math.ceil(dt / 0.1 - 1e-9))
         h = dt / steps
-        w = self.w
+        w, angle = self.w, self.angle
+        a_max, v_max = self.max_acceleration, self.max_speed
+        x, v = self.x, self.v
         for _ in range(steps):
-            error = target - self.x
-            if self.angle:
-                error = wrap_pi(error)
-            a = w * w * error + 2.0 * w * (target_speed - self.v)
-            a = max(-self.max_acceleration, min(self.max_acceleration, a))
-            v = max(-self.max_speed, min(self.max_speed, self.v + a * h))
-            self.a = (v - self.v) / h
-            self.v = v
-            self.x += v * h
-            if self.angle:
-                self.x = wrap_pi(self.x)
+            error = wrap_pi(target - x) if angle else target - x
+            a = w * w * error + 2.0 * w * (target_speed - v)
+            # the limits as max(-m, min(m, .)), written out: no builtin calls
+            a = a if a < a_max else a_max
+            a = a if a > -a_max else -a_max
+            v_new = v + a * h
+            v_new = v_new if v_new < v_max else v_max
+            v_new = v_new if v_new > -v_max else -v_max
+            self.a = (v_new - v) / h
+            v = v_new
+            x += v * h
+            if angle:
+                x = wrap_pi(x)
+        self.x, self.v = x, v
 
     def get_state(self):
         return [self.x, self.v, self.a]
@@ -201,14 +206,16 @@ class Guidance:
     def step(self, commands: Commands, dt: float) -> Reference:
         self.time += dt
         target, speed, heading, heading_rate = self._target(commands, dt)
-        for i in range(3):
-            self.axes[i].step(target[i], speed[i], dt)
+        n, e, d = self.axes
+        n.step(target[0], speed[0], dt)
+        e.step(target[1], speed[1], dt)
+        d.step(target[2], speed[2], dt)
         self.yaw.step(heading, heading_rate, dt)
         return self.reference(commands)
 
     def reference(self, commands: Commands) -> Reference:
-        return Reference([a.x for a in self.axes], [a.v for a in self.axes], [a.a for a in self.axes],
-                         self.yaw.x, self.yaw.v, self.yaw.a)
+        n, e, d, yaw = self.axes[0], self.axes[1], self.axes[2], self.yaw
+        return Reference([n.x, e.x, d.x], [n.v, e.v, d.v], [n.a, e.a, d.a], yaw.x, yaw.v, yaw.a)
 
     # ------------------------------------------------------------------ targets
     def _target(self, cmd: Commands, dt: float):

@@ -20,7 +20,7 @@ exact discretisation, initialised at the first sample, angles lagged on the circ
   and compare it with its own estimate of that instant. Beyond ``UsblRange`` no fix. The
   first fix, at initialisation, is the true initial position (the launch point is known).
 
-Noise: one ``numpy.random.Generator`` (PCG64, ``Seed``); every sample draws the same number of
+Noise: one ``numpy.random.Generator`` (PCG64, ``Seed``; drawn in blocks, :mod:`controllers_fmu.noise`); every sample draws the same number of
 standard normals (:data:`NOISE_CHANNELS`) whatever the settings, so a run is reproducible bit
 for bit and switching one channel's noise off does not change the others'. With all noise,
 biases and lags zero (and latency zero) every reading is the truth, bit for bit.
@@ -32,11 +32,11 @@ import math
 from dataclasses import dataclass, field, fields
 from typing import Dict, List, Sequence, Tuple
 
-import numpy as np
 
 from ..angles import wrap_pi
 from ..declare import parameter
 from ..filters import AngleLag, FirstOrderLag
+from ..noise import NormalStream
 
 #: the standard normals drawn per sample, in this order
 NOISE_CHANNELS = ("roll", "pitch", "heading", "p", "q", "r", "fx", "fy", "fz",
@@ -169,7 +169,7 @@ class H100Instruments:
         self.config = config if config is not None else InstrumentConfig()
         self.config.validate()
         c = self.config
-        self.rng = np.random.Generator(np.random.PCG64(int(c.Seed)))
+        self.noise = NormalStream(int(c.Seed), len(NOISE_CHANNELS))
         self.f_attitude = [AngleLag(c.ImuLag), FirstOrderLag(c.ImuLag), AngleLag(c.ImuLag)]
         self.f_omega = [FirstOrderLag(c.ImuLag) for _ in range(3)]
         self.f_force = [FirstOrderLag(c.ImuLag) for _ in range(3)]
@@ -206,7 +206,7 @@ class H100Instruments:
         """Read the instruments after a step of length dt (lags and clock advance by dt)."""
         truth.check()
         c, o = self.config, self.out
-        z = self.rng.standard_normal(len(NOISE_CHANNELS)).tolist()
+        z = self.noise.take()
         self.time += dt
         # IMU
         roll, pitch, heading = (float(a) for a in truth.euler)
@@ -252,13 +252,13 @@ class H100Instruments:
     # ------------------------------------------------------------------ state
     def get_state(self) -> Dict:
         """JSON-serialisable snapshot: generator, lags, clock, pending fixes, held readings."""
-        return {"rng": copy.deepcopy(self.rng.bit_generator.state),
+        return {"rng": self.noise.get_state(),
                 "filters": [f.get_state() for f in self._filters()],
                 "out": copy.deepcopy(vars(self.out)), "time": self.time,
                 "next_ping": self.next_ping, "pending": copy.deepcopy(self.pending)}
 
     def set_state(self, state: Dict) -> None:
-        self.rng.bit_generator.state = copy.deepcopy(state["rng"])
+        self.noise.set_state(state["rng"])
         for f, s in zip(self._filters(), state["filters"]):
             f.set_state(s)
         for k, v in copy.deepcopy(state["out"]).items():

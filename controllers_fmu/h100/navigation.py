@@ -19,10 +19,10 @@ from __future__ import annotations
 import math
 from collections import deque
 from dataclasses import dataclass, field
-from typing import List, Sequence
+from typing import List, Optional, Sequence
 
 from ..declare import parameter
-from .frames import rotation
+from .frames import Attitude
 
 HISTORY = 30.0   # s of estimates kept for late fixes
 
@@ -71,6 +71,15 @@ class Estimate:
     pos: List[float] = field(default_factory=lambda: [0.0, 0.0, 0.0])     # NED
     euler: List[float] = field(default_factory=lambda: [0.0, 0.0, 0.0])
     nu: List[float] = field(default_factory=lambda: [0.0] * 6)            # body velocity, rates
+    _attitude: Optional[Attitude] = field(default=None, init=False, repr=False, compare=False)
+
+    def attitude(self) -> Attitude:
+        """The trigonometry and rotation of ``euler``, computed once per attitude: the
+        controllers' changes of frame this step and the dead reckoning of the next share it."""
+        a = self._attitude
+        if a is None or a.euler != self.euler:
+            a = self._attitude = Attitude(self.euler)
+        return a
 
 
 class Navigation:
@@ -106,7 +115,7 @@ class Navigation:
         e = self.estimate
         # dead reckoning over the step with the velocity of the step's start (the sample-and-
         # hold the control period imposes anyway)
-        r = rotation(e.euler)
+        r = e.attitude().r
         v = e.nu
         e.pos[0] += (r[0] * v[0] + r[1] * v[1] + r[2] * v[2]) * dt
         e.pos[1] += (r[3] * v[0] + r[4] * v[1] + r[5] * v[2]) * dt
