@@ -296,7 +296,9 @@ class VehicleSlave(FmuSlave):
             self.log_warning(warning)
 
     def fmu_do_step(self, current_time, step_size):
-        u = self._inputs_now.copy()   # VehicleSimulator.advance refuses (and names) a NaN
+        # nothing sets an input during the step: the array itself is the step's inputs
+        # (VehicleSimulator.advance refuses, and names, a NaN)
+        u = self._inputs_now
         if not step_size >= 0.0:
             raise FmuError(f"communication step size {step_size} must not be negative")
         if not self._warned_time and abs(current_time - self._time) > 1e-9 * max(1.0, abs(current_time)):
@@ -307,8 +309,8 @@ class VehicleSlave(FmuSlave):
             self._build()  # tunable parameters; the vehicle stays as it was on failure
             self.parameters_changed = False
         # A failed advance raises and leaves the vehicle at the start of the step.
-        self._sim.advance(current_time, current_time + step_size, u)
-        self._refresh_outputs(u, current_time + step_size)
+        x = self._sim.advance(current_time, current_time + step_size, u)   # a copy of the state
+        self._write_outputs(x, u, current_time + step_size, self._outputs, self._locals)
         self._time = current_time + step_size
 
     def fmu_get_state(self):
