@@ -5,12 +5,23 @@ Writing the shortest text that reads back as the same double (``repr``) costs ab
 value in CPython, some 20 us per row of the survey stack: a fifth of a communication step. A
 long run therefore hands its raw rows to a child process running this file, which formats and
 appends them on another core while the master steps on. The text comes from the same
-``format_rows`` in both places, so the file is the same, byte for byte.
+``format_block`` in both places, so the file is the same, byte for byte.
+
+``format_block`` works a column at a time: every value of a column through ``repr`` (or
+``int`` then ``str`` for an Integer or Boolean column) in one ``map``, the rows then joined from
+the columns' texts, so no Python code runs per value. A column whose values in the block are
+all the same non-zero double (a constant input, a held reference, the sea depth) is formatted
+once: equal non-zero doubles have the same bits, so the same text (0.0 and -0.0 compare equal
+but read differently: a zero column goes value by value). The text is that of ``"%r"`` and
+``"%d"`` of each value, byte for byte (tests/master/test_master_recorder.py); on the survey the
+whole costs about 8 % less than one ``%``-format per row (benchmarks/bench_recorder.py: ``repr``
+itself is some 19 of the 21 us a row that remain).
 
 This module imports nothing but the standard library: the child starts in a few milliseconds
-with ``python -I -S csv_writer.py PATH NCOLS FORMAT`` and reads, from its standard input, blocks
-of an 8-byte row count (little-endian) followed by that many rows of NCOLS native float64
-values. At the end of its input it has written every row it received, and exits 0.
+with ``python -I -S csv_writer.py PATH NCOLS KINDS`` (KINDS: one letter per column, ``r`` a
+Real, ``d`` an Integer or Boolean) and reads, from its standard input, blocks of an 8-byte row
+count (little-endian) followed by that many rows of NCOLS native float64 values. At the end of
+its input it has written every row it received, and exits 0.
 """
 from __future__ import annotations
 
@@ -21,14 +32,29 @@ from array import array
 HEADER = struct.Struct("<Q")  # the number of rows that follow
 
 
-def row_format(integer: list[bool]) -> str:
-    """The %-format of one row: ``%d`` for Integer and Boolean columns, ``%r`` for Reals."""
-    return ",".join("%d" if i else "%r" for i in integer) + "\n"
+def column_kinds(integer: list[bool]) -> str:
+    """One letter per column: ``d`` for Integer and Boolean columns (whole numbers), ``r`` for
+    Reals (``repr``)."""
+    return "".join("d" if i else "r" for i in integer)
 
 
-def format_rows(fmt: str, rows) -> str:
-    """The text of ``rows`` (sequences of floats), one line each."""
-    return "".join([fmt % tuple(r) for r in rows])
+def _column_text(values: list, kind: str) -> list:
+    if kind == "d":
+        return list(map(str, map(int, values)))
+    first = values[0]
+    if first != 0.0 and values.count(first) == len(values):   # one text for the whole column
+        return [repr(first)] * len(values)
+    return list(map(repr, values))
+
+
+def format_block(kinds: str, values: list) -> str:
+    """The text of a block of rows given as one flat list of floats, row after row, with
+    ``len(kinds)`` values a row: one line per row."""
+    if not values:
+        return ""
+    ncols = len(kinds)
+    columns = [_column_text(values[j::ncols], kind) for j, kind in enumerate(kinds)]
+    return "\n".join(map(",".join, zip(*columns))) + "\n"
 
 
 def _read(stream, n: int) -> bytes:
@@ -39,7 +65,9 @@ def _read(stream, n: int) -> bytes:
 
 
 def main(argv: list[str]) -> int:
-    path, ncols, fmt = argv[0], int(argv[1]), argv[2]
+    path, ncols, kinds = argv[0], int(argv[1]), argv[2]
+    if len(kinds) != ncols:
+        raise SystemExit(f"csv_writer: {ncols} columns but {len(kinds)} column kinds {kinds!r}")
     stdin = sys.stdin.buffer
     with open(path, "a", encoding="utf-8", newline="") as out:
         while True:
@@ -49,8 +77,7 @@ def main(argv: list[str]) -> int:
             if len(header) < HEADER.size:
                 header += _read(stdin, HEADER.size - len(header))
             (nrows,) = HEADER.unpack(header)
-            values = array("d", _read(stdin, nrows * ncols * 8)).tolist()
-            out.write(format_rows(fmt, [values[i:i + ncols] for i in range(0, len(values), ncols)]))
+            out.write(format_block(kinds, array("d", _read(stdin, nrows * ncols * 8)).tolist()))
             out.flush()
 
 

@@ -14,7 +14,7 @@ survey stack, a fifth of its communication step. So a long run (``BACKGROUND_ROW
 more, on a machine with more than one CPU) hands each block as raw float64 values to a writer
 process (``master/csv_writer.py``, standard library only) that formats and appends it on
 another core; shorter runs format in the master's process. Both use
-``csv_writer.format_rows``: the file is the same, byte for byte, either way. The writer
+``csv_writer.format_block``: the file is the same, byte for byte, either way. The writer
 process has written every row it was sent when ``close()`` returns; if the master process dies,
 the writer still writes every block it received, then sees the end of its input and exits.
 ``AUV_MASTER_CSV_WRITER=process`` or ``inline`` forces one way (tests use it).
@@ -48,7 +48,7 @@ class CsvRecorder:
         self.path = Path(path)
         self.names = ["time"] + list(record)
         self.index = np.array([0] + [colmap[n] for n in record], dtype=np.intp)
-        self._fmt = csv_writer.row_format([n in integer_columns for n in self.names])
+        self._kinds = csv_writer.column_kinds([n in integer_columns for n in self.names])
         self._f = open(self.path, "w", encoding="utf-8", newline="", buffering=1 << 20)
         self._f.write(",".join(self.names) + "\n")
         self._f.flush()
@@ -64,7 +64,7 @@ class CsvRecorder:
         self._f = None
         try:
             self._writer = subprocess.Popen(
-                [sys.executable, "-I", "-S", csv_writer.__file__, str(self.path), str(len(self.names)), self._fmt],
+                [sys.executable, "-I", "-S", csv_writer.__file__, str(self.path), str(len(self.names)), self._kinds],
                 stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
                 start_new_session=True)  # Ctrl-C at the terminal is the master's; the writer ends with its input
         except OSError:
@@ -87,7 +87,7 @@ class CsvRecorder:
             except OSError as e:  # the writer process is gone (its error is on stderr)
                 raise OSError(f"the writer process of {self.path} stopped (exit status {self._writer.poll()}): {e}") from None
         elif self._f is not None:
-            self._f.write(csv_writer.format_rows(self._fmt, sel.tolist()))
+            self._f.write(csv_writer.format_block(self._kinds, sel.ravel().tolist()))
             self._f.flush()
         else:
             return

@@ -7,6 +7,7 @@ import math
 import numpy as np
 import pytest
 
+from master import csv_writer
 from master.recorder import CsvRecorder
 
 
@@ -47,6 +48,34 @@ def test_writer_process_and_inline_give_the_same_bytes(tmp_path, monkeypatch):
     assert ",nan," in inline.decode() and ",inf," in inline.decode() and "-0.0" in inline.decode()
     first = blocks[0][0].tolist()
     assert lines[1] == f"{first[0]!r},{first[3]!r},{first[1]!r},{int(first[2])},{int(first[4])}"
+
+
+def test_a_block_formatted_column_by_column_is_the_percent_format_of_each_row():
+    """format_block's text is "%r" of every Real and "%d" of every whole-number column, row by
+    row, also for the columns it formats once (constant in the block) and those it must not
+    (zeros of both signs, NaN)."""
+    rng = np.random.default_rng(7)
+    n = 50
+    columns = {
+        "noise": rng.normal(size=n) * 10.0 ** rng.integers(-8, 17, size=n),
+        "constant": np.full(n, 60.0),
+        "constant negative": np.full(n, -0.349),
+        "zeros of both signs": np.where(rng.random(n) < 0.5, 0.0, -0.0),
+        "negative zeros": np.full(n, -0.0),
+        "nan": np.full(n, math.nan),
+        "inf then finite": np.where(np.arange(n) < 3, math.inf, 1.5),
+        "constant then one change": np.where(np.arange(n) == n - 1, 2.0, 1.0),
+        "index": rng.integers(0, 20, size=n).astype(float),
+        "flag": np.ones(n),
+    }
+    integer = [name in ("index", "flag") for name in columns]
+    block = np.column_stack(list(columns.values()))
+    percent = ",".join("%d" if i else "%r" for i in integer) + "\n"
+    expected = "".join(percent % tuple(row) for row in block.tolist())
+    kinds = csv_writer.column_kinds(integer)
+    assert csv_writer.format_block(kinds, block.ravel().tolist()) == expected
+    assert csv_writer.format_block(kinds, block[:1].ravel().tolist()) == expected.splitlines(True)[0]
+    assert csv_writer.format_block(kinds, []) == ""
 
 
 def test_nothing_but_the_header_when_no_row_came(tmp_path, monkeypatch):
