@@ -12,21 +12,30 @@ control period, against its FMI floor. Prints, measured side by side in one run:
             any model, the floor under the 1000x bar (100 us per step);
   per FMU   each FMU alone through fmpy, its recorded inputs of the stack run replayed step by
             step (the controller's commands jump at every step, as in the stack): microseconds
-            per fmi2DoStep, and the same for its no-op twin;
+            of CPU time per fmi2DoStep, and the same for its no-op twin (best of three replays, each a new
+            instance: the first loads the FMU's numba caches within its first steps);
   alone     the control stack in plain Python (no FMI), microseconds per control step.
 
-    .venv/bin/python benchmarks/bench_h100_stack.py [--seconds 600] [--repeats 3] [--no-build]
+  before    with `--before DIR`: the same stack and replays with DIR's code and FMUs (a checkout of
+            an earlier commit with its fmus/ built, e.g. `git archive main | tar -x -C DIR` and
+            `tools/build_fmus.py` there), interleaved with this tree's, side by side.
+
+    .venv/bin/python benchmarks/bench_h100_stack.py [--seconds 600] [--repeats 3] [--no-build] [--before DIR]
 
 The controllers are interleaved repeat after repeat, the stack and its floor too, and the best
 repeat is kept (the machine is shared); the load average is printed. The FMUs are brought up to
 date first (tools/build_fmus.py and tools/build_noop_fmus.py rebuild only what is stale) and
-copied to a temporary folder, so that a rebuild during the run cannot mix two builds.
+copied to a temporary folder, so that a rebuild during the run cannot mix two builds. Each run
+is a child process with its tree first on sys.path (pythonfmu FMUs share the host's modules: two
+builds of one vehicle library cannot meet in one process), a 10 s warm-up run before the timed
+one (imports, numba's caches, the LQR design).
 """
 from __future__ import annotations
 
 import argparse
 import copy
 import csv
+import json
 import os
 import shutil
 import subprocess
@@ -56,22 +65,26 @@ def build(skip: bool) -> None:
                    check=True, stdout=subprocess.DEVNULL)
 
 
-def snapshot(folder: Path) -> dict:
-    """Copies of the three FMUs and their twins in `folder`: (instance, noop) -> path."""
+def snapshot(folder: Path, tree: Path = ROOT, noop_twins: bool = True) -> dict:
+    """Copies of the three FMUs of `tree` (and of their twins) in `folder`: (instance, noop) -> path."""
+    folder.mkdir(parents=True, exist_ok=True)
     paths = {}
     for instance, name in FMUS.items():
-        for noop, src in ((False, ROOT / "fmus" / f"{name}.fmu"), (True, ROOT / "fmus" / "noop" / f"{name}Noop.fmu")):
+        sources = [(False, tree / "fmus" / f"{name}.fmu")]
+        if noop_twins:
+            sources.append((True, tree / "fmus" / "noop" / f"{name}Noop.fmu"))
+        for noop, src in sources:
             if not src.is_file():
                 sys.exit(f"bench_h100_stack: {src} is missing (run ./build.sh and tools/build_noop_fmus.py)")
             paths[instance, noop] = Path(shutil.copy2(src, folder / src.name))
     return paths
 
 
-def hold_mapping(controller: str, seconds: float, fmus: dict, noop: bool) -> dict:
-    """scenarios/h100_hold.yaml as a mapping: `seconds` long, plots off, the controller chosen,
-    the FMUs of the snapshot (the real ones or their no-op twins)."""
-    scenario = yaml.safe_load((ROOT / "scenarios" / "h100_hold.yaml").read_text())
-    scenario["include"] = str(ROOT / "scenarios" / "stacks" / "h100.yaml")
+def hold_mapping(controller: str, seconds: float, fmus: dict, noop: bool, tree: Path = ROOT) -> dict:
+    """`tree`'s scenarios/h100_hold.yaml as a mapping: `seconds` long, plots off, the controller
+    chosen, the FMUs of the snapshot (the real ones or their no-op twins)."""
+    scenario = yaml.safe_load((tree / "scenarios" / "h100_hold.yaml").read_text())
+    scenario["include"] = str(tree / "scenarios" / "stacks" / "h100.yaml")
     scenario["stop_time"] = seconds
     scenario["plots"] = False
     instances = scenario.setdefault("instances", {})
@@ -89,7 +102,41 @@ def run_stack(mapping: dict, out: Path) -> dict:
         sys.exit(f"bench_h100_stack: a run failed: {res.reason}")
     s = res.summary
     return {"sim": s["simulated_time_s"], "wall": s["stepping_time_s"], "steps": s["steps"],
-            "csv": Path(res.results_csv)}
+            "csv": str(res.results_csv)}
+
+
+def in_child(tree: Path, spec: dict, folder: Path) -> dict:
+    """Run `spec` (see child) in a child process whose code is `tree`'s; returns its answer."""
+    path = folder / f"spec-{len(list(folder.glob('spec-*.json')))}.json"
+    path.write_text(json.dumps(dict(spec, tree=str(tree))))
+    env = dict(os.environ, PYTHONPATH=str(tree))
+    done = subprocess.run([sys.executable, str(Path(__file__).resolve()), "--child", str(path)], cwd=str(tree),
+                          env=env, capture_output=True, text=True)
+    if done.returncode != 0:
+        sys.exit(f"bench_h100_stack: a child run failed ({done.returncode}):\n{done.stdout[-2000:]}{done.stderr[-3000:]}")
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def child(spec_path: str) -> None:
+    """One measurement with the spec's tree first on sys.path: a stack run ("stack": a 10 s
+    warm-up, then the timed mapping) or one FMU's replayed doSteps ("replay")."""
+    spec = json.loads(Path(spec_path).read_text())
+    sys.path.insert(0, spec["tree"])
+    if spec["kind"] == "stack":
+        run_stack(spec["warm"], Path(spec["out"]) / "warm")
+        answer = run_stack(spec["mapping"], Path(spec["out"]) / "run")
+    else:   # the first replay loads the FMU's numba caches on its first steps: the best of three
+        answer = {"us": min(do_step_replayed(Path(spec["fmu"]), spec["instance"], spec["parameters"], spec["inputs"])
+                            for _ in range(3))}
+    print(json.dumps(answer))
+    sys.stdout.flush()
+    os._exit(0)  # pythonfmu 0.7.0 double-frees at interpreter exit (see tests/conftest.py)
+
+
+def stack_in_child(tree: Path, controller: str, seconds: float, fmus: dict, noop: bool, out: Path) -> dict:
+    return in_child(tree, {"kind": "stack", "out": str(out),
+                           "warm": hold_mapping(controller, 10.0, fmus, noop, tree),
+                           "mapping": hold_mapping(controller, seconds, fmus, noop, tree)}, out.parent)
 
 
 # ------------------------------------------------------------------------------ one FMU, replayed
@@ -135,7 +182,9 @@ def input_sources(instance: str, columns: dict) -> dict:
 
 
 def do_step_replayed(path: Path, instance: str, parameters: dict, inputs: dict) -> float:
-    """Microseconds per fmi2DoStep of one FMU fed `inputs` (variable -> values per step)."""
+    """Microseconds per fmi2DoStep of one FMU fed `inputs` (variable -> values per step): CPU
+    time of this thread (the FMU runs in it), so that another process taking the CPU in the
+    middle of a step does not count (the machine is shared)."""
     from fmpy import extract, read_model_description
     from fmpy.fmi2 import FMU2Slave
 
@@ -166,27 +215,32 @@ def do_step_replayed(path: Path, instance: str, parameters: dict, inputs: dict) 
             elif kind == "Integer":
                 values = [int(v) for v in values]
             setters[kind]([variables[n].valueReference for n in names], values)
-        start = time.perf_counter()
+        start = time.thread_time()
         fmu.doStep(currentCommunicationPoint=t, communicationStepSize=STEP)
-        total += time.perf_counter() - start
+        total += time.thread_time() - start
         t += STEP
     fmu.terminate()
     fmu.freeInstance()
     return total / steps * 1e6
 
 
-def per_fmu(mapping: dict, fmus: dict, results: Path) -> dict:
-    """(instance, noop) -> microseconds per doStep, the stack run's inputs replayed (each row's
-    values are what the instance's inputs held when it stepped to the next row; close enough
-    for a cost, which is what is measured)."""
+def per_fmu(mapping: dict, fmus: dict, results: Path, folder: Path, before: dict = None) -> dict:
+    """(instance, kind) -> microseconds per doStep, kind "real", "noop" or "before" (the vehicle
+    of the --before tree), the stack run's inputs replayed (each row's values are what the
+    instance's inputs held when it stepped to the next row; close enough for a cost, which is
+    what is measured), each in a child process of its tree."""
     columns = read_results(results)
     out = {}
     for instance in FMUS:
         sources = input_sources(instance, columns)
         inputs = {variable: columns[column] for variable, column in sources.items()}
-        for noop in (False, True):
-            out[instance, noop] = do_step_replayed(fmus[instance, noop], instance,
-                                                   instance_parameters(mapping, instance), inputs)
+        kinds = [("real", ROOT, fmus[instance, False]), ("noop", ROOT, fmus[instance, True])]
+        if before is not None and instance == "vehicle":
+            kinds.append(("before", before["tree"], before["fmus"][instance, False]))
+        for kind, tree, fmu in kinds:
+            out[instance, kind] = in_child(tree, {"kind": "replay", "fmu": str(fmu), "instance": instance,
+                                                  "parameters": instance_parameters(mapping, instance),
+                                                  "inputs": inputs}, folder)["us"]
     return out
 
 
@@ -219,40 +273,67 @@ def main(argv=None) -> int:
     parser.add_argument("--seconds", type=float, default=600.0, help="simulated seconds per run")
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--no-build", action="store_true", help="do not bring fmus/ and fmus/noop/ up to date first")
+    parser.add_argument("--before", type=Path, help="a checkout of an earlier commit with its fmus/ built: its stack "
+                                                    "measured side by side with this tree's")
+    parser.add_argument("--child", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    if args.child:
+        child(args.child)
     build(args.no_build)
     load = os.getloadavg()[0]
     best: dict = {}
     with tempfile.TemporaryDirectory() as temporary:
         folder = Path(temporary)
-        fmus = snapshot(folder)
-        cases = [(c, noop) for c in CONTROLLERS for noop in (False, True)]
-        for controller, noop in cases:   # a warm-up run each: extraction, imports, LQR design
-            run_stack(hold_mapping(controller, 10.0, fmus, noop), folder / f"warm-{controller}-{noop}")
+        fmus = snapshot(folder / "after")
+        trees = [("after", ROOT, fmus)]
+        before = None
+        if args.before is not None:
+            before = {"tree": args.before.resolve(), "fmus": snapshot(folder / "before", args.before.resolve(), False)}
+            trees.append(("before", before["tree"], before["fmus"]))
+        cases = [(c, label, tree, paths, False) for c in CONTROLLERS for label, tree, paths in trees]
+        cases += [(c, "floor", ROOT, fmus, True) for c in CONTROLLERS]
         for repeat in range(args.repeats):
-            for controller, noop in cases:
-                r = run_stack(hold_mapping(controller, args.seconds, fmus, noop), folder / f"{controller}-{noop}-{repeat}")
-                if (controller, noop) not in best or r["wall"] < best[controller, noop]["wall"]:
-                    best[controller, noop] = r
-        replayed = per_fmu(hold_mapping("pid", args.seconds, fmus, False), fmus, best["pid", False]["csv"])
+            for controller, label, tree, paths, noop in cases:
+                out = folder / "runs" / f"{controller}-{label}-{repeat}"
+                out.parent.mkdir(parents=True, exist_ok=True)
+                r = stack_in_child(tree, controller, args.seconds, paths, noop, out)
+                if (controller, label) not in best or r["wall"] < best[controller, label]["wall"]:
+                    best[controller, label] = r
+        replayed = per_fmu(hold_mapping("pid", args.seconds, fmus, False), fmus, Path(best["pid", "after"]["csv"]),
+                           folder / "runs", before)
         print(f"H100 stack through the master, h100_hold, {args.seconds:.0f} s simulated at {STEP} s, best of "
               f"{args.repeats} interleaved repeats; {os.cpu_count()} CPUs, load average {load:.2f} before, "
               f"{os.getloadavg()[0]:.2f} after")
-        print(f"{'controller':10s} {'wall [s]':>9s} {'x real time':>12s} {'us/step':>9s} {'floor us/step':>14s} "
-              f"{'above floor':>12s} {'control alone us/step':>22s}")
+        if before is not None:
+            print(f"before: {before['tree']} (its code and FMUs); after: {ROOT}")
+        head = f"{'controller':10s}"
+        if before is not None:
+            head += f" {'before us/step':>15s}"
+        head += (f" {'us/step':>9s} {'x real time':>12s} {'floor us/step':>14s} {'above floor':>12s} "
+                 f"{'control alone us/step':>22s}")
+        print(head)
         for controller in CONTROLLERS:
-            r, f = best[controller, False], best[controller, True]
+            r, f = best[controller, "after"], best[controller, "floor"]
             us, floor_us = r["wall"] / r["steps"] * 1e6, f["wall"] / f["steps"] * 1e6
             alone = control_alone(controller, 2000)
-            print(f"{controller:10s} {r['wall']:9.2f} {r['sim'] / r['wall']:12.0f} {us:9.0f} {floor_us:14.0f} "
-                  f"{us - floor_us:12.0f} {alone:22.0f}")
+            line = f"{controller:10s}"
+            if before is not None:
+                b = best[controller, "before"]
+                line += f" {b['wall'] / b['steps'] * 1e6:15.0f}"
+            line += (f" {us:9.0f} {r['sim'] / r['wall']:12.0f} {floor_us:14.0f} {us - floor_us:12.0f} "
+                     f"{alone:22.0f}")
+            print(line)
         print(f"the 1000x bar: <= {STEP * 1e6 / 1000:.0f} us per step through the master, the floor included")
-        print(f"\nper FMU, the pid run's inputs replayed through fmpy, us per fmi2DoStep "
-              f"({best['pid', False]['steps']} steps):")
-        print(f"  {'instance':10s} {'FMU':14s} {'doStep':>8s} {'no-op twin':>11s} {'above twin':>11s}")
+        print(f"\nper FMU, the pid run's inputs replayed through fmpy, CPU us per fmi2DoStep "
+              f"({best['pid', 'after']['steps']} steps):")
+        print(f"  {'instance':10s} {'FMU':14s} {'doStep':>8s} {'no-op twin':>11s} {'above twin':>11s}"
+              + (f" {'before':>8s}" if before is not None else ""))
         for instance, name in FMUS.items():
-            real, twin = replayed[instance, False], replayed[instance, True]
-            print(f"  {instance:10s} {name:14s} {real:8.1f} {twin:11.1f} {real - twin:11.1f}")
+            real, twin = replayed[instance, "real"], replayed[instance, "noop"]
+            extra = ""
+            if before is not None and (instance, "before") in replayed:
+                extra = f" {replayed[instance, 'before']:8.1f}"
+            print(f"  {instance:10s} {name:14s} {real:8.1f} {twin:11.1f} {real - twin:11.1f}{extra}")
     sys.stdout.flush()
     os._exit(0)  # pythonfmu 0.7.0 double-frees at interpreter exit (see tests/conftest.py)
 

@@ -400,11 +400,10 @@ def step_held(x, u, t0, held):
 
 
 @jit
-def step_end_state(y, held, t, c):
-    """The whole state at time t from the integrator's y and the step's `held`: nu = nu~ plus
-    the thrusters' share, each propeller speed from the closed form of its lag."""
+def step_end_state_into(y, held, t, c, x):
+    """The whole state at time t from the integrator's y and the step's `held`, written into x:
+    nu = nu~ plus the thrusters' share, each propeller speed from the closed form of its lag."""
     n = int(c[C_THRUSTERS])
-    x = np.empty(BODY_STATES + n)
     share = thrusters_impulse_velocity(t, held, c)
     for i in range(7):
         x[i] = y[i]
@@ -413,7 +412,6 @@ def step_end_state(y, held, t, c):
     elapsed = t - _step_start_time(held, n)
     for i in range(n):
         x[BODY_STATES + i] = thruster_speed_after(held[n + 6 + i], held[i], c[C_THRUSTER_TAU], elapsed)
-    return x
 
 
 @jit
@@ -514,12 +512,22 @@ def input_jacobian(t, x, u, c):
 @jit
 def output_vector(t, x, u, c):
     """The outputs of SPEC 7.6 as one flat vector, in the order of `output_table(n)`."""
+    out = np.empty(OUTPUT_FIXED + 2 * int(c[C_THRUSTERS]))
+    output_into(t, x, u, c, out)
+    return out
+
+
+@jit
+def output_into(t, x, u, c, out):
+    """`output_vector` written into the array `out`, returning nothing: the form the FMU
+    refreshes its outputs with (`H100Model.write_outputs`; an array handed back from compiled
+    code costs Python a new object every step)."""
     n = int(c[C_THRUSTERS])
     q = x[3:7]
     rotation = attitude(q)
     xdot = state_derivative(t, x, u, c)
     euler = euler_angles(rotation)
-    out = np.full(OUTPUT_FIXED + 2 * n, np.nan)   # NaN: a slot nobody fills shows
+    out[:] = np.nan   # NaN: a slot nobody fills shows
     out[Y_POS:Y_POS + 3] = x[0:3]
     out[Y_VEL:Y_VEL + 3] = rotate(rotation, x[7:10])
     out[Y_LOCAL_VEL:Y_LOCAL_VEL + 3] = x[7:10]
@@ -535,4 +543,3 @@ def output_vector(t, x, u, c):
     out[Y_SURFACE] = surface_elevation(t, x[0], x[1], _waves(c), c[C_WAVE_DIRECTION])
     out[OUTPUT_FIXED:OUTPUT_FIXED + n] = thruster_forces(x, c)
     out[OUTPUT_FIXED + n:OUTPUT_FIXED + 2 * n] = x[BODY_STATES:BODY_STATES + n]
-    return out

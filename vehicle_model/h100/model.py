@@ -109,7 +109,9 @@ class H100Model:
         """The whole state at t from the integrator's 13 states y of the step `held` (see
         step_derivative_into): the velocity with the thrusters' share put back, the propeller
         speeds from their lag's closed form."""
-        return dynamics.step_end_state(y, held, float(t), self.constants)
+        x = np.empty(self.state_size)   # filled by compiled code: no array handed back to Python
+        dynamics.step_end_state_into(y, held, float(t), self.constants, x)
+        return x
 
     def startup_warnings(self, name: str):
         """A layout that cannot produce every wrench is legal: say which ones it cannot."""
@@ -167,6 +169,11 @@ class H100Model:
 
     def output_vector(self, x, u, t: float = 0.0) -> np.ndarray:
         return dynamics.output_vector(float(t), np.asarray(x, float), np.asarray(u, float), self.constants)
+
+    def write_outputs(self, x, u, t, outputs, local_values) -> None:
+        """`output_vector` written into the FMU's output array (the H100 has no LOCALS); x and u
+        float arrays, as the FMU and the simulator hold them."""
+        dynamics.output_into(float(t), x, u, self.constants, outputs)
 
     def outputs(self, x, u, t: float = 0.0) -> Dict[str, object]:
         """The outputs of SPEC 7.6 by name: arrays for vectors, floats for scalars."""
