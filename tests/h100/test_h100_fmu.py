@@ -253,6 +253,7 @@ def test_the_shipped_numba_cache_holds_what_the_control_stack_calls(unpacked):
         pytest.skip("numba is not in use (AUV_NO_JIT or no numba): no cache is shipped")
     with zipfile.ZipFile(FMU_DIR / f"{NAME}.fmu") as archive:
         indexes = {Path(n).name.split("-")[0] for n in archive.namelist() if n.endswith(".nbi")}
-    for function in ("dynamics.state_derivative", "dynamics.output_vector", "dynamics.state_jacobian",
-                     "dynamics.input_jacobian", "dynamics.generalized_force", "rotation.rotation_matrix"):
+    for function in ("dynamics.step_derivative_into", "dynamics.step_end_state_into", "dynamics.output_into",
+                     "dynamics.state_derivative", "dynamics.state_jacobian", "dynamics.input_jacobian",
+                     "dynamics.generalized_force", "rotation.rotation_matrix"):
         assert function in indexes, sorted(indexes)
