@@ -37,7 +37,7 @@ from vehicle_model.simulator import VehicleSimulator  # noqa: E402
 from vehicle_model.waves import WaveParameters  # noqa: E402
 
 STEP = 0.1
-DEFAULT_RTOL, DEFAULT_ATOL = 1e-4, 1e-6   # the FMU's defaults (fmu_support.VehicleSlave)
+DEFAULT_RTOL, DEFAULT_ATOL = 1e-4, 1e-6   # the AUV's defaults (VehicleSimulator.tolerances_of)
 
 
 def manoeuvre(t):
@@ -177,12 +177,14 @@ class CountedH100(H100Model):
         step_derivative_into(t, y, held, c, ydot)
 
 
-#: (label, lag, method): the lag integrated with the rest (the full derivative) or solved in
-#: closed form over each step (the simulator's: H100Model.INTEGRATOR is the last row's method)
-INTEGRATIONS = (("dopri5, lag integrated", "integrated", "dopri5"),
-                ("dop853, lag integrated", "integrated", "dop853"),
-                ("dopri5, lag solved", "solved", "dopri5"),
-                ("dop853, lag solved", "solved", "dop853"))
+#: (label, lag, method, rtol): the lag integrated with the rest (the full derivative) or solved
+#: in closed form over each step (VehicleSimulator's way, as the FMU), at the FMU's former
+#: default tolerance (rtol 1e-4, the AUV's) and at the H100's (H100Model.TOLERANCES, the last row)
+INTEGRATIONS = (("dopri5, lag integrated", "integrated", "dopri5", DEFAULT_RTOL),
+                ("dop853, lag integrated", "integrated", "dop853", DEFAULT_RTOL),
+                ("dopri5, lag solved", "solved", "dopri5", DEFAULT_RTOL),
+                ("dop853, lag solved", "solved", "dop853", DEFAULT_RTOL),
+                ("dopri5, lag solved, H100", "solved", H100Model.INTEGRATOR, H100Model.TOLERANCES[0]))
 
 
 def flight(model, seconds, rtol, atol, lag, method, case):
@@ -212,21 +214,22 @@ def main():
     counted = CountedH100(model.params, model.env, model.waves)
     steps = int(round(args.seconds / STEP))
     print(f"\n{args.seconds:.0f} s open-loop manoeuvre at a {STEP} s step, restarted each step, first step the "
-          f"step (rtol {DEFAULT_RTOL:g}, atol {DEFAULT_ATOL:g}); error: largest position error against "
-          f"dop853 at rtol 1e-10 with the lag integrated; the simulator's: {H100Model.INTEGRATOR}, lag solved")
-    print(f"  {'commands':9s} {'integration':24s} {'us/step':>8s} {'x real time':>12s} {'evaluations/step':>17s} "
-          f"{'error [m]':>10s}")
+          f"step (atol {DEFAULT_ATOL:g}); error: largest position error against dop853 at rtol 1e-10 with the lag "
+          f"integrated; the H100's (VehicleSimulator's): {H100Model.INTEGRATOR} at rtol {H100Model.TOLERANCES[0]:g}, "
+          f"lag solved")
+    print(f"  {'commands':9s} {'integration':24s} {'rtol':>6s} {'us/step':>8s} {'x real time':>12s} "
+          f"{'evaluations/step':>17s} {'error [m]':>10s}")
     for case in CASES:
         reference = fly(model, args.seconds, 1e-10, 1e-12, "dop853", case)
-        for label, lag, method in INTEGRATIONS:
-            flight(model, 1.0, DEFAULT_RTOL, DEFAULT_ATOL, lag, method, case)     # warm-up
+        for label, lag, method, rtol in INTEGRATIONS:
+            flight(model, 1.0, rtol, DEFAULT_ATOL, lag, method, case)     # warm-up
             start = time.perf_counter()
-            track = flight(model, args.seconds, DEFAULT_RTOL, DEFAULT_ATOL, lag, method, case)
+            track = flight(model, args.seconds, rtol, DEFAULT_ATOL, lag, method, case)
             wall = time.perf_counter() - start
             CountedH100.calls = 0
-            flight(counted, args.seconds, DEFAULT_RTOL, DEFAULT_ATOL, lag, method, case)
+            flight(counted, args.seconds, rtol, DEFAULT_ATOL, lag, method, case)
             error = float(np.max(np.linalg.norm(track - reference, axis=1)))
-            print(f"  {case:9s} {label:24s} {wall / steps * 1e6:8.1f} "
+            print(f"  {case:9s} {label:24s} {rtol:6.0e} {wall / steps * 1e6:8.1f} "
                   f"{args.seconds / wall:12.0f} {CountedH100.calls / steps:17.1f} {error:10.2e}")
 
 

@@ -109,8 +109,8 @@ class VehicleSlave(FmuSlave):
             self._add_real_parameter(name, signal.size, signal.unit, description,
                                      signal.labels, default, "fixed")
 
-        self.RelativeTolerance = 1e-4   # the library's defaults; see README, 'Why dopri5'
-        self.AbsoluteTolerance = 1e-6
+        # the vehicle's own defaults (VehicleSimulator.tolerances_of; README, 'Why dopri5')
+        self.RelativeTolerance, self.AbsoluteTolerance = self.simulator_class.tolerances_of(vehicle)
         integrator = self.simulator_class.integrator_of(vehicle)
         self.add_real("RelativeTolerance", causality="parameter", variability="tunable",
                       unit="1", description=f"Relative tolerance of the {integrator} integrator")

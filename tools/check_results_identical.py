@@ -17,7 +17,8 @@ H100 derivative lost its allocations, which moved their last bits, ~1e-15 m; the
 scenarios again after the H100 control step was rewritten in plain floats with the
 allocation's least-norm shortcut, a deliberate change of the last bits, issue 12's speed
 bar; the H100's and ident_h100* again when the H100's propeller lag was solved in closed form
-over each step, which moved their trajectories by at most 1.8e-5 m): "full" for the whole scenarios, "short" for the short
+over each step, which moved their trajectories by at most 1.8e-5 m; and when the H100 went
+back to DOPRI5 at rtol 2e-5, which moved them by at most 2.3e-5 m, ident_h100): "full" for the whole scenarios, "short" for the short
 runs of SHORT_RUNS that tests/integration/test_results_identical.py flies. A change that keeps
 the physics and the recording unchanged keeps them. `--record` is for a change that is MEANT to change the results, and says
 so in its commit. The results are reproducible bit for bit on one platform; another CPU or

@@ -3,7 +3,7 @@ the inputs held, with SciPy's Dormand-Prince."""
 from __future__ import annotations
 
 import math
-from typing import Optional
+from typing import Optional, Tuple
 
 import numpy as np
 
@@ -51,8 +51,9 @@ class VehicleSimulator:
     one step (at a 0.1 s control period that step is almost always accepted, and it saves the
     two evaluations of DOPRI5's initial-step guess); the error control shortens it when needed.
     A vehicle may name another of SciPy's Hairer codes in its class attribute `INTEGRATOR`
-    ("dop853", 8th order, the same interface): the H100 does, for its accuracy in manoeuvres
-    (see H100Model.INTEGRATOR, benchmarks/bench_h100.py).
+    ("dop853", 8th order, the same interface), and its default tolerances in `TOLERANCES`
+    (rtol, atol): the H100 keeps DOPRI5 at a tighter rtol (see H100Model.TOLERANCES,
+    benchmarks/bench_h100.py).
     A vehicle may also solve part of its state over a step in closed form (the H100: its
     propeller lag, linear with the command held): it then has `step_derivative_into(t, y, held,
     c, ydot)` for the first `integrated_size` states y, `held_size`, `hold_step(x, u, t0,
@@ -62,8 +63,11 @@ class VehicleSimulator:
     zero when a step ends just past flat).
     """
 
-    def __init__(self, model, x0, rtol: float = 1e-4, atol: float = 1e-6, max_steps: int = 100000,
-                 method: Optional[str] = None):
+    def __init__(self, model, x0, rtol: Optional[float] = None, atol: Optional[float] = None,
+                 max_steps: int = 100000, method: Optional[str] = None):
+        default_rtol, default_atol = self.tolerances_of(model)
+        rtol = default_rtol if rtol is None else rtol
+        atol = default_atol if atol is None else atol
         if not (rtol > 0 and atol > 0):
             raise ValueError(f"tolerances must be positive (rtol={rtol}, atol={atol})")
         self.model = model
@@ -89,6 +93,12 @@ class VehicleSimulator:
                                else _right_hand_side(derivative_into, self._x.size))
             self._solver.set_f_params(self._u, model.constants)
         self._solver.set_integrator(self.method, rtol=self.rtol, atol=self.atol, nsteps=max_steps)
+
+    @staticmethod
+    def tolerances_of(vehicle) -> Tuple[float, float]:
+        """The default (rtol, atol) a vehicle (class or instance) is flown with: its
+        `TOLERANCES`, (1e-4, 1e-6) by default (README, 'Why dopri5')."""
+        return getattr(vehicle, "TOLERANCES", (1e-4, 1e-6))
 
     @staticmethod
     def integrator_of(vehicle) -> str:

@@ -58,16 +58,18 @@ class H100Model:
     #: `step_derivative_into`, the thrusters' impulse taken out of the velocity, and rebuilds
     #: the whole state with `state_after_step` (vehicle_model.h100.dynamics, the comment above
     #: step_held_size). The integrator then never sees the propellers' transient nor a
-    #: propeller reversing: 13 evaluations a step, station keeping included, 19 to 23 with the
-    #: lag integrated (benchmarks/bench_h100.py).
+    #: propeller reversing, and takes a station-keeping step whole: 7 evaluations of DOPRI5
+    #: where the lag integrated took 19 to 23 of DOPRI5 or DOP853 (benchmarks/bench_h100.py).
     step_derivative_into = staticmethod(dynamics.step_derivative_into)
     hold_step = staticmethod(dynamics.step_held)
     integrated_size = BODY_STATES
-    #: SciPy's DOP853 for `VehicleSimulator`, not DOPRI5: with the lag solved DOPRI5 takes its
-    #: steps whole too (7 evaluations against 13), but at the FMU's default tolerances it
-    #: drifts 1.4 to 2.1 cm in 200 s of manoeuvres in waves where DOP853 stays within 0.3 mm
-    #: (benchmarks/bench_h100.py; README, the H100).
-    INTEGRATOR = "dop853"
+    #: SciPy's DOPRI5 (the AUV's) at rtol 2e-5 instead of the AUV's 1e-4: with the lag solved,
+    #: DOPRI5 at 1e-4 drifts 1.4 to 2.1 cm in bench_h100.py's 200 s of manoeuvres in waves (the
+    #: 1 cm target); at 2e-5 it stays within 3.6 mm taking 7 to 11.5 evaluations a step, where
+    #: DOP853 (8th order, the H100's integrator before this choice) takes 13 at any tolerance,
+    #: the fewest a restarted DOP853 step can take.
+    INTEGRATOR = "dopri5"
+    TOLERANCES = (2e-5, 1e-6)
 
     def __init__(self, params: H100Parameters, env: Optional[Environment] = None,
                  waves: Optional[WaveParameters] = None):
