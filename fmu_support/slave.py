@@ -223,8 +223,8 @@ class FmuSlave(Fmi2Slave):
             if key not in mapping:
                 raise ValueError(f"variable {name}: the mapping of entry= has no key {key!r}")
 
-            def getter():
-                return convert(mapping[key])
+            def getter():   # as stored: every reader converts (_get, _get_fmu_state)
+                return mapping[key]
 
             def setter(value):
                 mapping[key] = convert(value)
