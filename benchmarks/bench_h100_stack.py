@@ -225,7 +225,7 @@ def do_step_replayed(path: Path, instance: str, parameters: dict, inputs: dict) 
 
 
 def per_fmu(mapping: dict, fmus: dict, results: Path, folder: Path, before: dict = None) -> dict:
-    """(instance, kind) -> microseconds per doStep, kind "real", "noop" or "before" (the vehicle
+    """(instance, kind) -> microseconds per doStep, kind "real", "noop" or "before" (the same FMU
     of the --before tree), the stack run's inputs replayed (each row's values are what the
     instance's inputs held when it stepped to the next row; close enough for a cost, which is
     what is measured), each in a child process of its tree."""
@@ -235,7 +235,7 @@ def per_fmu(mapping: dict, fmus: dict, results: Path, folder: Path, before: dict
         sources = input_sources(instance, columns)
         inputs = {variable: columns[column] for variable, column in sources.items()}
         kinds = [("real", ROOT, fmus[instance, False]), ("noop", ROOT, fmus[instance, True])]
-        if before is not None and instance == "vehicle":
+        if before is not None:
             kinds.append(("before", before["tree"], before["fmus"][instance, False]))
         for kind, tree, fmu in kinds:
             out[instance, kind] = in_child(tree, {"kind": "replay", "fmu": str(fmu), "instance": instance,
