@@ -188,6 +188,18 @@ def _alive(pid: int) -> bool:
         return False
 
 
+def _gone_within(pid: int, seconds: float) -> bool:
+    """Whether process ``pid`` is gone within ``seconds``; if not, it is killed here (a test
+    leaves nothing behind) and the answer is False."""
+    deadline = time.monotonic() + seconds
+    while _alive(pid) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    if _alive(pid):
+        os.kill(pid, 9)
+        return False
+    return True
+
+
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the parent-death signal is Linux's prctl")
 def test_a_plot_process_dies_with_a_master_killed_while_it_draws(tmp_path):
     """A master killed by SIGKILL closes nothing: its plot process, busy drawing (here: a long
@@ -205,13 +217,7 @@ def test_a_plot_process_dies_with_a_master_killed_while_it_draws(tmp_path):
                           stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=120)
     assert proc.returncode == -9
     child = int(pid_file.read_text())
-    deadline = time.monotonic() + 10.0
-    while _alive(child) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    alive = _alive(child)
-    if alive:
-        os.kill(child, 9)
-    assert not alive, "the plot process outlived its master"
+    assert _gone_within(child, 10.0), "the plot process outlived its master"
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the parent-death signal is Linux's prctl")
@@ -239,10 +245,4 @@ def test_the_child_a_plot_function_forks_dies_with_its_parent(tmp_path):
     if not pid_file.exists():
         pytest.fail("no child drew: analyses.auv_plots did not fork (one CPU, or AUV_MASTER_PLOTS=serial?)")
     child = int(pid_file.read_text())
-    deadline = time.monotonic() + 10.0
-    while _alive(child) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    alive = _alive(child)
-    if alive:
-        os.kill(child, 9)
-    assert not alive, "the drawing child outlived the process that forked it"
+    assert _gone_within(child, 10.0), "the drawing child outlived the process that forked it"
