@@ -302,11 +302,9 @@ def state_derivative_into(t, x, u, c, xdot):
     xdot[1] = position_rate[1]
     xdot[2] = position_rate[2]
     xdot[3:7] = quaternion_derivative(q, x[10:13], c[C_QUAT_TAU])
-    for i in range(6):   # (M_RB + M_A)^-1 tau, row by row (a BLAS call costs more at 6 x 6)
-        total = 0.0
-        for j in range(6):
-            total += c[C_MASS_INV + 6 * i + j] * tau[j]
-        xdot[7 + i] = total
+    rate = _mass_inverse_times(c, tau)
+    for i in range(6):
+        xdot[7 + i] = rate[i]
     for i in range(n):
         xdot[BODY_STATES + i] = thruster_speed_rate(u[i], x[BODY_STATES + i], c[C_THRUSTER_TAU])
 
