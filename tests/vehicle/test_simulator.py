@@ -93,6 +93,28 @@ def test_an_integrator_failure_is_reported_and_leaves_the_state(model):
     with pytest.raises(ValueError):
         sim.advance(0.0, 0.1, inputs(float("nan")))
     assert np.array_equal(sim.state, x0)
+    # and the next step runs as on a fresh simulator (the integrator's arrays are reset after
+    # the failure, not left as the failed run left them)
+    fresh = VehicleSimulator(model, x0, max_steps=2)
+    assert np.array_equal(sim.advance(0.0, 0.1, inputs(30.0)), fresh.advance(0.0, 0.1, inputs(30.0)))
+
+
+def test_each_step_starts_the_integrator_afresh_whatever_steps_came_before(model):
+    """A step depends on the state and inputs alone: on a simulator that has made steps of other
+    lengths before (its work arrays reused or remade, see VehicleSimulator._integrate), each
+    step gives the same bits as a new simulator started from the same state."""
+    from vehicle_model.h100 import H100Model, load_vehicle
+
+    h100 = H100Model(load_vehicle().params)
+    cases = [(model, model.cruise_state(1.4), lambda k: inputs(30.0, rudder_yaw=0.02 * (-1) ** k)),
+             (h100, h100.rest_state(), lambda k: h100.inputs([0.3 * (-1) ** k] * 4 + [0.2] * 4))]
+    for vehicle, x, u_of in cases:
+        sim = VehicleSimulator(vehicle, x)
+        t = 0.0
+        for k, h in enumerate((0.1, 0.1, 0.05, 0.1, 0.1, 0.2, 0.2, 0.1)):
+            expected = VehicleSimulator(vehicle, sim.state).advance(t, t + h, u_of(k))
+            assert np.array_equal(sim.advance(t, t + h, u_of(k)), expected), (type(vehicle).__name__, k)
+            t += h
 
 
 def test_each_vehicle_integrates_with_the_integrator_it_names(model):
