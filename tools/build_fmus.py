@@ -16,7 +16,9 @@ For each FMU (table FMUS below) the script
    legal variability on every variable, <ModelStructure> with <Outputs> (dependencies where the
    slave declared them) and <InitialUnknowns>, and the capability flags the slave declares
    (`fmu_capabilities`, e.g. canGetAndSetFMUstate / canSerializeFMUstate);
-4. checks the result with fmpy's validator and `fmutool -input X -check`, and only then moves
+4. ships the bytecode of every bundled source (`add_bytecode`: checked against the source's
+   hash, so that a fresh extraction does not compile what it imports);
+5. checks the result with fmpy's validator and `fmutool -input X -check`, and only then moves
    it into fmus/ (atomically) and writes the stamp.
 
 Units, descriptions and output dependencies come from the slave itself: slaves derived from
@@ -24,8 +26,9 @@ Units, descriptions and output dependencies come from the slave itself: slaves d
 
 Layout of an FMU: resources/<slave>.py (the script, imported as a top-level module named after
 the file), resources/<package>/ for each bundled package (the script's own package without the
-script), resources/pythonfmu/. pythonfmu puts resources/ first on sys.path when the FMU is
-instantiated, so the bundled copies win over an installed (even editable) copy of the project,
+script), resources/pythonfmu/, and beside every source its bytecode in __pycache__ (with numba's
+cache of the physics in the vehicles' vehicle_model/). pythonfmu puts resources/ first on
+sys.path when the FMU is instantiated, so the bundled copies win over an installed (even editable) copy of the project,
 unless the host process has already imported a module of the same name: Python then reuses that
 one (see docs/using_auv_fmu.md).
 
@@ -322,6 +325,35 @@ def add_numba_cache(fmu: Path, cls, stage: Path, packages: Sequence[str], warm_u
             archive.write(path, f"resources/{path.relative_to(stage).as_posix()}")
 
 
+def bytecode_member(source_member: str) -> str:
+    """Where Python looks for the bytecode of the zip member `source_member` (a .py file) once
+    the FMU is extracted: `__pycache__/<name>.<cache tag>.pyc` beside it."""
+    folder, _, name = source_member.rpartition("/")
+    return f"{folder}/__pycache__/{name[:-3]}.{sys.implementation.cache_tag}.pyc"
+
+
+def add_bytecode(fmu: Path) -> None:
+    """Ship the bytecode of every Python source under resources/, checked against the source's
+    hash rather than its modification time (which an unzip does not keep): without it a fresh
+    extraction compiles every module it imports (about 50 ms of the Auv start-up), and so does
+    every process that may not write bytecode (PYTHONDONTWRITEBYTECODE, a read-only folder).
+    A source edited after extraction no longer matches its hash and is compiled as usual; a
+    host on another Python version looks for another cache tag and ignores these files."""
+    import py_compile
+
+    with zipfile.ZipFile(fmu) as archive:
+        sources = {name: archive.read(name) for name in archive.namelist()
+                   if name.startswith("resources/") and name.endswith(".py")}
+    with tempfile.TemporaryDirectory(prefix="bytecode-") as temporary, \
+            zipfile.ZipFile(fmu, "a", zipfile.ZIP_DEFLATED) as archive:
+        source_file, bytecode_file = Path(temporary) / "module.py", Path(temporary) / "module.pyc"
+        for name, source in sorted(sources.items()):
+            source_file.write_bytes(source)
+            py_compile.compile(str(source_file), cfile=str(bytecode_file), dfile=name, doraise=True,
+                               invalidation_mode=py_compile.PycInvalidationMode.CHECKED_HASH)
+            archive.write(bytecode_file, bytecode_member(name))
+
+
 # ------------------------------------------------------------------------------ validation
 def validate(fmu: Path, use_fmutool: bool = True) -> List[str]:
     """Problems found by fmpy's validator and by `fmutool -input FMU -check` (empty: valid)."""
@@ -389,6 +421,7 @@ def build_one(spec: FmuSpec, dest: Path, check: bool = True, root: Path = ROOT,
         rewrite_zip_member(built, "modelDescription.xml", completed)
         if spec.numba_cache:
             add_numba_cache(built, cls, stage, spec.numba_cache, spec.numba_warm_up, spec.vehicle_file)
+        add_bytecode(built)
         _native_wrapper().install(built, spec.name)  # the project's Linux binary, if it compiles
         for warning in warnings:
             print(f"  {spec.name}: warning: {warning}")
