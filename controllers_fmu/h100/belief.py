@@ -39,16 +39,13 @@ class VehicleBelief:
         #: the thrusters' states of the state vector the motion wrench is evaluated on (stopped)
         self._thrusters_stopped = self.model.initial_state()[13:].tolist()
         self._inputs = self.model.inputs()
+        #: scratch of motion_wrench: the state it fills (thrusters stopped) and the wrench written
+        self._state = np.array([0.0] * 13 + self._thrusters_stopped)
+        self._holding = np.zeros(6)
         #: at rest, level, 10 m down: the LQR's first operating point. Computed here, whatever
         #: the controller, so that building the FMU compiles (and ships in numba's cache) every
         #: function of the vehicle library a controller may call.
         self.rest_linearization = self.linearize(10.0, np.zeros(6))
-
-    def _state_of(self, pos, euler, nu) -> np.ndarray:
-        """The vehicle library's state vector of a pose and velocity, thrusters stopped (one
-        array from one list: cheaper than filling a kept array slice by slice)."""
-        quaternion = quaternion_from_euler(euler[0], euler[1], euler[2]).tolist()
-        return np.array(list(pos) + quaternion + list(nu) + self._thrusters_stopped)
 
     def mass_times(self, v: Sequence[float]) -> List[float]:
         """``M v`` (M the believed rigid-body plus added mass), as floats: the products of the
@@ -59,11 +56,16 @@ class VehicleBelief:
 
     def motion_wrench(self, pos, euler, nu) -> List[float]:
         """The wrench the thrusters must add to hold ``nu`` steady at this pose: minus the sum of
-        restoring, Coriolis and damping wrenches of the vehicle library (``generalized_force``
-        with the thrusters stopped, no external force, still water)."""
-        x = self._state_of(pos, euler, nu)
-        wrench = h100_dynamics.generalized_force(0.0, x, self._inputs, self.model.constants)[0]
-        return [-w for w in wrench.tolist()]
+        restoring, Coriolis and damping wrenches of the vehicle library (its
+        ``holding_wrench_into``, ``generalized_force``'s sums with the thrusters stopped, no
+        external force, still water)."""
+        x = self._state
+        x[0:3] = pos
+        x[3:7] = quaternion_from_euler(euler[0], euler[1], euler[2])
+        x[7:13] = nu
+        # into kept arrays: a compiled call that builds and hands back no array costs a third
+        h100_dynamics.holding_wrench_into(0.0, x, self._inputs, self.model.constants, self._holding)
+        return self._holding.tolist()
 
     def linearize(self, depth: float, nu_operating) -> Tuple[np.ndarray, np.ndarray]:
         """(A, B) of the 12 states (position, small rotation, LocalVel, Omega) about the level

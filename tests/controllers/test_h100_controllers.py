@@ -44,6 +44,21 @@ def test_no_feedback_at_zero_error_only_the_model_feed_forward(belief, name):
     assert tau[2] == pytest.approx(-(13.5 * 9.82 - 1000 * 9.82 * 0.0134), abs=1e-6)
 
 
+def test_the_motion_wrench_is_minus_the_vehicle_librarys_generalized_force_bit_for_bit(belief):
+    """The feed-forward written into kept arrays (dynamics.holding_wrench_into) against the
+    library's generalized_force on the state of the pose, thrusters stopped: the same sums."""
+    from vehicle_model.h100 import dynamics
+    from vehicle_model.rotation import quaternion_from_euler
+
+    rng = np.random.default_rng(12)
+    for depth in (-0.05, 0.1, 5.0):            # out of the water, breaking the surface, submerged
+        pos, euler, nu = [rng.normal(), rng.normal(), depth], rng.uniform(-0.5, 0.5, 3).tolist(), rng.normal(size=6)
+        x = belief.model.initial_state()
+        x[0:3], x[3:7], x[7:13] = pos, quaternion_from_euler(*euler), nu
+        expected = -dynamics.generalized_force(0.0, x, belief.model.inputs(), belief.model.constants)[0]
+        assert belief.motion_wrench(pos, euler, nu.tolist()) == expected.tolist()
+
+
 @pytest.mark.parametrize("name", CONTROLLERS)
 @pytest.mark.parametrize("heading", [0.0, 2.0])
 def test_each_axis_pushes_toward_its_reference(belief, name, heading):

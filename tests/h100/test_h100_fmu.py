@@ -255,5 +255,5 @@ def test_the_shipped_numba_cache_holds_what_the_control_stack_calls(unpacked):
         indexes = {Path(n).name.split("-")[0] for n in archive.namelist() if n.endswith(".nbi")}
     for function in ("dynamics.step_derivative_into", "dynamics.step_end_state_into", "dynamics.output_into",
                      "dynamics.state_derivative", "dynamics.state_jacobian", "dynamics.input_jacobian",
-                     "dynamics.generalized_force", "rotation.rotation_matrix"):
+                     "dynamics.generalized_force", "dynamics.holding_wrench_into", "rotation.rotation_matrix"):
         assert function in indexes, sorted(indexes)

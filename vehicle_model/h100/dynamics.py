@@ -234,6 +234,20 @@ def generalized_force(t, x, u, c):
 
 
 @jit
+def holding_wrench_into(t, x, u, c, out):
+    """The thrust wrench that holds the body velocity of x steady: ``out = -(every wrench of
+    the right-hand side but the thrusters')``, since ``(M_RB + M_A) nu' = tau_thrust + rest``
+    vanishes exactly when ``tau_thrust = -rest`` (a controller's model feed-forward,
+    controllers_fmu/h100/belief.py). The same sums as `generalized_force` with the thrusters'
+    wrench taken as zero (stopped thrusters give exactly +0.0 there), written into `out` (6):
+    called every control period, it hands no new array back."""
+    tau, _, _ = add_unthrusted_wrenches(t, x, (x[7], x[8], x[9], x[10], x[11], x[12]), u, c, attitude(x[3:7]),
+                                        (0.0, 0.0, 0.0, 0.0, 0.0, 0.0))
+    for i in range(6):
+        out[i] = -tau[i]
+
+
+@jit
 def generalized_force_at(t, x, u, c, rotation):
     """`generalized_force` as tuples, with R(q/|q|) already built (the derivative needs it too):
     the sum of the wrenches of `forces`, as tuples (the thrusters' forces are the one array)."""
