@@ -99,6 +99,8 @@ class FmuSlave(Fmi2Slave):
         super().__init__(**kwargs)
         #: name -> {"unit": str | None, "depends_on": list[str] | None}, read by the builder.
         self.fmu_meta: Dict[str, Dict[str, Any]] = {}
+        #: changes whenever a direct transfer may have stopped being valid (see "Direct transfers")
+        self._native_epoch = object()
         self._phase = "instantiated"  # instantiated, initialization, stepping, terminated
         self._failed_initialization = False
         #: set when a parameter (resp. an input or parameter) was set since the flag was cleared.
@@ -112,6 +114,9 @@ class FmuSlave(Fmi2Slave):
         #: and -> (mapping, key) of those registered with `entry=`: see "Prepared transfers"
         self._attributes: Dict[int, str] = {}
         self._entries: Dict[int, Tuple[MutableMapping, Any]] = {}
+        #: value reference -> (mapping, key) of every variable registered with `entry=`, of any
+        #: type (`_entries` holds the Reals only): for the native wrapper's direct transfers
+        self._any_entries: Dict[int, Tuple[MutableMapping, Any]] = {}
         self._readers: Dict[tuple, Optional[Callable[[], list]]] = {}
         self._writers: Dict[tuple, Optional[Callable[[Any], bool]]] = {}
 
@@ -240,9 +245,22 @@ class FmuSlave(Fmi2Slave):
                    initial=_enum(Fmi2Initial, initial),
                    variability=_enum(Fmi2Variability, variability), getter=getter, setter=setter)
         self.register_variable(var, nested=False)
+        if entry is not None:
+            self._any_entries[var.value_reference] = entry
         self.fmu_meta[name] = {"unit": unit, "depends_on": None if depends_on is None
                                else list(depends_on)}
         return var
+
+    @property
+    def _phase(self) -> str:
+        return self._phase_now
+
+    @_phase.setter
+    def _phase(self, phase: str) -> None:
+        # What may be set, and whether a read refreshes the outputs first, depend on the phase:
+        # a direct transfer made for one phase must not serve another (see "Direct transfers").
+        self._phase_now = phase
+        self._native_epoch = object()
 
     # ------------------------------------------------------------------ hooks for subclasses
     def fmu_enter_initialization(self, start_time: float) -> None:
@@ -372,6 +390,7 @@ class FmuSlave(Fmi2Slave):
         self._tables = None
         self._readers = {}
         self._writers = {}
+        self._native_epoch = object()
 
     def _settable(self, var: ScalarVariable, phase: Optional[str] = None) -> Optional[str]:
         """None if `var` may be set in `phase` (default: now), else why not."""
@@ -663,6 +682,66 @@ class FmuSlave(Fmi2Slave):
                 found = type(vars(klass)[name])
                 return not (hasattr(found, "__set__") or hasattr(found, "__delete__"))
         return True
+
+    # Direct transfers. The project's native wrapper (native/python_fmu.c) can serve a host's
+    # fmi2Get*/fmi2Set* without running any Python code: it asks `_native_plan` where each
+    # value lives and then reads or writes it there itself, at every call with those references,
+    # until `_native_epoch` changes (a new phase, a registration). A plan describes exactly what
+    # this class's own getters and setters do in the stepping phase, for the values kept in a
+    # place the wrapper can reach:
+    #
+    #   ("a", name), index    element `index` of `self.<name>` (`element=`), looked up again at
+    #                         every call: a one-dimensional float64 buffer (a numpy array) or a
+    #                         list;
+    #   ("m", mapping), key   `mapping[key]` of a dict (`entry=`).
+    #
+    # The wrapper checks at every call what it relies on (the buffer's type, size and format,
+    # a list's length, a value that is a float or a numpy.float64 / an int / a bool, a plain
+    # dict) and, when anything differs, makes the call the usual way, through the methods
+    # below: the values and the errors are those of the Python path. No plan is offered outside the stepping phase (a
+    # read may refresh the outputs during initialisation, what may be set differs), for a
+    # parameter (a set also raises `parameters_changed`), for values kept elsewhere (a getter,
+    # a plain attribute), or when a subclass overrides the methods the plan stands for.
+    _DIRECT_KINDS = {"Real": Real, "Integer": Integer, "Boolean": Boolean}
+
+    def _native_plan(self, type_name: str, vrs: tuple, setting: bool) -> Optional[tuple]:
+        """Where the values of `vrs` live, for the native wrapper: (sources, slots), a source
+        per place (see "Direct transfers") and per value (source number, index or key); or
+        None: the wrapper calls the methods (`set_real`, `get_real`, ...) as usual."""
+        kind = self._DIRECT_KINDS.get(type_name)
+        if kind is None or self._phase != "stepping" or not vrs or self._overrides(type_name, setting):
+            return None
+        if not self._tables:
+            self._access_tables()
+        if setting:
+            settable = self._setters[kind][False]
+            if len(set(vrs)) != len(vrs) or any(vr not in settable or settable[vr][1] for vr in vrs):
+                return None
+        elif any(vr not in self._getters[kind] for vr in vrs):
+            return None
+        sources: list = []
+        numbers: dict = {}   # (kind, attribute name or id of the dict) -> source number
+        slots = []
+        for vr in vrs:
+            if kind is Real and vr in self._elements:
+                name, index = self._elements[vr]
+                source, place = ("a", name), index
+            elif vr in self._any_entries and type(self._any_entries[vr][0]) is dict:
+                mapping, place = self._any_entries[vr]
+                source = ("m", mapping)
+            else:
+                return None
+            identity = (source[0], source[1] if source[0] == "a" else id(source[1]))
+            if identity not in numbers:
+                numbers[identity] = len(sources)
+                sources.append(source)
+            slots.append((numbers[identity], place))
+        return tuple(sources), tuple(slots)
+
+    def _overrides(self, type_name: str, setting: bool) -> bool:
+        """Whether a subclass changed a method a direct transfer of this type stands for."""
+        names = (f"{'set' if setting else 'get'}_{type_name.lower()}", "_set" if setting else "_get")
+        return any(getattr(type(self), name) is not getattr(FmuSlave, name) for name in names)
 
     def _get_error(self, kind, vrs) -> Optional[Exception]:
         """Why `vrs` cannot be read as `kind` (the first unknown or wrongly typed reference),

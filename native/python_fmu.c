@@ -81,9 +81,35 @@ typedef struct {
 #define EXPORT __attribute__((visibility("default")))
 
 /* ---------------------------------------------------------------- the Python C API, by dlsym */
-typedef struct _object PyObject;   /* opaque: only pointers are handled here */
+typedef struct _object PyObject;   /* only pointers, and the type of an object (below) */
 typedef ssize_t Py_ssize_t;
 typedef int PyGILState_STATE;
+
+/* The head every Python object starts with (PyObject's ob_refcnt and ob_type, members of the
+ * stable ABI): the direct transfers compare an object's type with float, int, bool, list and
+ * dict without a call. */
+typedef struct {
+    Py_ssize_t ob_refcnt;
+    void *ob_type;
+} ObjectHead;
+#define TYPE_OF(object) (((const ObjectHead *)(object))->ob_type)
+
+/* The buffer protocol's view (unchanged since Python 3.3; in the stable ABI since 3.11). */
+typedef struct {
+    void *buf;
+    PyObject *obj;
+    Py_ssize_t len;
+    Py_ssize_t itemsize;
+    int readonly;
+    int ndim;
+    char *format;
+    Py_ssize_t *shape;
+    Py_ssize_t *strides;
+    Py_ssize_t *suboffsets;
+    void *internal;
+} Py_buffer;
+#define PyBUF_WRITABLE 0x0001
+#define PyBUF_RECORDS_RO 0x001c   /* PyBUF_STRIDES | PyBUF_FORMAT */
 
 /* Every function the wrapper calls, with its stable-ABI signature. */
 #define PYTHON_FUNCTIONS(X)                                                                     \
@@ -125,7 +151,13 @@ typedef int PyGILState_STATE;
     X(PyObject *, Py_CompileString, (const char *, const char *, int))                          \
     X(PyObject *, PyImport_ExecCodeModule, (const char *, PyObject *))                          \
     X(PyObject *, PyDict_New, (void))                                                           \
-    X(int, PyDict_SetItemString, (PyObject *, const char *, PyObject *))
+    X(int, PyDict_SetItemString, (PyObject *, const char *, PyObject *))                       \
+    X(PyObject *, PyDict_GetItem, (PyObject *, PyObject *))                                     \
+    X(int, PyDict_SetItem, (PyObject *, PyObject *, PyObject *))                                \
+    X(Py_ssize_t, PyList_Size, (PyObject *))                                                    \
+    X(PyObject *, PyList_GetItem, (PyObject *, Py_ssize_t))                                     \
+    X(int, PyObject_SetAttr, (PyObject *, PyObject *, PyObject *))                              \
+    X(Py_ssize_t, PyLong_AsSsize_t, (PyObject *))
 
 /* The slave's methods that the wrapper calls (pythonfmu's slave API). */
 typedef enum {
@@ -160,12 +192,21 @@ typedef struct {
 #undef DECLARE
     /* optional: the interpreter to act as (removed from the stable ABI in Python 3.13+) */
     void (*Py_SetProgramName)(const wchar_t *);
+    /* optional: without them a direct transfer reads no numpy array (see "direct transfers") */
+    int (*PyObject_GetBuffer)(PyObject *, Py_buffer *, int);
+    void (*PyBuffer_Release)(Py_buffer *);
     /* Python helpers compiled from HELPER_SOURCE below */
     PyObject *create_slave;
     PyObject *drain_log;
+    PyObject *numpy_float64;
     /* the attribute names looked up on every call, made (and interned) once */
     PyObject *log_queue_name;
     PyObject *method_names[METHOD_COUNT];
+    /* for the direct transfers: the names they use, True, and the exact types they accept */
+    PyObject *epoch_name, *plan_name, *values_changed_name;
+    PyObject *true_object, *none_object;
+    void *float_type, *int_type, *bool_type, *list_type, *dict_type;
+    void *float64_type;   /* numpy.float64 (a float whose float() is its value) once numpy is imported */
 } PythonApi;
 
 /* The one process-wide interpreter handle of this library: allocated once, never freed, so
@@ -192,6 +233,11 @@ static const char HELPER_SOURCE[] =
     "                           f'pythonfmu.Fmi2Slave, expected one')\n"
     "    return found[0](instance_name=instance_name, resources=resources, visible=bool(visible),\n"
     "                    fmi2_exception_status=True)\n"
+    "EXACT_TYPES = (float, int, bool, list, dict)\n"
+    "NONE = None\n"
+    "def numpy_float64():\n"
+    "    numpy = sys.modules.get('numpy')\n"
+    "    return getattr(numpy, 'float64', None)\n"
     "def drain_log(slave):\n"
     "    queue = getattr(slave, 'log_queue', None)\n"
     "    if not queue:\n"
@@ -201,6 +247,21 @@ static const char HELPER_SOURCE[] =
     "    return out\n";
 
 /* ---------------------------------------------------------------- one instance */
+/* Where the values of one getter's or setter's references live, as the slave described them
+ * (FmuSlave._native_plan; see "direct transfers" below): a few sources, and per value the
+ * source and the place in it. */
+typedef struct {
+    PyObject *epoch;          /* owned: the slave's _native_epoch the plan was asked under; NULL: not asked */
+    int usable;               /* the slave gave a plan for that epoch (else: the usual call) */
+    Py_ssize_t n_sources;
+    char *source_kind;        /* 'a': the attribute named by source (a float64 buffer or a list); 'm': the dict source */
+    PyObject **source;        /* owned */
+    size_t n;
+    Py_ssize_t *slot_source;  /* per value: its source */
+    Py_ssize_t *slot_index;   /* per value from an 'a' source: the index */
+    PyObject **slot_key;      /* per value from an 'm' source: the key (owned), else NULL */
+} Plan;
+
 /* The value references of a getter's or setter's last call and the Python tuple of them that
  * was passed to the slave: a host asks for the same references at every step, and then the
  * same (immutable) tuple is passed again instead of a new one. */
@@ -208,6 +269,7 @@ typedef struct {
     fmi2ValueReference *vr;
     size_t n;
     PyObject *tuple;      /* owned; NULL: nothing cached */
+    Plan plan;            /* for these references */
 } References;
 
 typedef struct {
@@ -223,6 +285,7 @@ typedef struct {
     char **strings;       /* what the last fmi2GetString returned, freed on the next call */
     size_t n_strings;
     References references[METHOD_COUNT];   /* used for GET_* and SET_* only */
+    int no_direct_transfers;  /* the slave has no _native_epoch / _native_plan */
 } Instance;
 
 /* ---------------------------------------------------------------- logging */
@@ -423,7 +486,28 @@ static int bind_api(PythonApi *api, void *handle, char *missing, size_t size)
     PYTHON_FUNCTIONS(BIND)
 #undef BIND
     *(void **)(&api->Py_SetProgramName) = dlsym(handle, "Py_SetProgramName");
+    *(void **)(&api->PyObject_GetBuffer) = dlsym(handle, "PyObject_GetBuffer");
+    *(void **)(&api->PyBuffer_Release) = dlsym(handle, "PyBuffer_Release");
+    if (api->PyObject_GetBuffer == NULL || api->PyBuffer_Release == NULL)
+        api->PyObject_GetBuffer = NULL, api->PyBuffer_Release = NULL;
     return 1;
+}
+
+/* The types float, int, bool, list and dict, and None, kept for good (GIL held). 1 on success. */
+static int load_exact_types(PythonApi *api, PyObject *module)
+{
+    api->none_object = api->PyObject_GetAttrString(module, "NONE");
+    PyObject *types = api->PyObject_GetAttrString(module, "EXACT_TYPES");
+    if (types == NULL || api->none_object == NULL) return 0;
+    void **slots[] = {&api->float_type, &api->int_type, &api->bool_type, &api->list_type, &api->dict_type};
+    int ok = 1;
+    for (Py_ssize_t i = 0; i < 5 && ok; i++) {
+        PyObject *type = api->PySequence_GetItem(types, i);   /* the reference is kept */
+        ok = type != NULL;
+        if (ok) *slots[i] = type;
+    }
+    api->Py_DecRef(types);
+    return ok;
 }
 
 /* Compile HELPER_SOURCE (GIL held). */
@@ -432,15 +516,22 @@ static int load_helpers(PythonApi *api, char *error, size_t size)
     PyObject *code = api->Py_CompileString(HELPER_SOURCE, "<fmu native wrapper>", Py_file_input);
     PyObject *module = code ? api->PyImport_ExecCodeModule("_fmu_native_wrapper_helpers", code) : NULL;
     if (code) api->Py_DecRef(code);
+    int typed = 0;
     if (module != NULL) {
         api->create_slave = api->PyObject_GetAttrString(module, "create_slave");
         api->drain_log = api->PyObject_GetAttrString(module, "drain_log");
+        api->numpy_float64 = api->PyObject_GetAttrString(module, "numpy_float64");
+        typed = load_exact_types(api, module);
         api->Py_DecRef(module);
     }
     int named = (api->log_queue_name = api->PyUnicode_InternFromString("log_queue")) != NULL;
     for (int m = 0; m < METHOD_COUNT && named; m++)
         named = (api->method_names[m] = api->PyUnicode_InternFromString(METHOD_NAMES[m])) != NULL;
-    if (api->create_slave == NULL || api->drain_log == NULL || !named) {
+    named = named && (api->epoch_name = api->PyUnicode_InternFromString("_native_epoch")) != NULL
+            && (api->plan_name = api->PyUnicode_InternFromString("_native_plan")) != NULL
+            && (api->values_changed_name = api->PyUnicode_InternFromString("values_changed")) != NULL
+            && (api->true_object = api->PyBool_FromLong(1)) != NULL;
+    if (api->create_slave == NULL || api->drain_log == NULL || api->numpy_float64 == NULL || !named || !typed) {
         snprintf(error, size, "cannot compile the wrapper's Python helpers");
         api->PyErr_Clear();
         return 0;
@@ -566,11 +657,35 @@ static void free_categories(Instance *inst)
     inst->n_categories = 0;
 }
 
-/* Release the cached reference tuples (GIL held, Python still running). */
+/* Forget a plan (GIL held): its Python references and its arrays. */
+static void clear_plan(Plan *plan)
+{
+    if (plan->epoch) python->Py_DecRef(plan->epoch);
+    for (Py_ssize_t i = 0; i < plan->n_sources; i++)
+        if (plan->source[i]) python->Py_DecRef(plan->source[i]);
+    for (size_t i = 0; plan->slot_key && i < plan->n; i++)
+        if (plan->slot_key[i]) python->Py_DecRef(plan->slot_key[i]);
+    free(plan->source_kind);
+    free(plan->source);
+    free(plan->slot_source);
+    free(plan->slot_index);
+    free(plan->slot_key);
+    memset(plan, 0, sizeof *plan);
+}
+
+/* Forget every plan: the slave they describe is replaced (GIL held). */
+static void clear_plans(Instance *inst)
+{
+    for (int m = 0; m < METHOD_COUNT; m++) clear_plan(&inst->references[m].plan);
+    inst->no_direct_transfers = 0;
+}
+
+/* Release the cached reference tuples and plans (GIL held, Python still running). */
 static void release_references(Instance *inst)
 {
     for (int m = 0; m < METHOD_COUNT; m++)
         if (inst->references[m].tuple) python->Py_DecRef(inst->references[m].tuple);
+    clear_plans(inst);
 }
 
 static void free_instance(Instance *inst)
@@ -599,6 +714,7 @@ static fmi2Status create_slave(Instance *inst)
         drain_log(inst);
         python->Py_DecRef(inst->slave);
     }
+    clear_plans(inst);
     inst->slave = slave;
     drain_log(inst);
     return fmi2OK;
@@ -653,6 +769,7 @@ static PyObject *references_of(Instance *inst, Method method, const fmi2ValueRef
     if (copy != NULL) {   /* else simply not cached */
         memcpy(copy, vr, n * sizeof *vr);
         if (cached->tuple) python->Py_DecRef(cached->tuple);
+        clear_plan(&cached->plan);   /* it was for the references replaced here */
         free(cached->vr);
         cached->vr = copy;
         cached->n = n;
@@ -660,6 +777,304 @@ static PyObject *references_of(Instance *inst, Method method, const fmi2ValueRef
         python->Py_IncRef(tuple);
     }
     return tuple;
+}
+
+/* ---------------------------------------------------------------- direct transfers */
+/* A host sets an instance's inputs and reads its outputs with the same references at every
+ * step. When the slave says where those values live (FmuSlave._native_plan: elements of a
+ * float64 buffer or of a list held in one of its attributes, entries of a dict), the getter or
+ * setter reads or writes them there, without calling any Python method: the slave's Python
+ * code for the same call would only have copied them (fmu_support/slave.py, "Direct
+ * transfers"). The plan is asked again whenever the slave's _native_epoch changes (a new phase,
+ * a new variable). At every call the wrapper checks everything it relies on (the attribute's
+ * current object, a buffer's format, dimension and size, a list's length, a value's exact type)
+ * and when anything differs it serves nothing and the call goes the usual way, through the
+ * slave's method: the values and the errors are then those of the Python code. A set checks
+ * every value's place before it stores the first, so it stores all or nothing. */
+#define MAX_SOURCES 8
+
+typedef enum { SOURCE_BUFFER, SOURCE_LIST, SOURCE_DICT } SourceKind;
+
+/* One source of a plan as found at this call. */
+typedef struct {
+    SourceKind kind;
+    PyObject *object;     /* owned */
+    Py_buffer view;       /* SOURCE_BUFFER: held until release_sources */
+    Py_ssize_t size;      /* elements of a buffer or a list */
+} Source;
+
+static int is_type(PyObject *object, void *type) { return object != NULL && TYPE_OF(object) == type; }
+
+/* A float, or a numpy.float64: PyFloat_AsDouble reads either's value as float() does. */
+static int is_real(PyObject *object)
+{
+    return is_type(object, python->float_type) ||
+           (python->float64_type != NULL && is_type(object, python->float64_type));
+}
+
+/* Look for numpy.float64 until numpy is imported (GIL held); the reference is kept. */
+static void find_float64(void)
+{
+    if (python->float64_type != NULL) return;
+    PyObject *type = python->PyObject_CallObject(python->numpy_float64, NULL);
+    if (type != NULL && type != python->none_object) python->float64_type = type;
+    else if (type != NULL) python->Py_DecRef(type);
+    python->PyErr_Clear();
+}
+
+/* Read the plan the slave returned into `plan` (GIL held). 1 if it is usable. */
+static int parse_plan(Plan *plan, PyObject *answer, size_t n)
+{
+    PyObject *sources = python->PySequence_GetItem(answer, 0);
+    PyObject *slots = python->PySequence_GetItem(answer, 1);
+    int ok = sources != NULL && slots != NULL && python->PySequence_Size(slots) == (Py_ssize_t)n;
+    Py_ssize_t n_sources = ok ? python->PySequence_Size(sources) : -1;
+    ok = ok && n_sources > 0 && n_sources <= MAX_SOURCES;
+    if (ok) {
+        plan->source_kind = calloc((size_t)n_sources, 1);
+        plan->source = calloc((size_t)n_sources, sizeof *plan->source);
+        plan->slot_source = calloc(n, sizeof *plan->slot_source);
+        plan->slot_index = calloc(n, sizeof *plan->slot_index);
+        plan->slot_key = calloc(n, sizeof *plan->slot_key);
+        plan->n = n;
+        ok = plan->source_kind && plan->source && plan->slot_source && plan->slot_index && plan->slot_key;
+    }
+    for (Py_ssize_t i = 0; ok && i < n_sources; i++) {   /* (kind, object) */
+        PyObject *source = python->PySequence_GetItem(sources, i);
+        PyObject *kind = source ? python->PySequence_GetItem(source, 0) : NULL;
+        PyObject *bytes = kind ? python->PyUnicode_AsUTF8String(kind) : NULL;
+        const char *text = bytes ? python->PyBytes_AsString(bytes) : NULL;
+        plan->source_kind[i] = text ? text[0] : 0;
+        plan->source[i] = source ? python->PySequence_GetItem(source, 1) : NULL;
+        plan->n_sources = i + 1;
+        ok = plan->source[i] != NULL && (plan->source_kind[i] == 'a' || plan->source_kind[i] == 'm');
+        if (bytes) python->Py_DecRef(bytes);
+        if (kind) python->Py_DecRef(kind);
+        if (source) python->Py_DecRef(source);
+    }
+    for (size_t i = 0; ok && i < n; i++) {   /* (source number, index or key) */
+        PyObject *slot = python->PySequence_GetItem(slots, (Py_ssize_t)i);
+        PyObject *number = slot ? python->PySequence_GetItem(slot, 0) : NULL;
+        PyObject *place = slot ? python->PySequence_GetItem(slot, 1) : NULL;
+        Py_ssize_t s = number ? python->PyLong_AsSsize_t(number) : -1;
+        ok = place != NULL && s >= 0 && s < n_sources;
+        if (ok) {
+            plan->slot_source[i] = s;
+            if (plan->source_kind[s] == 'a') {
+                plan->slot_index[i] = python->PyLong_AsSsize_t(place);
+                ok = plan->slot_index[i] >= 0;
+            } else {
+                plan->slot_key[i] = place;
+                place = NULL;   /* kept */
+            }
+        }
+        if (place) python->Py_DecRef(place);
+        if (number) python->Py_DecRef(number);
+        if (slot) python->Py_DecRef(slot);
+    }
+    if (sources) python->Py_DecRef(sources);
+    if (slots) python->Py_DecRef(slots);
+    python->PyErr_Clear();
+    return ok;
+}
+
+/* The plan for this call's references, or NULL: none (GIL held; leaves no exception set). */
+static Plan *plan_for(Instance *inst, Method method, const fmi2ValueReference vr[], size_t n)
+{
+    if (inst->no_direct_transfers) return NULL;
+    PyObject *references = references_of(inst, method, vr, n);
+    if (references == NULL) { python->PyErr_Clear(); return NULL; }
+    References *cached = &inst->references[method];
+    int keyed = cached->tuple == references;   /* else not cached (no memory): no plan either */
+    PyObject *epoch = keyed ? python->PyObject_GetAttr(inst->slave, python->epoch_name) : NULL;
+    if (epoch == NULL) {
+        if (keyed) { python->PyErr_Clear(); inst->no_direct_transfers = 1; }   /* not an FmuSlave */
+        python->Py_DecRef(references);
+        return NULL;
+    }
+    Plan *plan = &cached->plan;
+    if (plan->epoch == epoch) {   /* the kept reference keeps the address from being reused */
+        python->Py_DecRef(epoch);
+        python->Py_DecRef(references);
+        return plan->usable ? plan : NULL;
+    }
+    clear_plan(plan);
+    plan->epoch = epoch;
+    find_float64();
+    const char *type = (method == GET_REAL || method == SET_REAL) ? "Real"
+                       : (method == GET_INTEGER || method == SET_INTEGER) ? "Integer" : "Boolean";
+    int setting = method == SET_REAL || method == SET_INTEGER || method == SET_BOOLEAN;
+    PyObject *ask = python->PyObject_GetAttr(inst->slave, python->plan_name);
+    PyObject *answer = NULL;
+    if (ask != NULL) {
+        answer = python->PyObject_CallObject(ask, tuple_of(3, python->PyUnicode_FromString(type), references,
+                                                           python->PyBool_FromLong(setting)));
+        python->Py_DecRef(ask);
+    } else {
+        inst->no_direct_transfers = 1;
+        python->Py_DecRef(references);
+    }
+    python->PyErr_Clear();
+    if (answer != NULL) {
+        if (answer != python->none_object && !parse_plan(plan, answer, n)) {
+            PyObject *kept = plan->epoch;   /* a plan it cannot read: none for this epoch */
+            plan->epoch = NULL;
+            clear_plan(plan);
+            plan->epoch = kept;
+        } else if (answer != python->none_object) {
+            plan->usable = 1;
+        }
+        python->Py_DecRef(answer);
+    }
+    return plan->usable ? plan : NULL;
+}
+
+static void release_sources(Source *sources, Py_ssize_t count)
+{
+    for (Py_ssize_t i = 0; i < count; i++) {
+        if (sources[i].kind == SOURCE_BUFFER) python->PyBuffer_Release(&sources[i].view);
+        python->Py_DecRef(sources[i].object);
+    }
+}
+
+/* Find each source of the plan as it is now (GIL held). 1 if all are usable (then release
+ * them with release_sources); 0 leaves nothing held and no exception set. */
+static int find_sources(Instance *inst, const Plan *plan, Source *sources, int writable)
+{
+    for (Py_ssize_t i = 0; i < plan->n_sources; i++) {
+        Source *found = &sources[i];
+        int ok = 0;
+        if (plan->source_kind[i] == 'm') {
+            found->object = plan->source[i];
+            python->Py_IncRef(found->object);
+            found->kind = SOURCE_DICT;
+            ok = is_type(found->object, python->dict_type);
+        } else {
+            found->object = python->PyObject_GetAttr(inst->slave, plan->source[i]);
+            if (is_type(found->object, python->list_type)) {
+                found->kind = SOURCE_LIST;
+                found->size = python->PyList_Size(found->object);
+                ok = 1;
+            } else if (found->object != NULL && python->PyObject_GetBuffer != NULL &&
+                       python->PyObject_GetBuffer(found->object, &found->view,
+                                                  PyBUF_RECORDS_RO | (writable ? PyBUF_WRITABLE : 0)) == 0) {
+                const Py_buffer *v = &found->view;
+                ok = v->ndim == 1 && v->itemsize == (Py_ssize_t)sizeof(double) && v->format != NULL &&
+                     strcmp(v->format, "d") == 0 && v->shape != NULL && v->strides != NULL && v->suboffsets == NULL;
+                if (ok) { found->kind = SOURCE_BUFFER; found->size = v->shape[0]; }
+                else python->PyBuffer_Release(&found->view);
+            }
+        }
+        if (!ok) {
+            if (found->object) python->Py_DecRef(found->object);
+            release_sources(sources, i);
+            python->PyErr_Clear();
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* The object of value i in a list or a dict (borrowed), or NULL. */
+static PyObject *item_of(const Plan *plan, const Source *sources, size_t i)
+{
+    const Source *source = &sources[plan->slot_source[i]];
+    if (source->kind == SOURCE_DICT) return python->PyDict_GetItem(source->object, plan->slot_key[i]);
+    if (source->kind == SOURCE_LIST && plan->slot_index[i] < source->size)
+        return python->PyList_GetItem(source->object, plan->slot_index[i]);
+    return NULL;
+}
+
+/* Value i of a Real read: a buffer's double or an exact float's. 0 if it is neither. */
+static int read_real(const Plan *plan, const Source *sources, size_t i, fmi2Real *value)
+{
+    const Source *source = &sources[plan->slot_source[i]];
+    if (source->kind == SOURCE_BUFFER) {
+        Py_ssize_t index = plan->slot_index[i];
+        if (index >= source->size) return 0;
+        *value = *(const double *)((const char *)source->view.buf + index * source->view.strides[0]);
+        return 1;
+    }
+    PyObject *item = item_of(plan, sources, i);
+    if (!is_real(item)) return 0;
+    *value = python->PyFloat_AsDouble(item);
+    return 1;
+}
+
+/* Serve a getter from the plan (GIL held): 1 with every value in value[], else 0 (make the
+ * call the usual way). `method` is GET_REAL, GET_INTEGER or GET_BOOLEAN. */
+static int direct_get(Instance *inst, Method method, const fmi2ValueReference vr[], size_t n, void *value)
+{
+    Plan *plan = plan_for(inst, method, vr, n);
+    Source sources[MAX_SOURCES];
+    if (plan == NULL || !find_sources(inst, plan, sources, 0)) return 0;
+    int ok = 1;
+    for (size_t i = 0; i < n && ok; i++) {
+        if (method == GET_REAL) {
+            ok = read_real(plan, sources, i, (fmi2Real *)value + i);
+            continue;
+        }
+        PyObject *item = item_of(plan, sources, i);
+        if (method == GET_INTEGER) {   /* int(item), as the slave's getter, for an int or a bool */
+            ok = is_type(item, python->int_type) || is_type(item, python->bool_type);
+            long number = ok ? python->PyLong_AsLong(item) : 0;
+            ok = ok && !(number == -1 && python->PyErr_Occurred());
+            ((fmi2Integer *)value)[i] = (fmi2Integer)number;
+        } else {                       /* bool(item), for a bool, an int or a float */
+            ok = is_type(item, python->bool_type) || is_type(item, python->int_type) || is_real(item);
+            ((fmi2Boolean *)value)[i] = ok && python->PyObject_IsTrue(item) > 0 ? fmi2True : fmi2False;
+        }
+    }
+    release_sources(sources, plan->n_sources);
+    python->PyErr_Clear();
+    return ok;
+}
+
+/* The Python object a set stores for value i (a new reference), or NULL. */
+static PyObject *object_to_store(Method method, const void *value, size_t i)
+{
+    if (method == SET_REAL) return python->PyFloat_FromDouble(((const fmi2Real *)value)[i]);
+    if (method == SET_INTEGER) return python->PyLong_FromLong(((const fmi2Integer *)value)[i]);
+    return python->PyBool_FromLong(((const fmi2Boolean *)value)[i] != fmi2False);
+}
+
+/* Serve a setter from the plan (GIL held): 1 with every value stored and the slave's
+ * values_changed set, as its setter does; else 0 with nothing changed (make the call the
+ * usual way). `method` is SET_REAL, SET_INTEGER or SET_BOOLEAN. */
+static int direct_set(Instance *inst, Method method, const fmi2ValueReference vr[], size_t n, const void *value)
+{
+    Plan *plan = plan_for(inst, method, vr, n);
+    Source sources[MAX_SOURCES];
+    if (plan == NULL || !find_sources(inst, plan, sources, 1)) return 0;
+    PyObject **objects = calloc(n, sizeof *objects);   /* what goes into lists and dicts */
+    int ok = objects != NULL;
+    for (size_t i = 0; i < n && ok; i++) {   /* every place checked before the first store */
+        const Source *source = &sources[plan->slot_source[i]];
+        if (source->kind == SOURCE_BUFFER) ok = method == SET_REAL && plan->slot_index[i] < source->size;
+        else if (source->kind == SOURCE_LIST) ok = method == SET_REAL && plan->slot_index[i] < source->size;
+        if (ok && source->kind != SOURCE_BUFFER) ok = (objects[i] = object_to_store(method, value, i)) != NULL;
+    }
+    ok = ok && python->PyObject_SetAttr(inst->slave, python->values_changed_name, python->true_object) == 0;
+    for (size_t i = 0; i < n && ok; i++) {
+        const Source *source = &sources[plan->slot_source[i]];
+        if (source->kind == SOURCE_BUFFER) {
+            *(double *)((char *)source->view.buf + plan->slot_index[i] * source->view.strides[0]) =
+                ((const fmi2Real *)value)[i];
+        } else if (source->kind == SOURCE_LIST) {
+            /* it steals the object (also when it fails: the list shrank, in a __setattr__) */
+            ok = python->PyList_SetItem(source->object, plan->slot_index[i], objects[i]) == 0;
+            objects[i] = NULL;
+        } else {
+            /* fails only without memory: then the call goes the usual way and sets them again */
+            ok = python->PyDict_SetItem(source->object, plan->slot_key[i], objects[i]) == 0;
+        }
+    }
+    for (size_t i = 0; objects && i < n; i++)
+        if (objects[i]) python->Py_DecRef(objects[i]);
+    free(objects);
+    release_sources(sources, plan->n_sources);
+    python->PyErr_Clear();
+    return ok;
 }
 
 /* A usable instance, or NULL after logging nothing (there is nobody to log to). */
@@ -828,6 +1243,10 @@ EXPORT fmi2Status fmi2GetReal(fmi2Component c, const fmi2ValueReference vr[], si
     if (nvr == 0) return fmi2OK;
     fmi2Status status;
     PyGILState_STATE gil = python->PyGILState_Ensure();
+    if (direct_get(inst, GET_REAL, vr, nvr, value)) {
+        python->PyGILState_Release(gil);
+        return fmi2OK;
+    }
     PyObject *values;
     status = get_values(inst, "fmi2GetReal", GET_REAL, vr, nvr, &values);
     if (status <= fmi2Warning) {
@@ -849,6 +1268,10 @@ EXPORT fmi2Status fmi2GetInteger(fmi2Component c, const fmi2ValueReference vr[],
     if (nvr == 0) return fmi2OK;
     fmi2Status status;
     PyGILState_STATE gil = python->PyGILState_Ensure();
+    if (direct_get(inst, GET_INTEGER, vr, nvr, value)) {
+        python->PyGILState_Release(gil);
+        return fmi2OK;
+    }
     PyObject *values;
     status = get_values(inst, "fmi2GetInteger", GET_INTEGER, vr, nvr, &values);
     if (status <= fmi2Warning) {
@@ -870,6 +1293,10 @@ EXPORT fmi2Status fmi2GetBoolean(fmi2Component c, const fmi2ValueReference vr[],
     if (nvr == 0) return fmi2OK;
     fmi2Status status;
     PyGILState_STATE gil = python->PyGILState_Ensure();
+    if (direct_get(inst, GET_BOOLEAN, vr, nvr, value)) {
+        python->PyGILState_Release(gil);
+        return fmi2OK;
+    }
     PyObject *values;
     status = get_values(inst, "fmi2GetBoolean", GET_BOOLEAN, vr, nvr, &values);
     if (status <= fmi2Warning) {
@@ -931,6 +1358,10 @@ EXPORT fmi2Status fmi2SetReal(fmi2Component c, const fmi2ValueReference vr[], si
     if (nvr == 0) return fmi2OK;
     fmi2Status status;
     PyGILState_STATE gil = python->PyGILState_Ensure();
+    if (direct_set(inst, SET_REAL, vr, nvr, value)) {
+        python->PyGILState_Release(gil);
+        return fmi2OK;
+    }
     PyObject *values = python->PyList_New((Py_ssize_t)nvr);
     for (size_t i = 0; i < nvr; i++)
         python->PyList_SetItem(values, (Py_ssize_t)i, python->PyFloat_FromDouble(value[i]));
@@ -945,6 +1376,10 @@ EXPORT fmi2Status fmi2SetInteger(fmi2Component c, const fmi2ValueReference vr[],
     if (nvr == 0) return fmi2OK;
     fmi2Status status;
     PyGILState_STATE gil = python->PyGILState_Ensure();
+    if (direct_set(inst, SET_INTEGER, vr, nvr, value)) {
+        python->PyGILState_Release(gil);
+        return fmi2OK;
+    }
     PyObject *values = python->PyList_New((Py_ssize_t)nvr);
     for (size_t i = 0; i < nvr; i++)
         python->PyList_SetItem(values, (Py_ssize_t)i, python->PyLong_FromLong(value[i]));
@@ -959,6 +1394,10 @@ EXPORT fmi2Status fmi2SetBoolean(fmi2Component c, const fmi2ValueReference vr[],
     if (nvr == 0) return fmi2OK;
     fmi2Status status;
     PyGILState_STATE gil = python->PyGILState_Ensure();
+    if (direct_set(inst, SET_BOOLEAN, vr, nvr, value)) {
+        python->PyGILState_Release(gil);
+        return fmi2OK;
+    }
     PyObject *values = python->PyList_New((Py_ssize_t)nvr);
     for (size_t i = 0; i < nvr; i++)
         python->PyList_SetItem(values, (Py_ssize_t)i, python->PyBool_FromLong(value[i] != fmi2False));

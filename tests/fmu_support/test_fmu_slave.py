@@ -484,3 +484,45 @@ def test_an_entry_names_a_key_of_its_mapping_and_excludes_getters():
     with pytest.raises(ValueError, match="not both"):
         slave.add_real("K", causality="input", unit="1", description="k", entry=({"K": 1.0}, "K"),
                        getter=lambda: 1.0)
+
+
+# ------------------------------------------------------------------ the native wrapper's plans
+def test_a_native_plan_names_where_each_value_lives_in_the_stepping_phase_only():
+    slave = places()
+    sources, slots = slave._native_plan("Real", tuple(refs(slave, "Out[2]", "Out2", "U[4]", "Out[1]")), False)
+    assert sources == (("a", "out"), ("m", slave.values), ("a", "u")) and sources[1][1] is slave.values
+    assert slots == ((0, 1), (1, "Out2"), (2, 3), (0, 0))
+    assert slave._native_plan("Real", tuple(refs(slave, "In1", "U[1]")), True) is not None
+    before = places("initialization")
+    assert before._native_plan("Real", tuple(refs(before, "Out[1]")), False) is None
+
+
+@pytest.mark.parametrize("kind, names, setting", [
+    ("Real", ("A", "U[1]"), False),            # a plain attribute: read through getattr
+    ("Real", ("Gain",), True),                 # behind a property
+    ("Real", ("P",), True),                    # a fixed parameter: refused now
+    ("Real", ("Out[1]",), True),               # an output: refused
+    ("Real", ("U[1]", "U[1]"), True),          # twice in one set
+    ("Integer", ("Out1",), False),             # a Real read as an Integer: the Python path's error
+    ("String", ("Out1",), False),
+])
+def test_no_native_plan_where_the_python_path_does_more_than_copy(kind, names, setting):
+    slave = places()
+    assert slave._native_plan(kind, tuple(refs(slave, *names)), setting) is None
+
+
+def test_no_native_plan_when_a_subclass_overrides_the_transfer_and_a_new_phase_changes_the_epoch():
+    class Reads(Places):
+        def get_real(self, vrs):
+            return [0.0 for _ in vrs]
+
+    slave = Reads(instance_name="r")
+    slave.setup_experiment(0.0)
+    slave.enter_initialization_mode()
+    slave.exit_initialization_mode()
+    assert slave._native_plan("Real", tuple(refs(slave, "Out[1]")), False) is None
+    assert slave._native_plan("Real", tuple(refs(slave, "In1")), True) is not None
+    epoch = slave._native_epoch
+    slave.terminate()
+    assert slave._native_epoch is not epoch
+    assert slave._native_plan("Real", tuple(refs(slave, "In1")), True) is None
