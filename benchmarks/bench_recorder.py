@@ -1,19 +1,22 @@
 """Benchmark of the formatting of results.csv (issue 15): microseconds of CPU per row.
 
 Formats the rows of a survey run (``/work/baseline/survey/results.csv`` when it is there, else
-a fresh ``python -m master run survey --no-plots``), in blocks of 256 rows as the master hands
-them over, two ways, interleaved, the best of the repeats kept (the machine is shared):
+a fresh ``python -m master run survey --no-plots``; or the results.csv given with ``--csv``, e.g.
+an H100 run's 91 columns), in blocks of 256 rows as the master hands them over, three ways,
+interleaved, the best of the repeats kept (the machine is shared):
 
   percent   one ``%``-format per row (``"%r"`` per Real, ``"%d"`` per Integer or Boolean), the
             way before ``csv_writer.format_block``: in the writer process, from the block's flat
             list of values cut into rows (``writer``), and in the master's process, from the
             block's ``tolist()`` (``inline``);
-  columns   ``master.csv_writer.format_block`` over the block's flat list of values, what both
-            use now;
+  columns   ``repr`` a column at a time (``csv_writer._format_with_repr``), what format_block
+            does without ujson or for a block with a NaN or an infinity;
+  ujson     ``master.csv_writer.format_block`` over the block's flat list of values, what both
+            use now (one ``ujson.dumps`` of the block's rows);
 
-and checks that both give the file's text byte for byte.
+and checks that every way gives the file's text byte for byte.
 
-    .venv/bin/python benchmarks/bench_recorder.py [--repeats 5]
+    .venv/bin/python benchmarks/bench_recorder.py [--repeats 5] [--csv results/h100_hold/results.csv]
 """
 from __future__ import annotations
 
@@ -57,12 +60,16 @@ def rows_of(values: list, ncols: int) -> list:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--csv", type=Path, help="another run's results.csv (default: the survey's)")
     args = parser.parse_args()
-    path = survey_csv()
+    path = args.csv or survey_csv()
     lines = path.read_text().splitlines(True)
     names = lines[0].strip().split(",")
     data = np.array([[float(v) for v in line.split(",")] for line in lines[1:]])
-    integer = [name in INTEGER_COLUMNS for name in names]
+    # whole-number columns: the survey's, or in another file those whose texts are all digits
+    texts = list(zip(*(line.strip().split(",") for line in lines[1:])))
+    integer = [name in INTEGER_COLUMNS if args.csv is None else all(t.lstrip("-").isdigit() for t in column)
+               for name, column in zip(names, texts)]
     kinds = csv_writer.column_kinds(integer)
     blocks = [data[i:i + BLOCK_ROWS] for i in range(0, len(data), BLOCK_ROWS)]
     expected = "".join(lines[1:])
@@ -72,9 +79,13 @@ def main() -> None:
     cases = {
         "percent, writer": lambda: "".join(percent_format(integer, rows_of(v, ncols)) for v in flat),
         "percent, inline": lambda: "".join(percent_format(integer, b.tolist()) for b in blocks),
-        "columns, writer": lambda: "".join(csv_writer.format_block(kinds, v) for v in flat),
-        "columns, inline": lambda: "".join(csv_writer.format_block(kinds, b.ravel().tolist()) for b in blocks),
+        "columns, writer": lambda: "".join(csv_writer._format_with_repr(kinds, v) for v in flat),
+        "columns, inline": lambda: "".join(csv_writer._format_with_repr(kinds, b.ravel().tolist()) for b in blocks),
+        "ujson, writer": lambda: "".join(csv_writer.format_block(kinds, v) for v in flat),
+        "ujson, inline": lambda: "".join(csv_writer.format_block(kinds, b.ravel().tolist()) for b in blocks),
     }
+    if csv_writer._ujson is None:
+        sys.exit("bench_recorder: ujson is missing or does not write repr's text (pip install ujson)")
     best = {name: float("inf") for name in cases}
     for _ in range(args.repeats):
         for name, case in cases.items():

@@ -63,8 +63,10 @@ class CsvRecorder:
         self._f.close()
         self._f = None
         try:
+            folder = csv_writer.fast_formatter_folder()
             self._writer = subprocess.Popen(
-                [sys.executable, "-I", "-S", csv_writer.__file__, str(self.path), str(len(self.names)), self._kinds],
+                [sys.executable, "-I", "-S", csv_writer.__file__, str(self.path), str(len(self.names)), self._kinds]
+                + ([folder] if folder else []),
                 stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
                 start_new_session=True)  # Ctrl-C at the terminal is the master's; the writer ends with its input
         except OSError:

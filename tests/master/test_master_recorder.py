@@ -100,3 +100,81 @@ def test_a_run_writes_the_same_file_either_way(tmp_path, fmus_built, scenario):
         assert r.returncode == 0, r.stderr
         files[mode] = (out / "results.csv").read_bytes()
     assert files["inline"] == files["process"]
+
+
+def _doubles_of_every_layout(rng, n):
+    """n doubles of each family where a shortest-text formatter could differ from repr: any bit
+    pattern (subnormals included), powers of two (unequal neighbours), whole numbers up to 1e17,
+    short decimals, the edges of repr's positional range (1e-4, 1e16) and of the double range."""
+    bits = rng.integers(0, 2 ** 63, n, dtype=np.uint64).view(np.float64)
+    families = [
+        bits[np.isfinite(bits)] * rng.choice([-1.0, 1.0], n)[np.isfinite(bits)],
+        np.ldexp(rng.choice([-1.0, 1.0], n), rng.integers(-1074, 1024, n)),
+        rng.integers(-10 ** 17, 10 ** 17, n).astype(float),
+        np.round(rng.uniform(-100.0, 100.0, n) * 1e3) / 1e3,
+        rng.normal(size=n) * 10.0 ** rng.integers(-12, 20, n),
+        np.array([1e-4, np.nextafter(1e-4, 0.0), 1e16, np.nextafter(1e16, 0.0), 1e-5, 5e-324,
+                  2.2250738585072014e-308, 1.7976931348623157e308, 0.0, -0.0]),
+    ]
+    return np.concatenate(families)
+
+
+def test_the_fast_formatter_writes_repr_text_for_doubles_of_every_layout():
+    """ujson (a dependency) formats the blocks (checked on load against repr), and its text,
+    after the exponent padding, is "%r" of every double and "%d" of every whole number, for
+    values of every layout (the byte-identical bar of results.csv rests on it)."""
+    assert csv_writer._ujson is not None, "ujson is missing or does not write repr's text: pip install ujson"
+    rng = np.random.default_rng(11)
+    reals = _doubles_of_every_layout(rng, 4000)
+    reals = reals[rng.permutation(len(reals))][: len(reals) // 3 * 3].reshape(-1, 3)
+    whole = rng.integers(-5, 10 ** 6, (len(reals), 2)).astype(float)
+    block = np.column_stack([reals[:, 0], whole[:, 0], reals[:, 1], reals[:, 2], whole[:, 1]])
+    kinds = csv_writer.column_kinds([False, True, False, False, True])
+    expected = "".join("%r,%d,%r,%r,%d\n" % tuple(row) for row in block.tolist())
+    assert csv_writer._format_with_ujson(kinds, block.ravel().tolist()) == expected
+    assert csv_writer.format_block(kinds, block.ravel().tolist()) == expected
+    # a NaN or an infinity anywhere: the block goes through repr, with the same text as before
+    block[5, 2], block[9, 0] = math.nan, -math.inf
+    assert csv_writer._format_with_ujson(kinds, block.ravel().tolist()) is None
+    assert csv_writer.format_block(kinds, block.ravel().tolist()) == "".join(
+        "%r,%d,%r,%r,%d\n" % tuple(row) for row in block.tolist())
+
+
+def test_a_formatter_that_does_not_write_repr_text_is_not_used():
+    """The load-time check refuses an encoder whose text of some double differs from repr's, or
+    that writes NaN instead of refusing it."""
+    import json
+
+    class Exponent:   # writes 1e16 as 1e16, repr's is 1e+16
+        @staticmethod
+        def dumps(values, allow_nan=True):
+            return json.dumps(values, allow_nan=allow_nan).replace("e+", "e")
+
+    class WritesNan:
+        @staticmethod
+        def dumps(values, allow_nan=True):
+            return json.dumps(values)   # NaN even when told not to
+
+    class Json:   # the standard library's encoder writes repr's text: accepted
+        @staticmethod
+        def dumps(values, allow_nan=True):
+            return json.dumps(values, allow_nan=allow_nan, separators=(",", ":"))
+
+    assert not csv_writer._formats_as_repr(Exponent)
+    assert not csv_writer._formats_as_repr(WritesNan)
+    assert csv_writer._formats_as_repr(Json)
+
+
+def test_the_writer_process_formats_with_ujson_too(tmp_path):
+    """The writer process runs without site-packages (python -I -S): the recorder hands it the
+    folder of ujson, and it loads it and passes the same check."""
+    import subprocess
+    import sys
+
+    folder = csv_writer.fast_formatter_folder()
+    assert folder is not None
+    code = ("import sys, runpy; sys.argv = ['csv_writer', 'x', '1', 'r', sys.argv[1]]; "
+            "m = runpy.run_path(%r); print(m['_ujson'] is None); "
+            "m['sys'].path.append(%r); print(m['_load_ujson']() is not None)") % (csv_writer.__file__, folder)
+    out = subprocess.run([sys.executable, "-I", "-S", "-c", code, folder], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["True", "True"]   # not importable alone, loaded from the folder
