@@ -18,7 +18,7 @@ from xml.etree import ElementTree as ET
 import pytest
 from fmpy.fmi1 import FMICallException
 
-from tests.harness import FMU_DIR, WARNING, Instance, build, unpack
+from tests.harness import FMU_DIR, ROOT, WARNING, Instance, build, unpack
 from tests.wrapper_kind import bad_parameter_status, failed_step_status
 
 FMU = FMU_DIR / "Auv.fmu"
@@ -337,3 +337,14 @@ def test_fmu_bundles_its_sources():
                and n.endswith((".nbi", ".nbc")) for n in cached), cached
     if importlib.util.find_spec("numba") is not None and not os.environ.get("AUV_NO_JIT"):
         assert any("state_derivative" in n and n.endswith(".nbi") for n in cached), cached
+        if _numba_load_of_the_checkout().ENABLED:  # ... with numba's runtime (vehicle_model/_numba_load.py)
+            assert any(n.startswith("resources/vehicle_model/__pycache__/numba_runtime-") for n in cached), cached
+
+
+def _numba_load_of_the_checkout():
+    """vehicle_model/_numba_load.py loaded alone, under another name: importing the package here
+    would make the Auv FMUs of this process share the checkout's vehicle_model."""
+    spec = importlib.util.spec_from_file_location("_checkout_numba_load", ROOT / "vehicle_model" / "_numba_load.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
