@@ -12,7 +12,9 @@ MEDIAN of the repeats is kept, because the 2-core machine is shared and its load
                          wiring, a do_step that does nothing) for the same number of steps,
                          ``--no-plots``: the FMI and master floor of the command
               python     ``python -c pass``: the interpreter's own start and exit
-              import     ``python -c "import master"``, timed inside the child
+              import     a child of this script (its own imports: numpy, yaml, ...), importing
+                         master and then what ``master.run`` needs; ``import master`` alone is
+                         timed inside it (the "import master" row of the parts)
   parts     where the time of one run goes, in a fresh interpreter that imports master and
             calls ``master.run("survey", plots=True)``: import, start-up (scenario, FMU
             extraction, load, instantiate, initialise: ``startup_time_s``), stepping with the
@@ -268,7 +270,7 @@ def main() -> None:
         floor_wall = med(walls["floor"])
         labels = {"plots": "python -m master run survey", "no-plots": "  ... --no-plots",
                   "floor": "  ... no-op twins, --no-plots (the floor)", "python": "python -c pass",
-                  "import": "python -c 'import master'"}
+                  "import": "child: its imports, master, master.run"}
         if args.before:
             labels = {"plots": labels["plots"], "before plots": f"  ... before ({args.before})",
                       "no-plots": labels["no-plots"], "before no-plots": f"  ... --no-plots, before",
