@@ -10,7 +10,10 @@ what an FMU imports is part of it. Printed per case, the median of the interleav
 wall seconds and the CPU seconds of the child process over the same span (on a loaded machine
 read the CPU column and the ratios).
 
-    .venv/bin/python benchmarks/bench_startup.py [--stack survey|h100] [--repeats 5] [--before DIR] [--no-build]
+    .venv/bin/python benchmarks/bench_startup.py [--stack survey|h100] [--cold] [--repeats 5] [--before DIR] [--no-build]
+
+With ``--cold`` every start-up extracts its FMUs into an empty extraction cache, as the first
+run after a build does (and a host that unzips the FMU each time).
 
 ``--before DIR`` adds the same three FMUs from another folder (e.g. copies of fmus/*.fmu taken
 before a change) as a third case, interleaved with the others: a before/after in one run. With
@@ -22,6 +25,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -87,6 +91,7 @@ def slowest_imports(text: str, count: int = 15) -> list:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--stack", choices=sorted(STACKS), default="survey", help="the stack to start (default survey)")
+    parser.add_argument("--cold", action="store_true", help="each start-up extracts its FMUs into an empty cache")
     parser.add_argument("--repeats", type=int, default=5, help="interleaved repeats, the median counts (default 5)")
     parser.add_argument("--before", help="a folder with the stack's three FMUs (e.g. Auv.fmu, AuvSensors.fmu, "
                                          "AuvControl.fmu) to compare")
@@ -112,11 +117,15 @@ def main() -> None:
         run_child(files[case], folder / f"cache-{i}")   # extraction and first numba cache load
     load_before = os.getloadavg()[0]
     figures = {case: [] for case in cases}
-    for _ in range(args.repeats):
+    for repeat in range(args.repeats):
         for i, case in enumerate(cases):
-            figures[case].append(run_child(files[case], folder / f"cache-{i}"))
-    print(f"bench_startup: FMU start-up of the {args.stack} stack (master startup_time_s: load from the warm "
-          f"extraction cache, instantiate, set parameters, initialise), fresh interpreter each, median of "
+            cache = folder / (f"cold-{i}-{repeat}" if args.cold else f"cache-{i}")
+            figures[case].append(run_child(files[case], cache))
+            if args.cold:
+                shutil.rmtree(cache, ignore_errors=True)
+    print(f"bench_startup: FMU start-up of the {args.stack} stack (master startup_time_s: "
+          f"{'extract into an empty' if args.cold else 'load from the warm'} extraction cache, instantiate, "
+          f"set parameters, initialise), fresh interpreter each, median of "
           f"{args.repeats} interleaved repeats; {os.cpu_count()} CPUs, load average {load_before:.2f} before, "
           f"{os.getloadavg()[0]:.2f} after")
     floor = statistics.median(f["wall"] for f in figures["floor (no-op twins)"])

@@ -10,6 +10,8 @@ The cache folder holds, for an FMU ``Auv.fmu`` of content digest ``D``:
     Auv-D.pin     the pin: every process that uses the entry holds a shared ``flock`` on it
                   until it exits; its modification time is the entry's last use
     .lock         held exclusively while an entry is extracted or the cache is pruned
+    .sha256-P     the digest D of the FMU file at path P (hashed), with that file's identity
+                  (inode, size, times): a start that finds its entry hashes no FMU
 
 A process pins an entry *before* it looks at it, checks it against the FMU's own file list
 (extracting it again when anything is missing), and keeps the pin for the rest of its life
@@ -31,6 +33,7 @@ import shutil
 import tempfile
 import time
 import zipfile
+import zlib
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -85,6 +88,46 @@ def file_sha256(path: Path) -> str:
     return digest
 
 
+DIGEST_PREFIX = ".sha256-"
+
+
+def _identity(st: os.stat_result) -> str:
+    """What changes whenever a file's content may have: its inode, size, and modification and
+    change times (the change time cannot be set back: a rebuilt, copied or touched FMU has a
+    new one)."""
+    return f"{st.st_ino} {st.st_size} {st.st_mtime_ns} {st.st_ctime_ns}"
+
+
+def _digest_note(root: Path, fmu: Path) -> Path:
+    return root / f"{DIGEST_PREFIX}{hashlib.sha1(str(fmu.resolve()).encode()).hexdigest()[:20]}"
+
+
+def remembered_sha256(root: Path, fmu: Path) -> tuple[str, bool]:
+    """The FMU's sha256 (``file_sha256``) and whether the cache remembered it: a note in the
+    cache root holds it with the file's identity, so that a start that finds its entry does not
+    hash megabytes of FMU (5-10 ms a stack) to name it."""
+    identity = _identity(os.stat(fmu))
+    try:
+        noted_identity, _, digest = _digest_note(root, fmu).read_text().strip().rpartition(" ")
+        if noted_identity == identity and len(digest) == 64:
+            return digest, True
+    except OSError:
+        pass
+    return file_sha256(fmu), False
+
+
+def remember_sha256(root: Path, fmu: Path, digest: str) -> None:
+    """Note the digest of an FMU whose entry is complete (whole or not at all, for a process
+    reading it meanwhile); a note that cannot be written is left out."""
+    note = _digest_note(root, fmu)
+    partial = note.with_name(f"{note.name}.{os.getpid()}.tmp")
+    try:
+        partial.write_text(f"{_identity(os.stat(fmu))} {digest}\n")
+        os.replace(partial, note)
+    except OSError:
+        partial.unlink(missing_ok=True)
+
+
 def _members(fmu: Path) -> list[str]:
     with zipfile.ZipFile(fmu) as z:
         return [n for n in z.namelist() if not n.endswith("/")]
@@ -112,9 +155,15 @@ def check_fmu_archive(path: Path) -> None:
 
 
 def _extract_checked(path: Path, into: str) -> str:
-    check_fmu_archive(path)
+    """Extract the FMU into `into`, checking every member's CRC on the way: zipfile checks it
+    as it reads a member to its end, so a separate pass (`check_fmu_archive`) would read and
+    decompress the whole archive twice (a third of a fresh H100 stack's start-up). The caller
+    removes `into` when this raises."""
     try:
         return extract(str(path), unzipdir=into)
+    except (zipfile.BadZipFile, zlib.error, EOFError) as e:
+        raise FmuArchiveError(f"{path} is a damaged FMU (zip) file: {type(e).__name__}: {e}; "
+                              f"rebuild or copy it again") from None
     except Exception as e:
         raise FmuArchiveError(f"{path} cannot be extracted: {type(e).__name__}: {e}") from None
 
@@ -127,9 +176,9 @@ def is_complete(folder: Path, members: list[str]) -> bool:
 def extract_fmu(path: Path) -> str:
     """The folder of the extracted FMU ``path``, pinned for the life of this process: from the
     shared cache (extracted there first when missing or incomplete), or a temporary folder when
-    the cache is off or not writable. Every member's CRC is checked before anything is
-    extracted; an FMU that cannot be read or extracted raises ``FmuArchiveError`` naming it, and
-    leaves nothing behind in the cache."""
+    the cache is off or not writable. Every member's CRC is checked as it is extracted, into a
+    folder that only becomes the entry once all is well; an FMU that cannot be read or extracted
+    raises ``FmuArchiveError`` naming it, and leaves nothing behind."""
     path = Path(path)
     st = path.stat()
     key = (str(path), st.st_mtime_ns, st.st_size)
@@ -152,16 +201,23 @@ def extract_fmu(path: Path) -> str:
         _temporary.append(d)
         if len(_temporary) == 1:
             atexit.register(cleanup_temporary)
-        target = Path(_extract_checked(path, d))
+        try:
+            target = Path(_extract_checked(path, d))
+        except FmuArchiveError:
+            shutil.rmtree(d, ignore_errors=True)
+            raise
     _extracted[key] = str(target)
     return str(target)
 
 
 def _from_cache(root: Path, fmu: Path, members: list[str]) -> Path:
     root.mkdir(parents=True, exist_ok=True)
-    entry = root / f"{fmu.stem}-{file_sha256(fmu)[:20]}"
+    digest, remembered = remembered_sha256(root, fmu)
+    entry = root / f"{fmu.stem}-{digest[:20]}"
     pin(entry)
     if is_complete(entry, members):
+        if not remembered:
+            remember_sha256(root, fmu, digest)
         return entry
     with _mutex(root):
         if not is_complete(entry, members):  # another process may have just finished it
@@ -172,6 +228,7 @@ def _from_cache(root: Path, fmu: Path, members: list[str]) -> Path:
                 _remove_unless_pinned(entry)
                 raise
         prune(root, protect=entry)
+    remember_sha256(root, fmu, digest)
     return entry
 
 

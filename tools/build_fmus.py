@@ -98,7 +98,8 @@ FMUS: Tuple[FmuSpec, ...] = (
     # seed 004's 6-thruster example (4 slanted + 2 longitudinal, rank 5): the vehicle and its
     # control stack, whose allocation and model are built on the same file (h100_six_thrusters)
     FmuSpec("H100_6", "vehicle_model/h100_vehicle_fmu.py", ("vehicle_model", "fmu_support", "vehicles"),
-            numba_cache=("vehicle_model",), vehicle_file="vehicles/H100_6_slanted.yaml", vehicle_base="H100"),
+            numba_cache=("vehicle_model",), vehicle_file="vehicles/H100_6_slanted.yaml", vehicle_base="H100",
+            numba_warm_up=("controllers_fmu.h100.warm_up:exercise_vehicle_library",)),
     FmuSpec("H100Control_6", "controllers_fmu/h100_control_fmu.py",
             ("controllers_fmu", "fmu_support", "vehicle_model", "vehicles"), numba_cache=("vehicle_model",),
             vehicle_file="vehicles/H100_6_slanted.yaml", vehicle_base="H100Control"),

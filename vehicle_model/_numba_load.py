@@ -43,6 +43,7 @@ import llvmlite
 import llvmlite.binding as ll
 import numba
 import numpy as np
+from numba.core import entrypoints
 from numba.core.caching import FunctionCache
 from numba.core.runtime import nrtdynmod, rtsys
 
@@ -84,9 +85,19 @@ class _LightlyLoadingCache(_ForgivingCache):
 
             start_runtime(target_context)
             with self._guard_against_spurious_io_errors(), _unserializing_lightly(target_context.codegen()):
-                return self._load_overload(sig, target_context)
+                loaded = self._load_overload(sig, target_context)
         except Exception:
-            return super().load_overload(sig, target_context)  # the ordinary load (a miss if it fails)
+            loaded = super().load_overload(sig, target_context)  # the ordinary load (a miss if it fails)
+        if loaded is None:
+            entrypoints.init_all()  # numba compiles next: with its extensions, as it always does
+        return loaded
+
+
+def _extensions_when_compiling():
+    """The dispatcher's `_compilation_chain_init_hook`, which numba calls before it types the
+    arguments of a first call, to start numba's extensions (`numba.core.entrypoints.init_all`:
+    it lists the entry points of every installed distribution, some 20 ms): loading cached code
+    needs none, so the light load starts them only when the cache misses and numba compiles."""
 
 
 #: where the machine code of numba's runtime functions is cached (beside the physics' cache,
@@ -268,4 +279,6 @@ def load_cache_lightly(dispatcher):
     an unreadable cache file a miss in any case (`_ForgivingCache`)."""
     if type(getattr(dispatcher, "_cache", None)) is FunctionCache:
         dispatcher._cache.__class__ = _LightlyLoadingCache if ENABLED else _ForgivingCache
+        if ENABLED:
+            dispatcher._compilation_chain_init_hook = _extensions_when_compiling
     return dispatcher

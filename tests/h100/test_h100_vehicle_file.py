@@ -1,5 +1,6 @@
 """Vehicle files: loading, and errors that name the file and the field."""
 import math
+from pathlib import Path
 
 import pytest
 import yaml
@@ -82,3 +83,15 @@ def test_parameters_refuse_a_layout_without_thrusters():
     params = H100Parameters(ThrusterPos=(0, 0, 0), ThrusterDir=(2, 0, 0))
     assert params.unit_thruster_directions()[0] == pytest.approx([1, 0, 0])
     assert math.isclose(params.Mass, 13.5)
+
+
+def test_every_vehicle_file_reads_the_same_with_the_loader_used():
+    """vehicle_file.SAFE_LOADER (libyaml's parser where PyYAML has it, for start-up time) gives
+    what PyYAML's pure-Python safe loader gives, for every vehicle file shipped."""
+    from vehicle_model.h100 import vehicle_file
+
+    files = sorted((Path(__file__).resolve().parents[2] / "vehicles").rglob("*.yaml"))
+    assert files
+    for path in files:
+        text = path.read_text(encoding="utf-8")
+        assert yaml.load(text, Loader=vehicle_file.SAFE_LOADER) == yaml.safe_load(text), path.name

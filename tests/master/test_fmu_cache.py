@@ -204,3 +204,50 @@ def test_a_corrupt_fmu_leaves_nothing_in_the_cache(tmp_path, monkeypatch):
         fmu_cache.extract_fmu(bad)
 
     assert [p.name for p in root.iterdir() if p.name != fmu_cache.MUTEX] == []
+
+
+def test_a_start_that_finds_its_entry_hashes_no_fmu(tmp_path, monkeypatch):
+    """The FMU's digest (the entry's name) is remembered in the cache with the file's identity:
+    a later process finds its entry without hashing the FMU, and a rewritten FMU is hashed
+    again."""
+    root = tmp_path / "cache"
+    monkeypatch.setenv("AUV_MASTER_FMU_CACHE", str(root))
+    fmu = _copy_fmu("AuvControl", tmp_path / "fmus")
+    first = fmu_cache.extract_fmu(fmu)
+    hashed = []
+    real_sha256 = fmu_cache.file_sha256
+
+    def counting_sha256(path):
+        hashed.append(Path(path).name)
+        return real_sha256(path)
+
+    def as_a_new_process():
+        monkeypatch.setattr(fmu_cache, "_extracted", {})
+        monkeypatch.setattr(fmu_cache, "_sha256", {})
+
+    monkeypatch.setattr(fmu_cache, "file_sha256", counting_sha256)
+    as_a_new_process()
+    assert fmu_cache.extract_fmu(fmu) == first and hashed == []
+    fmu.write_bytes(fmu.read_bytes())           # the same content, written again: a new identity
+    as_a_new_process()
+    assert fmu_cache.extract_fmu(fmu) == first and hashed == ["AuvControl.fmu"]
+    as_a_new_process()
+    assert fmu_cache.extract_fmu(fmu) == first and hashed == ["AuvControl.fmu"]
+
+
+def test_an_fmu_is_read_once_when_it_is_extracted(tmp_path, monkeypatch):
+    """Its CRCs are checked as it is extracted, not by a pass of their own beforehand (which
+    read and decompressed the archive twice)."""
+    monkeypatch.setenv("AUV_MASTER_FMU_CACHE", str(tmp_path / "cache"))
+    read = []
+    real_open = zipfile.ZipFile.open
+
+    def counting_open(self, name, *args, **kwargs):
+        info = name if isinstance(name, zipfile.ZipInfo) else self.getinfo(name)
+        read.append(info.filename)
+        return real_open(self, name, *args, **kwargs)
+
+    monkeypatch.setattr(zipfile.ZipFile, "open", counting_open)
+    fmu = _copy_fmu("AuvSensors", tmp_path / "fmus")
+    fmu_cache.extract_fmu(fmu)
+    assert read and len(read) == len(set(read)), sorted(n for n in set(read) if read.count(n) > 1)[:5]
