@@ -154,6 +154,9 @@ class _Allocator:
         self._full_reverse = (self.efficiency_belief * self.max_reverse).tolist()
         # a force within a nanonewton-per-newton of a limit counts as saturated
         self._saturation_margin = 1e-9 * max(float(np.max(self.upper - self.lower)), 1.0)
+        #: per thruster, the open interval of the forces neither clipped nor counted saturated
+        self._unsaturated = [(low + self._saturation_margin, high - self._saturation_margin)
+                             for low, high in self._bounds]
         b = self.configuration
         w_inv = np.diag(1.0 / weights)
         # weighted least-norm inverse; pinv's cut-off keeps a rank-deficient B well defined
@@ -161,8 +164,15 @@ class _Allocator:
             b @ w_inv @ b.T, rcond=RANK_TOLERANCE)
 
     def _limited(self, forces: List[float]) -> Tuple[List[float], List[bool], List[float]]:
-        """(forces clipped to the limits, saturated, commands), in one pass in plain Python over
-        the few thrusters (numpy's per-call overhead would dominate)."""
+        """(forces clipped to the limits, saturated, commands), in plain Python over the few
+        thrusters (numpy's per-call overhead would dominate): a force within
+        ``_saturation_margin`` of a limit (or beyond it) is saturated, and clipped to it. A first
+        pass settles the usual case, every force clear of its limits, with comparisons alone."""
+        for force, (low, high) in zip(forces, self._unsaturated):
+            if not low < force < high:
+                break
+        else:   # the usual case: every force clear of its limits, nothing to clip or to flag
+            return forces, [False] * len(forces), _commands_of(forces, self._full_forward, self._full_reverse)
         clipped, saturated = [], []
         margin = self._saturation_margin
         for force, (low, high) in zip(forces, self._bounds):

@@ -11,7 +11,7 @@ velocity over ground and the body rates.
 """
 from __future__ import annotations
 
-from typing import List, Sequence, Tuple
+from typing import List, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -47,9 +47,14 @@ class VehicleBelief:
         #: function of the vehicle library a controller may call.
         self.rest_linearization = self.linearize(10.0, np.zeros(6))
 
-    def mass_times(self, v: Sequence[float]) -> List[float]:
-        """``M v`` (M the believed rigid-body plus added mass), as floats: the products of the
-        non-zero entries only, which on six numbers is cheaper than a numpy product."""
+    def mass_times(self, v: Sequence[float], plus: Optional[Sequence[float]] = None) -> List[float]:
+        """``M v`` (M the believed rigid-body plus added mass), or ``M v + plus``, as floats: the
+        products of the non-zero entries only, which on six numbers is cheaper than a numpy
+        product (and the sum in the same pass: one list, not two)."""
+        if plus is not None:
+            if self._mass_diagonal is not None:
+                return [m * x + w for m, x, w in zip(self._mass_diagonal, v, plus)]
+            return [sum([m * v[j] for j, m in row]) + w for row, w in zip(self._mass_rows, plus)]
         if self._mass_diagonal is not None:
             return [m * x for m, x in zip(self._mass_diagonal, v)]
         return [sum([m * v[j] for j, m in row]) for row in self._mass_rows]

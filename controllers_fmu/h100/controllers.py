@@ -119,9 +119,7 @@ class _Controller:
         along the reference (zero when ModelFeedForward is off)."""
         if not self.config.ModelFeedForward:
             return [0.0] * 6
-        inertial = self.belief.mass_times(acc_ref)
-        motion = self.belief.motion_wrench(est.pos, est.euler, nu_ref)
-        return [inertial[j] + motion[j] for j in range(6)]
+        return self.belief.mass_times(acc_ref, plus=self.belief.motion_wrench(est.pos, est.euler, nu_ref))
 
     def _clip(self, tau: Sequence[float]) -> List[float]:
         """Each axis within its reach, ``[-limit, limit]``."""
@@ -174,7 +172,7 @@ class CascadePid(_Controller):
         nu_d = self.desired_velocity(est, ref, a)
         ff = self.feed_forward(est, *reference_body_motion(a, ref))
         nu, loops = est.nu, self.loops
-        return [loops[j].update(nu_d[j], nu[j], dt, ff=ff[j]) for j in range(6)]
+        return [loops[j].update(nu_d[j], nu[j], dt, ff[j]) for j in range(6)]
 
     def get_state(self) -> dict:
         return {"loops": [p.get_state() for p in self.loops]}
@@ -301,11 +299,11 @@ class SlidingMode(_Controller):
         nu_r = to_body(r, eta_r_rate[0:3]) + body_rates(a, eta_r_rate[3:6])
         nu_r_dot = to_body(r, eta_r_acc[0:3]) + body_rates(a, eta_r_acc[3:6])
         s = [est.nu[j] - nu_r[j] for j in range(6)]
-        inertial = self.belief.mass_times(nu_r_dot)
-        motion = self.belief.motion_wrench(est.pos, est.euler, nu_r)
+        # M nu_r' + n(eta, nu_r), then the feedback
+        model = self.belief.mass_times(nu_r_dot, plus=self.belief.motion_wrench(est.pos, est.euler, nu_r))
         damping = self.belief.mass_times(s)
         layer = c.SmcBoundaryLayer
-        tau = [inertial[j] + motion[j] - c.SmcDamping * damping[j]
+        tau = [model[j] - c.SmcDamping * damping[j]
                - self.switching[j] * max(-1.0, min(1.0, s[j] / layer)) for j in range(6)]
         clipped = self._clip(tau)
         if dt > 0.0 and clipped == tau:

@@ -75,11 +75,17 @@ class AxisFilter:
         ones' and it stays well damped)."""
         if dt <= 0.0:
             return
+        x, v = self.x, self.v
+        if x == target and v == 0.0 and target_speed == 0.0 and (not self.angle or -math.pi < x <= math.pi):
+            # at rest on a resting target (station keeping, every step): the update below would
+            # give a = 0, v = 0, x + 0 (and an angle already wrapped wraps to itself); the same
+            # numbers without the loop
+            self.x, self.v, self.a = x + 0.0, 0.0, 0.0
+            return
         steps = 1 if dt <= 0.1 else int(math.ceil(dt / 0.1 - 1e-9))
         h = dt / steps
         w, angle = self.w, self.angle
         a_max, v_max = self.max_acceleration, self.max_speed
-        x, v = self.x, self.v
         for _ in range(steps):
             error = wrap_pi(target - x) if angle else target - x
             a = w * w * error + 2.0 * w * (target_speed - v)

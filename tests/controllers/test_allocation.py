@@ -258,3 +258,27 @@ def test_restored_allocator_continues_bit_for_bit():
         other.allocate(tau)           # a different history
     other.set_state(state)
     assert all(np.array_equal(a, b) for a, b in zip(ahead, (other.allocate(tau).forces for tau in requests[60:])))
+
+
+def test_forces_are_clipped_and_flagged_saturated_within_the_margin_of_a_limit():
+    """_limited's definition, transcribed: each force clipped to [lower, upper], saturated when
+    within the margin of a limit (a thruster without authority, lower == upper, never), the
+    commands those of the clipped forces; forces clear of every limit (its first pass) and
+    forces at, near and beyond them alike."""
+    rng = np.random.default_rng(21)
+    flagged = 0
+    for forward, reverse in ((FORWARD, REVERSE), ([FORWARD] * 7 + [0.0], [REVERSE] * 7 + [0.0])):
+        allocator = PseudoInverseAllocator(heavy_layout(), forward, reverse, efficiency_belief=0.9)
+        lower, upper, margin = allocator.lower.tolist(), allocator.upper.tolist(), allocator._saturation_margin
+        near = [lower[0], upper[0], lower[0] + 0.5 * margin, upper[0] - 0.5 * margin, lower[0] + 2 * margin,
+                upper[0] - 2 * margin, 2 * lower[0], 2 * upper[0], 0.0]
+        for k in range(300):
+            forces = (rng.uniform(-0.8 * REVERSE, 0.8 * FORWARD, 8) if k % 2 else rng.choice(near, 8)).tolist()
+            clipped, saturated, commands = allocator._limited(forces)
+            expected = [min(max(f, lo), hi) for f, lo, hi in zip(forces, lower, upper)]
+            assert clipped == expected
+            assert saturated == [hi > lo and (c >= hi - margin or c <= lo + margin)
+                                 for c, lo, hi in zip(expected, lower, upper)]
+            assert commands == thrust_to_command(expected, allocator.max_forward, allocator.max_reverse, 0.9).tolist()
+            flagged += any(saturated)
+    assert 0 < flagged < 600

@@ -5,7 +5,7 @@ import math
 import numpy as np
 import pytest
 
-from controllers_fmu.h100.guidance import Commands, Guidance, GuidanceConfig
+from controllers_fmu.h100.guidance import AxisFilter, Commands, Guidance, GuidanceConfig
 from controllers_fmu.h100.instruments import H100Instruments, InstrumentConfig, Truth
 from controllers_fmu.h100.navigation import Measurements, Navigation, NavigationConfig
 
@@ -22,6 +22,28 @@ def test_hold_keeps_the_initial_pose():
     _, refs = _fly(GuidanceConfig(Mode="hold"))
     for r in refs:
         assert r.pos == [1.0, 2.0, 5.0] and r.heading == 0.3 and r.vel == [0.0, 0.0, 0.0]
+
+
+@pytest.mark.parametrize("angle", [False, True])
+def test_an_axis_at_rest_on_its_target_stays_bit_for_bit_and_leaves_it_when_the_target_moves(angle):
+    """The reference model's shortcut at rest (station keeping): x, v, a stay exactly (0, 0),
+    -0.0 becomes +0.0 as the update's additions make it; a target elsewhere, a target speed,
+    or an unwrapped heading target (wrapped by the update) still move the axis."""
+    axis = AxisFilter(1.5, 0.8, 1.5, angle=angle)
+    for x in (0.3, -0.0):
+        axis.reset(x)
+        for _ in range(5):
+            axis.step(x, 0.0, 0.1)
+        assert axis.get_state() == [x, 0.0, 0.0] and math.copysign(1.0, axis.x) == 1.0
+    axis.reset(0.3)
+    axis.step(0.3, 0.1, 0.1)
+    assert axis.v > 0.0 and axis.a > 0.0
+    axis.reset(0.3)
+    axis.step(0.5, 0.0, 0.1)
+    assert axis.x > 0.3 and axis.v > 0.0
+    axis.reset(4.0)
+    axis.step(4.0, 0.0, 0.1)
+    assert axis.x == (4.0 - 2.0 * math.pi if angle else 4.0)
 
 
 def test_hold_position_and_heading_parameters_override_the_initial_pose():
