@@ -11,7 +11,8 @@ The cache folder holds, for an FMU ``Auv.fmu`` of content digest ``D``:
                   until it exits; its modification time is the entry's last use
     .lock         held exclusively while an entry is extracted or the cache is pruned
     .sha256-P     the digest D of the FMU file at path P (hashed), with that file's identity
-                  (inode, size, times): a start that finds its entry hashes no FMU
+                  (inode, size, times): a start that finds its entry hashes no FMU; a prune
+                  removes the notes not written for ``MIN_AGE_S``
 
 A process pins an entry *before* it looks at it, checks it against the FMU's own file list
 (extracting it again when anything is missing), and keeps the pin for the rest of its life
@@ -330,6 +331,11 @@ def _prune(root: Path, keep: int, min_age_s: float, protect: Path | None) -> lis
             entry = pin_path.with_name(pin_path.name[: -len(PIN_SUFFIX)])
             if not entry.exists() and str(entry) not in _pins:
                 _remove_unless_pinned(entry)
+        # digest notes not written for min_age_s (one per FMU path ever used: copies in
+        # temporary folders, old checkouts); a note removed is written again at its next use
+        for note in root.glob(f"{DIGEST_PREFIX}*"):
+            if now - note.stat().st_mtime > min_age_s:
+                note.unlink(missing_ok=True)
     except OSError:
         pass
     return removed

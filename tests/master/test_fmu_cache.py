@@ -251,3 +251,22 @@ def test_an_fmu_is_read_once_when_it_is_extracted(tmp_path, monkeypatch):
     fmu = _copy_fmu("AuvSensors", tmp_path / "fmus")
     fmu_cache.extract_fmu(fmu)
     assert read and len(read) == len(set(read)), sorted(n for n in set(read) if read.count(n) > 1)[:5]
+
+
+def test_a_prune_removes_the_digest_notes_not_written_for_an_hour(tmp_path, monkeypatch):
+    """One note per FMU path ever used would pile up (copies in temporary folders): a prune
+    removes those older than MIN_AGE_S, and the next start that needs one writes it again."""
+    root = tmp_path / "cache"
+    monkeypatch.setenv("AUV_MASTER_FMU_CACHE", str(root))
+    fmu = _copy_fmu("AuvControl", tmp_path / "fmus")
+    fmu_cache.extract_fmu(fmu)
+    notes = list(root.glob(f"{fmu_cache.DIGEST_PREFIX}*"))
+    assert len(notes) == 1
+    fmu_cache.prune(root)
+    assert notes[0].exists()                                  # written just now: kept
+    _age_everything(root, 2 * HOUR)
+    fmu_cache.prune(root)
+    assert not notes[0].exists()
+    monkeypatch.setattr(fmu_cache, "_extracted", {})          # as a new process
+    fmu_cache.extract_fmu(fmu)
+    assert notes[0].exists()
