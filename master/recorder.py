@@ -9,14 +9,28 @@ Formatting: ``time`` and every Real as the shortest text that reads back as the 
 (Python's ``repr``), Integer and Boolean columns as whole numbers. The text depends on nothing
 but the values, so two runs of a deterministic scenario give byte-identical files.
 
-Where the text is made. ``repr`` of a double costs about 0.45 us, some 20 us per row of the
-survey stack, a fifth of its communication step. So a long run (``BACKGROUND_ROWS`` rows or
-more, on a machine with more than one CPU) hands each block as raw float64 values to a writer
-process (``master/csv_writer.py``, standard library only) that formats and appends it on
-another core; shorter runs format in the master's process. Both use
-``csv_writer.format_block``: the file is the same, byte for byte, either way. The writer
-process has written every row it was sent when ``close()`` returns; if the master process dies,
-the writer still writes every block it received, then sees the end of its input and exits.
+Where the text is made. Formatting costs about 0.2 us a value (ujson, see
+``master/csv_writer.py``; ``repr`` 0.45 us where ujson cannot be used): some 19 us a row of the
+H100's 91 columns, more than half of what the master and the FMI boundary cost per step without
+any model. So a run expected to record ``BACKGROUND_CELLS`` values or more (rows times
+columns), on a machine with more than one CPU, hands each block as raw float64 values to a
+writer process (``master/csv_writer.py``) that formats and appends it on another core; smaller
+runs format in the master's process. Both use ``csv_writer.format_block``: the file is the
+same, byte for byte, either way.
+
+The criterion counts values, not rows, because the formatting a writer takes off the master is
+proportional to values, while its costs are nearly fixed: some 15-20 ms to start (``python -I
+-S`` and ujson, on the other core while the master loads the FMUs) and, at the end, the wait
+for the last block still in the pipe (256 rows: about 5 ms for the H100's 91 columns). 100,000
+values take about as long to format as the writer takes to start: a 120 s H100 run (1,201 x 91)
+goes to the writer, a 60 s survey run (601 x 42) stays inline. The pipe to the writer is
+enlarged to 1 MiB where Linux allows it: a 120 s H100 run's rows (1,201 x 91 doubles) then fit
+in it, so the master writes without waiting for the writer to read, even when the writer
+formats slower than the master steps (no-op FMUs); it waits once, at ``close()``. Campaign
+workers format inline (master/campaign/worker.py): their runs already keep both cores busy.
+The writer process has written every row it was sent when ``close()`` returns; if the master
+process dies, the writer still writes every block it received, then sees the end of its input
+and exits.
 ``AUV_MASTER_CSV_WRITER=process`` or ``inline`` forces one way (tests use it).
 """
 
@@ -31,15 +45,28 @@ import numpy as np
 
 from . import csv_writer
 
-#: runs expected to record at least this many rows format them in a writer process
-BACKGROUND_ROWS = 5000
+#: runs expected to record at least this many values (rows x columns) format them in a writer process
+BACKGROUND_CELLS = 100_000
+#: the size asked for the pipe to the writer process (Linux's default limit for a user)
+WRITER_PIPE_BYTES = 1 << 20
 
 
-def _want_writer_process(expected_rows: int) -> bool:
+def _want_writer_process(expected_rows: int, columns: int) -> bool:
     mode = os.environ.get("AUV_MASTER_CSV_WRITER", "").strip().lower()
     if mode in ("process", "inline"):
         return mode == "process"
-    return expected_rows >= BACKGROUND_ROWS and (os.cpu_count() or 1) > 1 and bool(sys.executable)
+    return expected_rows * columns >= BACKGROUND_CELLS and (os.cpu_count() or 1) > 1 and bool(sys.executable)
+
+
+def _enlarge_pipe(stream) -> None:
+    """Ask for a pipe of WRITER_PIPE_BYTES (Linux's F_SETPIPE_SZ); keep the default (64 KiB)
+    where that is not possible: it only means waiting for the writer sooner."""
+    try:
+        import fcntl
+
+        fcntl.fcntl(stream.fileno(), fcntl.F_SETPIPE_SZ, WRITER_PIPE_BYTES)
+    except (ImportError, AttributeError, OSError):
+        pass
 
 
 class CsvRecorder:
@@ -54,7 +81,7 @@ class CsvRecorder:
         self._f.flush()
         self.rows = 0
         self._writer: subprocess.Popen | None = None
-        if _want_writer_process(expected_rows):
+        if _want_writer_process(expected_rows, len(self.names)):
             self._start_writer()
 
     def _start_writer(self):
@@ -69,6 +96,7 @@ class CsvRecorder:
                 + ([folder] if folder else []),
                 stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
                 start_new_session=True)  # Ctrl-C at the terminal is the master's; the writer ends with its input
+            _enlarge_pipe(self._writer.stdin)
         except OSError:
             self._writer = None
             self._f = open(self.path, "a", encoding="utf-8", newline="", buffering=1 << 20)

@@ -78,6 +78,37 @@ def test_a_block_formatted_column_by_column_is_the_percent_format_of_each_row():
     assert csv_writer.format_block(kinds, []) == ""
 
 
+@pytest.mark.parametrize("rows, columns, cpus, process", [
+    (1201, 91, 2, True),      # a 120 s H100 run: 109,291 values
+    (601, 42, 2, False),      # a 60 s survey run: 25,242
+    (1099, 91, 2, True),      # 100,009: just over the threshold
+    (1098, 91, 2, False),     # 99,918: just under it
+    (20370, 42, 1, False),    # one CPU: the writer would only take turns with the master
+])
+def test_the_writer_process_is_chosen_by_the_values_a_run_records(monkeypatch, rows, columns, cpus, process):
+    from master import recorder
+
+    monkeypatch.delenv("AUV_MASTER_CSV_WRITER", raising=False)
+    monkeypatch.setattr(recorder.os, "cpu_count", lambda: cpus)
+    assert recorder._want_writer_process(rows, columns) == process
+    monkeypatch.setenv("AUV_MASTER_CSV_WRITER", "inline")
+    assert not recorder._want_writer_process(rows, columns)
+
+
+def test_the_pipe_to_the_writer_is_enlarged_where_linux_allows(tmp_path, monkeypatch):
+    fcntl = pytest.importorskip("fcntl", reason="no fcntl module: the pipe keeps its default size")
+    if not hasattr(fcntl, "F_GETPIPE_SZ"):
+        pytest.skip("fcntl has no F_GETPIPE_SZ (not Linux): the pipe keeps its default size")
+    from master import recorder
+
+    monkeypatch.setenv("AUV_MASTER_CSV_WRITER", "process")
+    rec = CsvRecorder(tmp_path / "r.csv", ["time"], {"time": 0}, [], set(), expected_rows=10)
+    limit = int(open("/proc/sys/fs/pipe-max-size").read())
+    size = fcntl.fcntl(rec._writer.stdin.fileno(), fcntl.F_GETPIPE_SZ)
+    rec.close()
+    assert size >= min(limit, recorder.WRITER_PIPE_BYTES)
+
+
 def test_nothing_but_the_header_when_no_row_came(tmp_path, monkeypatch):
     for mode in ("inline", "process"):
         path = tmp_path / f"{mode}.csv"
