@@ -15,6 +15,7 @@ import math
 import shutil
 import sys
 import time
+from ctypes import c_double
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -213,7 +214,8 @@ def simulate(plan: Plan, csv_path: Path | None, progress: bool | None = None, ec
                 _load(name, ip, plan, log, instances)
                 prepare(instances[name], ip, plan, colmap, layout.outputs[name], row)
 
-            steppers = {n: make_stepper(instances[n], row, plan.step) for n in names}
+            now = c_double(plan.start_time)   # the communication point of the step being made
+            steppers = {n: make_stepper(instances[n], row, plan.step, now) for n in names}
             for name in plan.init_order:
                 rt = instances[name]
                 guarded_call(rt, plan.start_time, "fmi2Set*", steppers[name].set_inputs, log)
@@ -232,7 +234,7 @@ def simulate(plan: Plan, csv_path: Path | None, progress: bool | None = None, ec
             order = [steppers[n] for n in plan.order]
             order_rt = [instances[n] for n in plan.order]
             pairs = list(zip(order_rt, order))
-            gs_pairs = [(rt, st.step) for rt, st in pairs]
+            gs_calls = [(rt, call) for rt, st in pairs for call in st.calls]
             jacobi = plan.algorithm == "jacobi"
             h = plan.step
             n_steps = plan.n_steps
@@ -264,8 +266,9 @@ def simulate(plan: Plan, csv_path: Path | None, progress: bool | None = None, ec
                         for cur, (_i, _a, read_outputs, _s) in pairs:
                             read_outputs()
                     else:
-                        for cur, step in gs_pairs:
-                            step(t)
+                        now.value = t
+                        for cur, call in gs_calls:
+                            call()
                     t_next = tlist[k - base + 1]
                     row[0] = t_next
                     block[bi] = row
