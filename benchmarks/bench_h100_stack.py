@@ -13,7 +13,9 @@ control period, against its FMI floor. Prints, measured side by side in one run:
   per FMU   each FMU alone through fmpy, its recorded inputs of the stack run replayed step by
             step (the controller's commands jump at every step, as in the stack): microseconds
             of CPU time per fmi2DoStep, and the same for its no-op twin (best of three replays, each a new
-            instance: the first loads the FMU's numba caches within its first steps);
+            instance: the first loads the FMU's numba caches within its first steps); the pid run's
+            inputs for the three FMUs, and the control FMU again on the lqr and smc runs' inputs
+            (one line per controller);
   alone     the control stack in plain Python (no FMI), microseconds per control step.
 
   before    with `--before DIR`: the same stack and replays with DIR's code and FMUs (a checkout of
@@ -224,14 +226,15 @@ def do_step_replayed(path: Path, instance: str, parameters: dict, inputs: dict) 
     return total / steps * 1e6
 
 
-def per_fmu(mapping: dict, fmus: dict, results: Path, folder: Path, before: dict = None) -> dict:
+def per_fmu(mapping: dict, fmus: dict, results: Path, folder: Path, before: dict = None,
+            instances=tuple(FMUS)) -> dict:
     """(instance, kind) -> microseconds per doStep, kind "real", "noop" or "before" (the same FMU
     of the --before tree), the stack run's inputs replayed (each row's values are what the
     instance's inputs held when it stepped to the next row; close enough for a cost, which is
-    what is measured), each in a child process of its tree."""
+    what is measured), each in a child process of its tree; for `instances` only."""
     columns = read_results(results)
     out = {}
-    for instance in FMUS:
+    for instance in instances:
         sources = input_sources(instance, columns)
         inputs = {variable: columns[column] for variable, column in sources.items()}
         kinds = [("real", ROOT, fmus[instance, False]), ("noop", ROOT, fmus[instance, True])]
@@ -301,6 +304,13 @@ def main(argv=None) -> int:
                     best[controller, label] = r
         replayed = per_fmu(hold_mapping("pid", args.seconds, fmus, False), fmus, Path(best["pid", "after"]["csv"]),
                            folder / "runs", before)
+        # the control FMU of each other controller, on that controller's own run's inputs
+        control = {("pid", kind): replayed["control", kind] for kind in ("real", "noop", "before")
+                   if ("control", kind) in replayed}
+        for controller in CONTROLLERS[1:]:
+            mine = per_fmu(hold_mapping(controller, args.seconds, fmus, False), fmus,
+                           Path(best[controller, "after"]["csv"]), folder / "runs", before, ("control",))
+            control.update({(controller, kind): us for (_, kind), us in mine.items()})
         print(f"H100 stack through the master, h100_hold, {args.seconds:.0f} s simulated at {STEP} s, best of "
               f"{args.repeats} interleaved repeats; {os.cpu_count()} CPUs, load average {load:.2f} before, "
               f"{os.getloadavg()[0]:.2f} after")
@@ -334,6 +344,16 @@ def main(argv=None) -> int:
             if before is not None and (instance, "before") in replayed:
                 extra = f" {replayed[instance, 'before']:8.1f}"
             print(f"  {instance:10s} {name:14s} {real:8.1f} {twin:11.1f} {real - twin:11.1f}{extra}")
+        print(f"\nthe control FMU ({FMUS['control']}) per controller, each run's own inputs replayed, CPU us per "
+              f"fmi2DoStep:")
+        print(f"  {'controller':10s} {'doStep':>8s} {'no-op twin':>11s} {'above twin':>11s}"
+              + (f" {'before':>8s} {'before above twin':>18s}" if before is not None else ""))
+        for controller in CONTROLLERS:
+            real, twin = control[controller, "real"], control[controller, "noop"]
+            extra = ""
+            if before is not None:
+                extra = f" {control[controller, 'before']:8.1f} {control[controller, 'before'] - twin:18.1f}"
+            print(f"  {controller:10s} {real:8.1f} {twin:11.1f} {real - twin:11.1f}{extra}")
     sys.stdout.flush()
     os._exit(0)  # pythonfmu 0.7.0 double-frees at interpreter exit (see tests/conftest.py)
 
