@@ -59,15 +59,24 @@ def _formats_as_repr(ujson) -> bool:
     """True when ``ujson`` writes every double of ``_PROBE`` as repr does (after the exponent
     padding) and refuses NaN and infinities when asked to."""
     try:
-        text = _SHORT_NEGATIVE_EXPONENT.sub(r"e-0\1", ujson.dumps(_PROBE, allow_nan=False))
-        if text != "[" + ",".join(map(repr, _PROBE)) + "]":
+        if _json_text(ujson, _PROBE) != "[" + ",".join(map(repr, _PROBE)) + "]":
             return False
+    except Exception:   # an ujson without allow_nan, one that refuses a finite double: repr it is
+        return False
+    try:
         ujson.dumps([float("nan")], allow_nan=False)
     except (OverflowError, ValueError):   # refused, as _format_with_ujson expects
         return True
-    except Exception:   # an ujson without allow_nan, or anything else unexpected: repr it is
+    except Exception:
         return False
     return False
+
+
+def _json_text(ujson, values) -> str:
+    """``ujson``'s text of ``values`` (a list, of rows or of numbers) with repr's exponents:
+    one-digit negative exponents padded. Raises on a NaN or an infinity."""
+    text = ujson.dumps(values, allow_nan=False)
+    return _SHORT_NEGATIVE_EXPONENT.sub(r"e-0\1", text) if "e-" in text else text
 
 
 def _load_ujson():
@@ -124,11 +133,9 @@ def _format_with_ujson(kinds: str, values: list) -> str | None:
         for row in rows:
             for j in whole:
                 row[j] = int(row[j])
-        text = _ujson.dumps(rows, allow_nan=False)
+        text = _json_text(_ujson, rows)
     except (OverflowError, ValueError):   # NaN or inf: int() and ujson refuse them
         return None
-    if "e-" in text:
-        text = _SHORT_NEGATIVE_EXPONENT.sub(r"e-0\1", text)
     return text[2:-2].replace("],[", "\n") + "\n"
 
 

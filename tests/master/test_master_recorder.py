@@ -191,6 +191,14 @@ def test_a_formatter_that_does_not_write_repr_text_is_not_used():
         def dumps(values, allow_nan=True):
             return json.dumps(values, allow_nan=allow_nan, separators=(",", ":"))
 
+    class RefusesLarge:   # refuses 1e308 as if it were infinite
+        @staticmethod
+        def dumps(values, allow_nan=True):
+            if any(abs(v) > 1e300 for v in values):
+                raise OverflowError("too large")
+            return json.dumps(values, allow_nan=allow_nan, separators=(",", ":"))
+
+    assert not csv_writer._formats_as_repr(RefusesLarge)
     assert not csv_writer._formats_as_repr(Exponent)
     assert not csv_writer._formats_as_repr(WritesNan)
     assert csv_writer._formats_as_repr(Json)
