@@ -36,6 +36,8 @@ fi
 if [ -f tools/build_fmus.py ]; then
     "$PY" tools/build_fmus.py
 fi
+# the master's stepping loop in C (master/native_loop.py), compiled ahead into the user's cache
+"$PY" -m master.native_loop
 
 # The test of the 3-D view (tests/master/test_view.py) opens it in headless Chromium: Debian's
 # `chromium`, installed here when missing and we may (root with apt-get); otherwise that test

@@ -30,6 +30,7 @@ from .interrupt import Interrupt
 from .plan import Plan
 from .recorder import CsvRecorder
 from .scenario import display_path
+from . import native_loop
 from .stepper import Instance, make_stepper, prepare, teardown
 
 TIME_BLOCK = 4096  # communication points whose times and signal values are computed at once
@@ -246,54 +247,115 @@ def simulate(plan: Plan, csv_path: Path | None, progress: bool | None = None, ec
             last_flush = monotonic()
             pbar = _progress_bar(plan, progress)
             pb_every = max(1, int(round(1.0 / h)) * 10)
+            stop_columns = [(col, func, value, after) for col, func, value, after, _text in stops]
+
+            def stop_reached(t_next: float):
+                """The stop conditions after the step that ended at t_next: the one that ends
+                the run (its text, when it was met, t_next, its run-on), or None."""
+                for j, (col, func, value, after) in enumerate(stop_columns):
+                    if stop_met[j] is None and func(row[col], value):
+                        stop_met[j] = t_next
+                    if stop_met[j] is not None and t_next >= stop_met[j] + after - eps:
+                        return stops[j][4], stop_met[j], t_next, after
+                return None
+
+            # The C loop (master/native_loop.py) steps when it can: Gauss-Seidel, every call
+            # described. It hands back to the bookkeeping below whenever Python has something
+            # to do, so both loops make the same calls and record the same rows.
+            run_steps = native_loop.available()[0] if not jacobi else None
+            if run_steps is not None:
+                owners = [(rt, fail) for rt, st in pairs for _fields, fail in st.native]
+                c_calls = (native_loop.Call * len(owners))(
+                    *(native_loop.Call(*fields) for st in order for fields, _fail in st.native))
+                c_stops = (native_loop.Stop * max(1, len(stops)))(
+                    *(native_loop.Stop(col, native_loop.STOP_OPS[s.op], value, 0, 0.0)
+                      for (col, _f, value, _a, _t), s in zip(stops, plan.stops)))
+                outcome = native_loop.Outcome()
+                row_address, block_address = row.ctypes.data, block.ctypes.data
+                n_signals = sig_b - sig_a
             t_loop = time.perf_counter()
             k = 0
             base = 0  # the communication point tlist[0] is
             cur = None
             try:
-                for k in range(n_steps):
-                    if k - base == TIME_BLOCK:
-                        base = k
-                        tlist, sig_table = times_from(k)
-                    t = tlist[k - base]
-                    if has_sig:
-                        row[sig_a:sig_b] = sig_table[k - base]
-                    if jacobi:
-                        for cur, (set_inputs, _a, _r, _s) in pairs:
-                            set_inputs()
-                        for cur, (_i, advance, _r, _s) in pairs:
-                            advance(t)
-                        for cur, (_i, _a, read_outputs, _s) in pairs:
-                            read_outputs()
-                    else:
-                        now.value = t
-                        for cur, call in gs_calls:
-                            call()
-                    t_next = tlist[k - base + 1]
-                    row[0] = t_next
-                    block[bi] = row
-                    bi += 1
-                    steps_done = k + 1
-                    t_now = t_next
-                    if bi == block_rows or monotonic() - last_flush > 1.0:
-                        data_blocks_append(block[:bi].copy())
-                        if recorder is not None:
-                            recorder.write_block(block[:bi])
-                        bi = 0
-                        last_flush = monotonic()
-                    if stops:
-                        for j, (col, func, value, after, text) in enumerate(stops):
-                            if stop_met[j] is None and func(row[col], value):
-                                stop_met[j] = t_next
-                            if stop_met[j] is not None and t_next >= stop_met[j] + after - eps:
-                                stop_hit = (text, stop_met[j], t_next, after)
+                if run_steps is not None:
+                    times = np.asarray(tlist)
+                    while k < n_steps:
+                        if k - base == TIME_BLOCK:
+                            base = k
+                            tlist, sig_table = times_from(k)
+                            times = np.asarray(tlist)
+                        count = min(n_steps - k, block_rows - bi, base + TIME_BLOCK - k)
+                        if pbar is not None:
+                            count = min(count, pb_every - steps_done % pb_every)
+                        run_steps(c_calls, len(owners), row_address, ncol, times.ctypes.data + 8 * (k - base),
+                                  count, h, sig_table.ctypes.data + 8 * n_signals * (k - base), sig_a, n_signals,
+                                  block_address + 8 * ncol * bi, c_stops, len(stops), last_flush + 1.0, eps, outcome)
+                        done = outcome.steps
+                        if done:
+                            k += done
+                            bi += done
+                            steps_done = k
+                            t_now = tlist[k - base]
+                        if outcome.failed_call >= 0:
+                            cur, fail = owners[outcome.failed_call]
+                            fail(outcome.status)
+                        if bi == block_rows or monotonic() - last_flush > 1.0:
+                            data_blocks_append(block[:bi].copy())
+                            if recorder is not None:
+                                recorder.write_block(block[:bi])
+                            bi = 0
+                            last_flush = monotonic()
+                        if stops:
+                            stop_hit = stop_reached(t_now)
+                            if stop_hit:
                                 break
-                        if stop_hit:
-                            break
-                    if intr.flag:
-                        raise KeyboardInterrupt
-                    if pbar is not None and steps_done % pb_every == 0:
-                        pbar.update(pb_every * h)
+                            for j, (_col, _func, _value, after) in enumerate(stop_columns):
+                                if stop_met[j] is not None:
+                                    c_stops[j].met, c_stops[j].deadline = 1, stop_met[j] + after
+                        if intr.flag:
+                            raise KeyboardInterrupt
+                        if pbar is not None and steps_done % pb_every == 0:
+                            pbar.update(pb_every * h)
+                else:
+                    for k in range(n_steps):
+                        if k - base == TIME_BLOCK:
+                            base = k
+                            tlist, sig_table = times_from(k)
+                        t = tlist[k - base]
+                        if has_sig:
+                            row[sig_a:sig_b] = sig_table[k - base]
+                        if jacobi:
+                            for cur, (set_inputs, _a, _r, _s, _n) in pairs:
+                                set_inputs()
+                            for cur, (_i, advance, _r, _s, _n) in pairs:
+                                advance(t)
+                            for cur, (_i, _a, read_outputs, _s, _n) in pairs:
+                                read_outputs()
+                        else:
+                            now.value = t
+                            for cur, call in gs_calls:
+                                call()
+                        t_next = tlist[k - base + 1]
+                        row[0] = t_next
+                        block[bi] = row
+                        bi += 1
+                        steps_done = k + 1
+                        t_now = t_next
+                        if bi == block_rows or monotonic() - last_flush > 1.0:
+                            data_blocks_append(block[:bi].copy())
+                            if recorder is not None:
+                                recorder.write_block(block[:bi])
+                            bi = 0
+                            last_flush = monotonic()
+                        if stops:
+                            stop_hit = stop_reached(t_next)
+                            if stop_hit:
+                                break
+                        if intr.flag:
+                            raise KeyboardInterrupt
+                        if pbar is not None and steps_done % pb_every == 0:
+                            pbar.update(pb_every * h)
             except FMICallException as e:
                 # the instance being called is `cur`; name the inputs that were not finite
                 suspects = []

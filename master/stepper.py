@@ -12,7 +12,7 @@ nothing.
 from __future__ import annotations
 
 import math
-from ctypes import c_double, c_int, c_size_t, c_uint, c_void_p
+from ctypes import addressof, c_double, c_int, c_size_t, c_uint, c_void_p, cast
 from dataclasses import dataclass, field
 from typing import Any, Callable, NamedTuple
 
@@ -21,6 +21,7 @@ from fmpy.fmi1 import FMICallException
 from fmpy.fmi2 import FMU2Slave
 
 from .fmi_log import RunFailure, fmt_time
+from .native_loop import CALL_DO_STEP, CALL_GET_DISCRETE, CALL_GET_REAL, CALL_SET_DISCRETE, CALL_SET_REAL
 from .plan import Plan
 
 
@@ -125,6 +126,10 @@ class Stepper(NamedTuple):
     advance: Callable[[float], None]
     read_outputs: Callable[[], None]
     calls: tuple
+    #: ``calls`` described for the C loop (master/native_loop.py): per call, the fields of its
+    #: ``Call`` and the function that raises what the Python call would raise, given the
+    #: status the C loop reports (-1: a connected value was not finite)
+    native: tuple = ()
 
 
 def make_stepper(instance: Instance, row: np.ndarray, h: float, now: c_double) -> Stepper:
@@ -146,6 +151,15 @@ def make_stepper(instance: Instance, row: np.ndarray, h: float, now: c_double) -
 
     # ---------------- inputs
     transfers = []  # the closures set_inputs calls, in order
+    native = []     # the same calls described for the C loop, in the order of `calls`
+
+    def address(function) -> int:
+        return cast(function, c_void_p).value
+
+    def raiser(function_name: str):
+        def fail(status: int):
+            raise E(function_name, status)
+        return fail
     rp = instance.real_in
     if rp is not None:
         r_src, r_view, r_vr, r_buf, r_nc = rp.src, rp.view, rp.vr, rp.buf, rp.n_conn
@@ -178,7 +192,14 @@ def make_stepper(instance: Instance, row: np.ndarray, h: float, now: c_double) -
             if status > 1:
                 raise E("fmi2SetReal", status)
 
+        def fail_set_real(status: int):
+            if status == -1:
+                raise bad_value()
+            raise E("fmi2SetReal", status)
+
         transfers.append(set_real)
+        native.append(((CALL_SET_REAL, address(setReal), comp.value, addressof(r_vr), rp.n, r_src.ctypes.data,
+                        r_nc, addressof(r_buf), 0), fail_set_real))
 
     def discrete_setter(port: InputPort, function, function_name: str):
         src, tmp, view, vr, n, buf = port.src, port.tmp, port.view, port.vr, c_size_t(port.n), port.buf
@@ -192,13 +213,16 @@ def make_stepper(instance: Instance, row: np.ndarray, h: float, now: c_double) -
 
         return set_discrete
 
-    if instance.int_in is not None:
-        transfers.append(discrete_setter(instance.int_in, setInteger, "fmi2SetInteger"))
-    if instance.bool_in is not None:
-        transfers.append(discrete_setter(instance.bool_in, setBoolean, "fmi2SetBoolean"))
+    for port, function, function_name in ((instance.int_in, setInteger, "fmi2SetInteger"),
+                                          (instance.bool_in, setBoolean, "fmi2SetBoolean")):
+        if port is not None:
+            transfers.append(discrete_setter(port, function, function_name))
+            native.append(((CALL_SET_DISCRETE, address(function), comp.value, addressof(port.vr), port.n,
+                            port.src.ctypes.data, 0, addressof(port.buf), 0), raiser(function_name)))
 
     # ---------------- outputs
     reads = []
+    reads_native = []
     if instance.real_out is not None:
         o_vr, o_n, o_view = instance.real_out
         o_n = c_size_t(o_n)
@@ -209,6 +233,8 @@ def make_stepper(instance: Instance, row: np.ndarray, h: float, now: c_double) -
                 raise E("fmi2GetReal", status)
 
         reads.append(get_real)
+        reads_native.append(((CALL_GET_REAL, address(getReal), comp.value, addressof(o_vr), o_n.value, None, 0, None,
+                              (addressof(o_view) - row.ctypes.data) // 8), raiser("fmi2GetReal")))
 
     def discrete_getter(output: tuple, function, function_name: str):
         vr, n, buf, view, a, b = output
@@ -222,10 +248,13 @@ def make_stepper(instance: Instance, row: np.ndarray, h: float, now: c_double) -
 
         return get_discrete
 
-    if instance.int_out is not None:
-        reads.append(discrete_getter(instance.int_out, getInteger, "fmi2GetInteger"))
-    if instance.bool_out is not None:
-        reads.append(discrete_getter(instance.bool_out, getBoolean, "fmi2GetBoolean"))
+    for output, function, function_name in ((instance.int_out, getInteger, "fmi2GetInteger"),
+                                            (instance.bool_out, getBoolean, "fmi2GetBoolean")):
+        if output is not None:
+            reads.append(discrete_getter(output, function, function_name))
+            vr, n, buf, _view, a, _b = output
+            reads_native.append(((CALL_GET_DISCRETE, address(function), comp.value, addressof(vr), n, None, 0,
+                                  addressof(buf), a), raiser(function_name)))
 
     set_inputs = _sequence(transfers)
     read_outputs = _sequence(reads)
@@ -243,7 +272,9 @@ def make_stepper(instance: Instance, row: np.ndarray, h: float, now: c_double) -
         if status > 1:
             raise E("fmi2DoStep", status)
 
-    return Stepper(set_inputs, advance, read_outputs, (*transfers, advance_from_now, *reads))
+    step_native = ((CALL_DO_STEP, address(doStep), comp.value, None, 0, None, 0, None, 0), raiser("fmi2DoStep"))
+    return Stepper(set_inputs, advance, read_outputs, (*transfers, advance_from_now, *reads),
+                   (*native, step_native, *reads_native))
 
 
 def _sequence(calls: list[Callable[[], None]]) -> Callable[[], None]:

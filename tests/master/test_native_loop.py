@@ -1,0 +1,141 @@
+"""The master's stepping loop in C (master/native_loop.py, master/_step_loop.c) against the
+Python loop it replaces: the same rows bit for bit, the same stops, the same failures (the same
+summary, naming the same instance, variable, connection and time), whatever makes the C loop
+hand back to Python (a full block, a stop condition and its run-on, the progress bar, a time
+block of signal values)."""
+from __future__ import annotations
+
+import hashlib
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import master.engine as engine
+from master import native_loop, run
+from master_helpers import REPO
+
+pytestmark = pytest.mark.usefixtures("fmus_built")
+
+STACK = (REPO / "scenarios" / "stacks" / "survey.yaml").as_posix()
+
+
+@pytest.fixture(scope="module")
+def c_loop():
+    """The compiled loop; without a C compiler the master steps in Python and these tests have
+    nothing to compare: they skip, saying why."""
+    function, reason = native_loop.available()
+    if function is None:
+        pytest.skip(f"SKIPPED LOUDLY: the master's C loop is not available here ({reason})")
+    return function
+
+
+def _run(mapping: dict, out: Path, loop: str, monkeypatch, **kwargs):
+    """One run with the C loop ('c') or the Python loop ('python')."""
+    with monkeypatch.context() as patch:
+        if loop == "python":
+            patch.setattr(native_loop, "_loaded", (None, "the test asks for the Python loop"))
+        calls = []
+        original = native_loop.available
+
+        def spy():
+            answer = original()
+            calls.append(answer[0] is not None)
+            return answer
+        patch.setattr(engine.native_loop, "available", spy)
+        result = run(json.loads(json.dumps(mapping)), out_dir=out, plots=False, echo_messages=False, **kwargs)
+    assert calls == [loop == "c"], "the loop asked for is not the loop that ran"
+    return result
+
+
+def _same(mapping: dict, tmp_path: Path, monkeypatch, **kwargs):
+    """Runs `mapping` with both loops; asserts the same results.csv and summary; returns both."""
+    a = _run(mapping, tmp_path / "c", "c", monkeypatch, **kwargs)
+    b = _run(mapping, tmp_path / "python", "python", monkeypatch, **kwargs)
+    csv_a, csv_b = a.results_csv.read_bytes(), b.results_csv.read_bytes()
+    assert hashlib.sha256(csv_a).hexdigest() == hashlib.sha256(csv_b).hexdigest()
+    for key in ("status", "reason", "failure", "steps", "rows", "simulated_time_s", "stop"):
+        assert a.summary.get(key) == b.summary.get(key), key
+    return a, b
+
+
+def test_signals_stop_condition_with_run_on_and_discrete_connections(c_loop, tmp_path, monkeypatch):
+    # the survey stack carries Integer and Boolean connections (AltitudeValid, WaypointIndex,
+    # MissionFinished); the depth command is a step signal; the stop fires mid-block and runs on
+    mapping = {"include": (REPO / "scenarios" / "depth_step.yaml").as_posix(), "stop_time": 200.0,
+               "stop_when": {"condition": "vehicle.Depth > 10.5", "after": 7.3}}
+    a, _ = _same(mapping, tmp_path, monkeypatch)
+    assert a.status == "completed" and "stop condition met" in a.reason
+    assert a.summary["steps"] % 256 not in (0, 255)   # it ended inside a block
+
+
+def test_a_run_longer_than_a_time_block_and_a_flush(c_loop, tmp_path, monkeypatch):
+    # 4096 steps make a time block (engine.TIME_BLOCK): the signal table is computed anew
+    mapping = {"include": (REPO / "scenarios" / "depth_step.yaml").as_posix(), "stop_time": 450.0}
+    a, _ = _same(mapping, tmp_path, monkeypatch)
+    assert a.summary["steps"] > engine.TIME_BLOCK
+
+
+def test_with_the_progress_bar(c_loop, tmp_path, monkeypatch):
+    # the bar is updated every 10 s of simulated time: the C loop hands back there
+    mapping = {"include": (REPO / "scenarios" / "depth_step.yaml").as_posix(), "stop_time": 35.0}
+    _same(mapping, tmp_path, monkeypatch, progress=True)
+
+
+@pytest.fixture(scope="module")
+def nan_fmu(tmp_path_factory) -> Path:
+    """test_master_failures' NanSource: 30 W, then NaN from t = NanTime."""
+    from test_master_failures import NAN_SOURCE
+
+    folder = tmp_path_factory.mktemp("nanfmu")
+    source = folder / "master_test_nan_source.py"
+    source.write_text(NAN_SOURCE)
+    subprocess.run([sys.executable, "-m", "pythonfmu", "build", "-f", str(source), "-d", str(folder)], check=True,
+                   capture_output=True, cwd=folder)
+    return folder / "NanSource.fmu"
+
+
+def test_a_non_finite_value_on_a_connection(c_loop, nan_fmu, tmp_path, monkeypatch):
+    mapping = {"stop_time": 10.0,
+               "instances": {"source": {"fmu": nan_fmu.as_posix(), "parameters": {"NanTime": 2.75}},
+                             "vehicle": {"fmu": (REPO / "fmus" / "Auv.fmu").as_posix(),
+                                         "parameters": {"Pos0": [0, 0, 5]}}},
+               "connections": ["source.Power -> vehicle.ThrustPower"]}
+    a, _ = _same(mapping, tmp_path, monkeypatch)
+    assert a.status == "failed"
+    assert a.summary["failure"]["connection"] == "source.Power -> vehicle.ThrustPower"
+    assert "non-finite value nan exchanged on connection" in a.reason
+    assert a.summary["rows"] == 28   # t = 0 .. 2.7 s: the source turns NaN in the step to 2.8 s
+
+
+def test_an_fmu_error_in_the_middle_of_a_block(c_loop, tmp_path, monkeypatch):
+    # a negative thrust power from a signal at t = 12.3 s: the Auv FMU refuses it in fmi2DoStep
+    mapping = {"include": (REPO / "scenarios" / "depth_step.yaml").as_posix(), "stop_time": 40.0,
+               "disconnect": ["vehicle.ThrustPower"],
+               "signals": {"vehicle.ThrustPower": {"step": {"time": 12.3, "before": 30.0, "after": float("inf")}}}}
+    a, _ = _same(mapping, tmp_path, monkeypatch)
+    assert a.status == "failed" and a.summary["failure"]["function"] == "fmi2DoStep"
+    assert a.summary["failure"]["instance"] == "vehicle"
+
+
+def test_the_library_is_compiled_once_and_found_again(c_loop, tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    first = native_loop.build()
+    assert first.is_file() and first.is_relative_to(tmp_path)
+    stamp = first.stat().st_mtime_ns
+    assert native_loop.build() == first and first.stat().st_mtime_ns == stamp
+    assert not list(first.parent.glob("*.part"))
+
+
+def test_no_compiler_means_the_python_loop_with_the_reason(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    monkeypatch.setenv("CC", "no-such-compiler-here")
+    monkeypatch.setattr(native_loop, "_loaded", None)
+    function, reason = native_loop.available()
+    assert function is None and "no C compiler" in reason and "no-such-compiler-here" in reason
+    monkeypatch.setattr(native_loop, "_loaded", None)
+    monkeypatch.delenv("CC")
+    monkeypatch.setenv("AUV_MASTER_NATIVE_LOOP", "0")
+    assert native_loop.available() == (None, "AUV_MASTER_NATIVE_LOOP=0")
