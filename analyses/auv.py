@@ -378,10 +378,10 @@ def _plots(run: RunData, out_dir):
     return make_plots(run, out_dir)
 
 
-def prepare_plots() -> None:
+def prepare_plots(run: RunData | None = None) -> None:
     from .auv_plots import prepare
 
-    prepare()
+    prepare(run)
 
 
 FIGURES = RunFigures(compute=run_figures, empty=HEADLINE, describe=describe_run, plots=_plots,

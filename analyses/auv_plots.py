@@ -1,18 +1,27 @@
 """PNG plots of a run of the AUV stack (matplotlib, Agg backend): track, depth, attitude,
-actuators, battery (registered through ``analyses.auv.FIGURES``)."""
+actuators, battery (registered through ``analyses.auv.FIGURES``).
+
+A figure is made in two steps: BUILT from what the run is, before its rows exist (its plan
+and columns: the figure, axes, labels, title, grid, the tick objects, the waypoints read), then
+FILLED with the rows (the lines, in the order and with the calls that decide the limits, the
+legend) and written. In the plot process (master/plot_process.py) the
+figures are built ahead, while the run steps (``prepare``): those of ``_CHILD_SHARE`` by a
+helper process forked then, the others by the plot process; after the run only the filling is
+left, shared by the two. Drawn anywhere else (by the master alone), the two steps follow each
+other. The files are the same byte for byte either way (tests/master/test_plot_process.py)."""
 
 from __future__ import annotations
 
 import math
 import os
+import pickle
 import signal
-import threading
 from pathlib import Path
 from typing import Callable
 
 import numpy as np
 
-from master import RunData, die_with_parent, param
+from master import RunData, fork_drawer, param
 
 from .auv import TURNING_CIRCLE, controls_of, driven_vehicle, vehicles_of, waypoints_of
 
@@ -27,6 +36,15 @@ _DPI = 110
 #: about half the time (PNG encoding was a fifth of the plotting time)
 _PNG_SETTINGS = {"compress_level": 1}
 
+#: tick objects made with each axis while a figure is built: matplotlib makes them one by one,
+#: lazily, when a figure is first laid out (about a third of a figure's cost), and reuses them
+#: afterwards; what a run's axes show (up to about ten ticks) then needs none made after the run
+_TICKS = 12
+
+#: drawn by the helper process (or a child forked after the run) while the other process draws
+#: the rest: about half the filling work each (measured: benchmarks/bench_run.py)
+_CHILD_SHARE = frozenset({"actuators.png", "battery.png"})
+
 
 def _mpl():
     import matplotlib
@@ -37,18 +55,32 @@ def _mpl():
     return plt
 
 
-_prepared = False
+_warm = False
+_prepared_run = None
+_ready: _Prepared | None = None
 
 
-def prepare() -> None:
-    """Import and warm up what the plots use (matplotlib's Agg canvas and pyplot, the font, the
-    PNG writer) by drawing a tiny figure into memory: called ahead, while the run steps, in the
-    process that will draw the plots (``RunFigures.prepare_plots``, master/plot_process.py).
-    Nothing it does shows in the plots drawn afterwards. Once per process."""
-    global _prepared
-    if _prepared:
+def prepare(run: RunData | None = None) -> None:
+    """Called ahead, while the run steps, in the process that will draw the plots
+    (``RunFigures.prepare_plots``, master/plot_process.py): imports and warms up what the plots
+    use (matplotlib's Agg canvas and pyplot, the font, the PNG writer; once a process) and, given
+    ``run`` (the run's plan and columns, no rows yet), builds the run's figures and forks the
+    helper that builds and will fill its share (``_CHILD_SHARE``). ``make_plots`` of that run
+    then only fills them. Nothing it does shows in the plots otherwise."""
+    global _warm, _prepared_run, _ready
+    if not _warm:
+        _warm = True
+        _warm_up()
+    if run is None or run is _prepared_run:
         return
-    _prepared = True
+    _prepared_run = run
+    if _ready is not None:
+        _ready.abandon()
+        _ready = None
+    _ready = _Prepared(run)
+
+
+def _warm_up() -> None:
     import io
 
     plt = _mpl()
@@ -88,53 +120,47 @@ def _heading_display(series: list[np.ndarray]) -> tuple[float, callable]:
     return cut, show
 
 
-#: drawn by a forked child while the master draws the others (about half the work each)
-_CHILD_SHARE = frozenset({"actuators.png", "battery.png"})
+def _share(name: str) -> bool:
+    return name in _CHILD_SHARE
 
 
-def _fork_drawer() -> int | None:
-    """A child process to draw part of the plots on another core (its pid; 0 in the child), or
-    None to draw them all here: no fork on this platform, one CPU, other threads alive (a
-    forked child could inherit a lock one of them holds), or ``AUV_MASTER_PLOTS=serial``."""
-    if (not hasattr(os, "fork") or (os.cpu_count() or 1) < 2 or threading.active_count() > 1
-            or os.environ.get("AUV_MASTER_PLOTS", "").strip().lower() == "serial"):
-        return None
-    try:
-        return os.fork()
-    except OSError:
-        return None
+def _not_share(name: str) -> bool:
+    return name not in _CHILD_SHARE
 
 
 def make_plots(run: RunData, out_dir: Path) -> list[Path]:
     """Draw the PNG plots of a run into ``out_dir``; the list of files written.
 
-    A figure's cost is nearly all text layout and rendering, one figure after the other in one
-    thread; so, where it is safe (see ``_fork_drawer``), a forked child draws ``_CHILD_SHARE``
-    while this process draws the rest, and this returns once both are done. If the child
-    fails, its plots are drawn here again (and any error is this process's own)."""
+    Figures built ahead for this run (``prepare``) are filled, here and by the helper process.
+    Otherwise they are built and filled now, and, where it is safe (``master.fork_drawer``), a
+    child forked now draws ``_CHILD_SHARE`` while this process draws the rest. Either way, if
+    the other process fails, its plots are drawn here again (an error then is this process's
+    own)."""
+    global _ready
+    ready, _ready = _ready, None
+    if ready is not None:
+        if ready.fits(run):
+            return ready.finish(run, Path(out_dir))
+        ready.abandon()
     _mpl()  # imported once, before the fork, for both
-    parent = os.getpid()
-    child = _fork_drawer()
+    child = fork_drawer()
     if child == 0:
         code = 1
         try:
-            # a drawer that outlives this process (killed by SIGKILL) would write an old run's
-            # PNGs into a folder a new run may already use
-            die_with_parent(parent)
-            _draw(run, out_dir, lambda name: name in _CHILD_SHARE)
+            _draw(run, out_dir, _share)
             code = 0
         finally:
             os._exit(code)  # nothing of the master's to finalise in the child
     if child is None:
         return _draw(run, out_dir, lambda name: True)
     try:
-        files = _draw(run, out_dir, lambda name: name not in _CHILD_SHARE)
+        files = _draw(run, out_dir, _not_share)
         _, status = os.waitpid(child, 0)
     except BaseException:  # an error, or Ctrl-C / SIGTERM abandoning the plots: the child's too
         _abandon(child)
         raise
     if status != 0:
-        _draw(run, out_dir, lambda name: name in _CHILD_SHARE)
+        _draw(run, out_dir, _share)
     return files
 
 
@@ -149,68 +175,213 @@ def _abandon(child: int) -> None:
         pass
 
 
+def _read_all(fd: int) -> bytes:
+    chunks = []
+    while True:
+        chunk = os.read(fd, 1 << 20)
+        if not chunk:
+            return b"".join(chunks)
+        chunks.append(chunk)
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
+
+
+class _Prepared:
+    """The figures of one run built ahead (``prepare``): those this process fills, and the
+    helper process that builds and fills ``_CHILD_SHARE`` (none: this process fills them too)."""
+
+    def __init__(self, run: RunData):
+        self.plan, self.colmap = run.plan, dict(run.colmap)
+        self.helper: int | None = None
+        self.to_helper: int | None = None
+        _mpl()
+        read_fd, write_fd = os.pipe()
+        pid = fork_drawer()
+        if pid == 0:  # the helper: its share built now, filled when the rows come
+            code = 1
+            try:
+                os.close(write_fd)
+                code = _help(run, read_fd)
+            finally:
+                os._exit(code)
+        os.close(read_fd)
+        if pid is None:
+            os.close(write_fd)
+            self.names, self.figures = _build(run, lambda name: True)
+        else:
+            self.helper, self.to_helper = pid, write_fd
+            self.names, self.figures = _build(run, _not_share)
+
+    def fits(self, run: RunData) -> bool:
+        return run.plan is self.plan and dict(run.colmap) == self.colmap
+
+    def finish(self, run: RunData, out_dir: Path) -> list[Path]:
+        """The rows handed to the helper, this process's figures filled and written, the
+        helper waited for (its share drawn here if it failed)."""
+        d = _decimated(run)
+        helper_ok = False
+        try:
+            if self.helper is not None:
+                to_helper, self.to_helper = self.to_helper, None
+                try:
+                    _write_all(to_helper, pickle.dumps((d.data, out_dir), protocol=pickle.HIGHEST_PROTOCOL))
+                except OSError:
+                    pass  # the helper is gone: its status says so, its share is drawn here
+                finally:
+                    os.close(to_helper)
+            _fill(self.figures, d, out_dir)
+            if self.helper is not None:
+                helper, self.helper = self.helper, None
+                try:
+                    _, status = os.waitpid(helper, 0)
+                except BaseException:
+                    self.helper = helper
+                    raise
+                helper_ok = status == 0
+        except BaseException:  # an error, or the plots abandoned: the helper's too
+            self.abandon()
+            raise
+        if not helper_ok:
+            _fill(_build(run, _share)[1], d, out_dir)
+        return [out_dir / name for name in self.names]
+
+    def abandon(self) -> None:
+        """Nothing more to draw: the helper killed, the figures closed."""
+        if self.to_helper is not None:
+            os.close(self.to_helper)
+            self.to_helper = None
+        if self.helper is not None:
+            _abandon(self.helper)
+            self.helper = None
+        plt = _mpl()
+        for _, fig, _ in self.figures:
+            plt.close(fig)
+        self.figures = []
+
+
+def _help(run: RunData, fd: int) -> int:
+    """The helper process: ``_CHILD_SHARE`` built, then filled with the (already decimated)
+    rows the plot process writes to ``fd``; none (the pipe closed empty): nothing to draw."""
+    _, figures = _build(run, _share)
+    payload = _read_all(fd)
+    os.close(fd)
+    if not payload:
+        return 0
+    data, out_dir = pickle.loads(payload)
+    _fill(figures, RunData(run.plan, data, run.colmap), out_dir)
+    return 0
+
+
 def _draw(run: RunData, out_dir: Path, mine: Callable[[str], bool]) -> list[Path]:
-    """The plots of the run ``mine`` accepts are built, laid out and written. The list names
+    """The plots of the run ``mine`` accepts are built, filled and written. The list names
     every plot file of the run (those of another process too)."""
-    plt = _mpl()
-    plan, data = run.plan, run.data
+    names, figures = _build(run, mine)
+    _fill(figures, _decimated(run), Path(out_dir))
+    return [Path(out_dir) / name for name in names]
+
+
+def _decimated(run: RunData) -> RunData:
+    """At most about ``_MAX_POINTS`` rows: every k-th, and the last."""
+    data = run.data
     stride = max(1, int(math.ceil(len(data) / _MAX_POINTS)))
     if stride > 1:
         data = np.vstack([data[::stride], data[-1:]])
-    d = RunData(plan, data, run.colmap)
-    vehicles = vehicles_of(plan)
-    controls = controls_of(plan)
-    ctl_of = {}
-    for c in controls:
-        v = driven_vehicle(plan, c, vehicles)
-        if v is not None:
-            ctl_of.setdefault(v, c)
+    return RunData(run.plan, data, run.colmap)
+
+
+def _fill(figures: list, d: RunData, out_dir: Path) -> None:
+    """Each built figure filled with the rows of ``d`` and written into ``out_dir``."""
+    plt = _mpl()
     span = d.t[-1] - d.t[0] if len(d.t) else 0.0
     minutes = span > 1200
-    tx = (d.t / 60.0) if minutes else d.t
-    tlabel = "time [min]" if minutes else "time [s]"
-    title = plan.name
-    files = []
-    multi = len(vehicles) > 1
+    time_axis = ((d.t / 60.0) if minutes else d.t, "time [min]" if minutes else "time [s]")
+    for name, fig, fill in figures:
+        try:
+            fill(d, *time_axis)
+            fig.tight_layout()
+            # tight_layout() has placed the axes; with its placeholder engine still attached,
+            # savefig would lay out every text once more in a draw of its own before the real
+            # one (about a fifth of the plotting time). The file is the same byte for byte.
+            fig.set_layout_engine(None)
+            fig.savefig(out_dir / name, dpi=_DPI, pil_kwargs=_PNG_SETTINGS)
+        finally:
+            plt.close(fig)
 
-    def lab(v, what):
-        return f"{v} {what}" if multi else what
 
-    def wanted(name):
-        """``name`` is one of the run's plot files: listed; True when this process draws it
-        (a figure another process draws is not even built here)."""
-        files.append(out_dir / name)
-        return mine(name)
+class _Run:
+    """What a run's figures are made of, known before its rows: the plan, its vehicles and the
+    control driving each, and which columns it records."""
 
-    def save(fig, name):
-        fig.tight_layout()
-        # tight_layout() has placed the axes; with its placeholder engine still attached,
-        # savefig would lay out every text once more in a draw of its own before the real
-        # one (about a fifth of the plotting time). The file is the same byte for byte.
-        fig.set_layout_engine(None)
-        fig.savefig(out_dir / name, dpi=_DPI, pil_kwargs=_PNG_SETTINGS)
-        plt.close(fig)
+    def __init__(self, run: RunData):
+        plan = self.plan = run.plan
+        self.columns = run.colmap
+        self.vehicles = vehicles_of(plan)
+        self.ctl_of = {}
+        for c in controls_of(plan):
+            v = driven_vehicle(plan, c, self.vehicles)
+            if v is not None:
+                self.ctl_of.setdefault(v, c)
+        self.multi = len(self.vehicles) > 1
+        self.title = plan.name
 
-    deg = math.degrees
+    def has(self, name: str) -> bool:
+        return name in self.columns
 
-    # ---- track
-    if vehicles and wanted("track.png"):
-        fig, ax = plt.subplots(figsize=(8, 7), dpi=_DPI)
-        for v in vehicles:
+    def lab(self, v: str, what: str) -> str:
+        return f"{v} {what}" if self.multi else what
+
+
+def _build(run: RunData, mine: Callable[[str], bool]) -> tuple[list[str], list]:
+    """Every plot file name of the run (in order), and the figures ``mine`` accepts built:
+    (name, figure, fill), ``fill(d, tx, tlabel)`` puts the rows of ``d`` in (``tx``: the time
+    axis's values, ``tlabel`` its label). A figure another process draws is not even built."""
+    r = _Run(run)
+    names, figures = [], []
+    for name, builder, wanted in _FIGURES:
+        if wanted(r):
+            names.append(name)
+            if mine(name):
+                fig, fill = builder(r)
+                for ax in fig.axes:
+                    ax.xaxis.get_major_ticks(_TICKS)
+                    ax.yaxis.get_major_ticks(_TICKS)
+                figures.append((name, fig, fill))
+    return names, figures
+
+
+def _track(r: _Run):
+    plt = _mpl()
+    plan = r.plan
+    fig, ax = plt.subplots(figsize=(8, 7), dpi=_DPI)
+    waypoints = {}
+    for v in r.vehicles:
+        c = r.ctl_of.get(v)
+        mode = param(plan, c, "GuidanceMode", "mission") if c else None
+        waypoints[v] = waypoints_of(param(plan, c, "Waypoints")) if mode == "mission" else []
+    ax.set_xlabel("east [m]")
+    ax.set_ylabel("north [m]")
+    ax.set_aspect("equal", adjustable="datalim")
+    ax.grid(True, alpha=0.3)
+    ax.set_title(f"{r.title}: track (north-east)")
+
+    def fill(d, tx, tlabel):
+        for v in r.vehicles:
             n, e = d.get(f"{v}.Pos[1]"), d.get(f"{v}.Pos[2]")
             if n is None:
                 continue
-            line, = ax.plot(e, n, lw=1.2, label=lab(v, "track"))
-            ax.plot(e[0], n[0], "o", color=line.get_color(), ms=7, mfc="white", label=lab(v, "start"))
-            ax.plot(e[-1], n[-1], "s", color=line.get_color(), ms=6, label=lab(v, "end"))
-            c = ctl_of.get(v)
-            mode = param(plan, c, "GuidanceMode", "mission") if c else None
-            wps = waypoints_of(param(plan, c, "Waypoints")) if mode == "mission" else []
+            line, = ax.plot(e, n, lw=1.2, label=r.lab(v, "track"))
+            ax.plot(e[0], n[0], "o", color=line.get_color(), ms=7, mfc="white", label=r.lab(v, "start"))
+            ax.plot(e[-1], n[-1], "s", color=line.get_color(), ms=6, label=r.lab(v, "end"))
+            wps = waypoints[v]
             if wps:
                 wn = [w[0] for w in wps]
                 we = [w[1] for w in wps]
                 ax.plot(we, wn, "--", color="0.5", lw=0.8)
-                ax.plot(we, wn, "x", color="crimson", ms=8, mew=2, label=lab(v, "waypoints"))
+                ax.plot(we, wn, "x", color="crimson", ms=8, mew=2, label=r.lab(v, "waypoints"))
                 for i, (a, b) in enumerate(zip(we, wn)):
                     ax.annotate(str(i), (a, b), textcoords="offset points", xytext=(5, 5), fontsize=8, color="crimson")
         tc_opts = plan.model.analysis.get("turning_circle")
@@ -218,33 +389,36 @@ def _draw(run: RunData, out_dir: Path, mine: Callable[[str], bool]) -> list[Path
             tc = TURNING_CIRCLE.run(d, tc_opts)
             if "diameter_m" in tc:
                 cn, ce = tc["center_north_east_m"]
-                r = tc["diameter_m"] / 2.0
+                rad = tc["diameter_m"] / 2.0
                 a = np.linspace(0.0, 2.0 * math.pi, 361)
-                ax.plot(ce + r * np.sin(a), cn + r * np.cos(a), "--", color="crimson", lw=1.0,
+                ax.plot(ce + rad * np.sin(a), cn + rad * np.cos(a), "--", color="crimson", lw=1.0,
                         label=f"fitted circle, diameter {tc['diameter_m']:.1f} m")
-        ax.set_xlabel("east [m]")
-        ax.set_ylabel("north [m]")
-        ax.set_aspect("equal", adjustable="datalim")
-        ax.grid(True, alpha=0.3)
         ax.legend(loc="best", fontsize=8)
-        ax.set_title(f"{title}: track (north-east)")
-        save(fig, "track.png")
 
-    # ---- depth
-    if vehicles and wanted("depth.png"):
-        fig, ax = plt.subplots(figsize=(10, 5), dpi=_DPI)
+    return fig, fill
+
+
+def _depth(r: _Run):
+    plt = _mpl()
+    plan = r.plan
+    fig, ax = plt.subplots(figsize=(10, 5), dpi=_DPI)
+    ax.set_ylabel("depth [m] (down)")
+    ax.grid(True, alpha=0.3)
+    ax.set_title(f"{r.title}: depth")
+
+    def fill(d, tx, tlabel):
         max_depth = 0.0
-        for v in vehicles:
+        for v in r.vehicles:
             z = d.get(f"{v}.Depth")
             if z is None:
                 continue
             max_depth = max(max_depth, float(np.nanmax(z)))
-            ax.plot(tx, z, lw=1.2, label=lab(v, "depth"))
-            c = ctl_of.get(v)
+            ax.plot(tx, z, lw=1.2, label=r.lab(v, "depth"))
+            c = r.ctl_of.get(v)
             if c:
                 ref = d.get(f"{c}.DepthRef")
                 if ref is not None:
-                    ax.plot(tx, ref, "--", lw=1.0, label=lab(v, f"{c}.DepthRef"))
+                    ax.plot(tx, ref, "--", lw=1.0, label=r.lab(v, f"{c}.DepthRef"))
                     max_depth = max(max_depth, float(np.nanmax(ref)))
                 if param(plan, c, "DiveMode") == "yoyo":
                     for k in ("YoyoMinDepth", "YoyoMaxDepth"):
@@ -253,10 +427,10 @@ def _draw(run: RunData, out_dir: Path, mine: Callable[[str], bool]) -> list[Path
                             ax.axhline(val, color="0.6", lw=0.7, ls=":")
             eta = d.get(f"{v}.SurfaceElevation")   # in waves: the sea surface above the vehicle
             if eta is not None and np.any(eta != 0.0):
-                ax.plot(tx, -eta, color="steelblue", lw=0.8, label=lab(v, "sea surface above it"))
+                ax.plot(tx, -eta, color="steelblue", lw=0.8, label=r.lab(v, "sea surface above it"))
             sea = d.get(f"{v}.SeaDepth")
             if sea is not None and np.nanmax(sea) < 2.5 * max(max_depth, 1.0):
-                ax.plot(tx, sea, color="saddlebrown", lw=1.0, label=lab(v, "sea floor"))
+                ax.plot(tx, sea, color="saddlebrown", lw=1.0, label=r.lab(v, "sea floor"))
         for s in plan.signals:
             if s.var.name == "DepthCommand":
                 ax.plot(tx, d.get(s.target), ":", color="k", lw=1.0, label=f"{s.target} (signal)")
@@ -265,18 +439,23 @@ def _draw(run: RunData, out_dir: Path, mine: Callable[[str], bool]) -> list[Path
             ax.axhline(0.0, color="steelblue", lw=0.8)  # the surface, when it is in the picture
         ax.invert_yaxis()
         ax.set_xlabel(tlabel)
-        ax.set_ylabel("depth [m] (down)")
-        ax.grid(True, alpha=0.3)
         ax.legend(loc="best", fontsize=8)
-        ax.set_title(f"{title}: depth")
-        save(fig, "depth.png")
 
-    # ---- attitude
-    if vehicles and wanted("attitude.png"):
-        fig, axs = plt.subplots(3, 1, figsize=(10, 8), sharex=True, dpi=_DPI)
+    return fig, fill
+
+
+def _attitude(r: _Run):
+    plt = _mpl()
+    fig, axs = plt.subplots(3, 1, figsize=(10, 8), sharex=True, dpi=_DPI)
+    for ax, name in zip(axs, ("roll [deg]", "pitch [deg]", "heading [deg]")):
+        ax.set_ylabel(name)
+        ax.grid(True, alpha=0.3)
+    axs[0].set_title(f"{r.title}: attitude")
+
+    def fill(d, tx, tlabel):
         headings = []
-        for v in vehicles:
-            for name in (f"{v}.Heading", f"{v}.Euler[3]", f"{ctl_of.get(v)}.HeadingRef"):
+        for v in r.vehicles:
+            for name in (f"{v}.Heading", f"{v}.Euler[3]", f"{r.ctl_of.get(v)}.HeadingRef"):
                 if d.get(name) is not None:
                     headings.append(d.get(name))
         cut, show_heading = _heading_display(headings)
@@ -290,8 +469,8 @@ def _draw(run: RunData, out_dir: Path, mine: Callable[[str], bool]) -> list[Path
             jumps = np.nonzero(np.abs(np.diff(np.mod(np.degrees(x) - cut, 360.0) + cut)) > 180.0)[0]
             return np.insert(tx, jumps + 1, np.nan), y
 
-        for v in vehicles:
-            c = ctl_of.get(v)
+        for v in r.vehicles:
+            c = r.ctl_of.get(v)
             for ax, var, ref in ((axs[0], "Euler[1]", None), (axs[1], "Pitch", "PitchRef"), (axs[2], "Heading", "HeadingRef")):
                 y = d.get(f"{v}.{var}")
                 if y is None and var == "Pitch":
@@ -299,64 +478,82 @@ def _draw(run: RunData, out_dir: Path, mine: Callable[[str], bool]) -> list[Path
                 if y is None and var == "Heading":
                     y = d.get(f"{v}.Euler[3]")
                 if y is not None:
-                    ax.plot(*curve(y, var == "Heading"), lw=1.1, label=lab(v, var if var != "Euler[1]" else "roll"))
+                    ax.plot(*curve(y, var == "Heading"), lw=1.1, label=r.lab(v, var if var != "Euler[1]" else "roll"))
                 if c and ref:
-                    r = d.get(f"{c}.{ref}")
-                    if r is not None:
-                        ax.plot(*curve(r, var == "Heading"), "--", lw=0.9, label=lab(v, f"{c}.{ref}"))
+                    ry = d.get(f"{c}.{ref}")
+                    if ry is not None:
+                        ax.plot(*curve(ry, var == "Heading"), "--", lw=0.9, label=r.lab(v, f"{c}.{ref}"))
         from matplotlib.ticker import MultipleLocator
 
         lo, hi = axs[2].get_ylim()
         axs[2].yaxis.set_major_locator(MultipleLocator(90.0 if hi - lo > 120 else 15.0 if hi - lo > 30 else 5.0))
-        for ax, name in zip(axs, ("roll [deg]", "pitch [deg]", "heading [deg]")):
-            ax.set_ylabel(name)
-            ax.grid(True, alpha=0.3)
+        for ax in axs:
             ax.legend(loc="best", fontsize=8)
         axs[-1].set_xlabel(tlabel)
-        axs[0].set_title(f"{title}: attitude")
-        save(fig, "attitude.png")
 
-    # ---- actuators (what the vehicle actually received, whatever drives it)
-    if vehicles and wanted("actuators.png"):
-        fig, axs = plt.subplots(4, 1, figsize=(10, 9), sharex=True, dpi=_DPI)
-        for v in vehicles:
+    return fig, fill
+
+
+def _actuators(r: _Run):
+    """What the vehicle actually received, whatever drives it."""
+    plt = _mpl()
+    deg = math.degrees
+    fig, axs = plt.subplots(4, 1, figsize=(10, 9), sharex=True, dpi=_DPI)
+    for ax, name in zip(axs, ("ThrustPower [W]", "Thrust [N]", "RudderYaw [deg]", "RudderDive [deg]")):
+        ax.set_ylabel(name)
+        ax.grid(True, alpha=0.3)
+    axs[0].set_title(f"{r.title}: actuators")
+
+    def fill(d, tx, tlabel):
+        for v in r.vehicles:
             for ax, var, scale in ((axs[0], "ThrustPower", 1.0), (axs[1], "Thrust", 1.0),
                                    (axs[2], "RudderYaw", deg(1)), (axs[3], "RudderDive", deg(1))):
                 y = d.get(f"{v}.{var}")
                 if y is not None:
-                    ax.plot(tx, y * scale, lw=1.0, label=lab(v, var))
-            mra = param(plan, v, "MaxRudderAngle")
+                    ax.plot(tx, y * scale, lw=1.0, label=r.lab(v, var))
+            mra = param(r.plan, v, "MaxRudderAngle")
             if isinstance(mra, (int, float)):
                 for ax in axs[2:]:
                     for s in (1, -1):
                         ax.axhline(s * deg(mra), color="0.6", ls=":", lw=0.7)
-        for ax, name in zip(axs, ("ThrustPower [W]", "Thrust [N]", "RudderYaw [deg]", "RudderDive [deg]")):
-            ax.set_ylabel(name)
-            ax.grid(True, alpha=0.3)
-            if multi:
+        if r.multi:
+            for ax in axs:
                 ax.legend(loc="best", fontsize=8)
         axs[-1].set_xlabel(tlabel)
-        axs[0].set_title(f"{title}: actuators")
-        save(fig, "actuators.png")
 
-    # ---- battery
-    if any(f"{v}.Battery" in d for v in vehicles) and wanted("battery.png"):
-        fig, axs = plt.subplots(2, 1, figsize=(10, 6), sharex=True, dpi=_DPI)
-        for v in vehicles:
+    return fig, fill
+
+
+def _battery(r: _Run):
+    plt = _mpl()
+    fig, axs = plt.subplots(2, 1, figsize=(10, 6), sharex=True, dpi=_DPI)
+    axs[0].set_ylabel("battery [Wh]")
+    axs[1].set_ylabel("battery [%]")
+    for ax in axs:
+        ax.grid(True, alpha=0.3)
+    axs[0].set_title(f"{r.title}: battery")
+
+    def fill(d, tx, tlabel):
+        for v in r.vehicles:
             b = d.get(f"{v}.Battery")
             f = d.get(f"{v}.BatteryFraction")
             if b is not None:
-                axs[0].plot(tx, b / 3600.0, lw=1.2, label=lab(v, "Battery"))
+                axs[0].plot(tx, b / 3600.0, lw=1.2, label=r.lab(v, "Battery"))
             if f is not None:
-                axs[1].plot(tx, 100.0 * f, lw=1.2, label=lab(v, "BatteryFraction"))
-        axs[0].set_ylabel("battery [Wh]")
-        axs[1].set_ylabel("battery [%]")
-        for ax in axs:
-            ax.grid(True, alpha=0.3)
-            if multi:
+                axs[1].plot(tx, 100.0 * f, lw=1.2, label=r.lab(v, "BatteryFraction"))
+        if r.multi:
+            for ax in axs:
                 ax.legend(loc="best", fontsize=8)
         axs[-1].set_xlabel(tlabel)
-        axs[0].set_title(f"{title}: battery")
-        save(fig, "battery.png")
 
-    return files
+    return fig, fill
+
+
+#: the plot files in order: (name, builder, whether the run has it)
+_FIGURES = (
+    ("track.png", _track, lambda r: bool(r.vehicles)),
+    ("depth.png", _depth, lambda r: bool(r.vehicles)),
+    ("attitude.png", _attitude, lambda r: bool(r.vehicles)),
+    ("actuators.png", _actuators, lambda r: bool(r.vehicles)),
+    ("battery.png", _battery, lambda r: any(r.has(f"{v}.Battery") for v in r.vehicles)),
+)

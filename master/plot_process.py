@@ -39,8 +39,9 @@ from pathlib import Path
 import numpy as np
 
 from . import registry
+from .engine import layout_row
 from .plan import Plan
-from .summary import make_plots
+from .summary import RunData, make_plots
 
 
 def _may_fork() -> bool:
@@ -105,6 +106,41 @@ def _write_all(fd: int, data: bytes) -> None:
     view = memoryview(data)
     while view:
         view = view[os.write(fd, view):]
+
+
+#: the plot process's ends of its pipes to the master: a drawer it forks closes them (the master
+#: reads the plot process's answer to its end, which a drawer holding a copy would delay)
+_master_pipes: set[int] = set()
+
+
+def fork_drawer() -> int | None:
+    """A child process that a plot function forks to draw part of the plots on another core:
+    its pid in the parent, 0 in the child, None (draw everything here) where that is not safe
+    or of no use: no ``fork`` on this platform, one CPU, another thread alive (the child could
+    inherit a lock it holds), or ``AUV_MASTER_PLOTS=serial``. The child dies with the process
+    that forked it (Linux, ``die_with_parent``) and holds none of the plot process's pipes to
+    the master."""
+    if not _may_fork():
+        return None
+    parent = os.getpid()
+    for stream in (sys.stdout, sys.stderr):  # nothing buffered here is written twice by the child
+        try:
+            stream.flush()
+        except (OSError, ValueError, AttributeError):
+            pass
+    try:
+        pid = os.fork()
+    except OSError:
+        return None
+    if pid == 0:
+        die_with_parent(parent)
+        for fd in list(_master_pipes):
+            _master_pipes.discard(fd)
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+    return pid
 
 
 #: prctl's option asking the kernel for a signal when the parent dies (linux/prctl.h)
@@ -234,14 +270,22 @@ def _serve(plan: Plan, data_fd: int, result_fd: int) -> int:
     except OSError:
         pass
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _master_pipes.update((data_fd, result_fd))
+    try:
+        # the run as its plots will see it, without its rows: its plan and its columns
+        layout = layout_row(plan)
+        run = RunData(plan, np.empty((0, len(layout.columns))), layout.colmap)
+    except Exception:
+        run = None  # the plots are only warmed up; built after the run
     for figures in registry.figures().values():
         if figures.prepare_plots is not None:
             try:
-                figures.prepare_plots()
+                figures.prepare_plots(run)
             except Exception:
                 pass  # the same error, if it matters, comes from the plots themselves
     payload = _read_all(data_fd)
     os.close(data_fd)
+    _master_pipes.discard(data_fd)
     if not payload:
         return 0  # the run drew no plots after all
     data, colmap, out_dir = pickle.loads(payload)
@@ -251,4 +295,5 @@ def _serve(plan: Plan, data_fd: int, result_fd: int) -> int:
         answer = ("failed", None)  # the master draws them again and reports its own error
     _write_all(result_fd, pickle.dumps(answer, protocol=pickle.HIGHEST_PROTOCOL))
     os.close(result_fd)
+    _master_pipes.discard(result_fd)
     return 0

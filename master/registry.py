@@ -60,8 +60,11 @@ class RunFigures:
     - ``describe(summary)``: the lines ``python -m master run`` prints about them;
     - ``plots(run, out_dir)``: draws PNG files into ``out_dir`` and returns their paths;
       ``plot_files``: every name it may write (removed from the folder before a run);
-      ``prepare_plots()``: imports and warms up what ``plots`` will use, called ahead, while
+      ``prepare_plots(run)``: imports and warms up what ``plots`` will use, called ahead, while
       the run steps, in the process that will draw them (master/plot_process.py), or None;
+      ``run`` is the run without its rows (a ``master.RunData`` with the plan and every column
+      the run records, no row; None if unknown): what can be made of the plots before the
+      values exist may be made then (``plots`` of that run still gets every row);
     - ``waypoints(scenario)``: the (north, east, depth) points the 3-D view draws, from a
       resolved scenario mapping (scenario.resolved.yaml); a ValueError naming the parameter
       when they are malformed."""
@@ -71,7 +74,7 @@ class RunFigures:
     describe: Callable[[dict], list[str]] = lambda summary: []
     plots: Callable[[Any, Any], list] | None = None
     plot_files: tuple[str, ...] = ()
-    prepare_plots: Callable[[], None] | None = None
+    prepare_plots: Callable[[Any], None] | None = None
     waypoints: Callable[[dict], list] | None = None
 
 

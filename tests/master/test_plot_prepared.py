@@ -1,0 +1,119 @@
+"""The AUV's figures built ahead (analyses/auv_plots.py ``prepare``: in the plot process, while
+the run steps, by it and a helper process it forks) and filled after the run: the files are
+those drawn in one go, byte for byte, whatever becomes of the helper; and a drawer forked in the
+plot process holds none of its pipes to the master (master/plot_process.py ``fork_drawer``)."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from master_helpers import REPO, _env
+
+pytestmark = pytest.mark.usefixtures("fmus_built")
+
+PLOTS = ["actuators.png", "attitude.png", "battery.png", "depth.png", "track.png"]
+
+#: a fresh interpreter runs depth_step for 60 s without plots, then draws its plots in one go
+#: (into OUT/alone) and as MODE says (into OUT/drawn), and reports what happened
+SCRIPT = r"""
+import json, os, signal, sys
+from pathlib import Path
+import numpy as np
+import master
+from master.engine import layout_row
+from master.runner import find_scenario
+import analyses.auv_plots as ap
+
+out, mode = Path(sys.argv[1]), sys.argv[2]
+r = master.run("depth_step", out_dir=out / "run", stop_time=60, progress=False, echo_messages=False, plots=False)
+
+
+def plan_of():
+    return master.build_plan(master.load_scenario(find_scenario("depth_step")), stop_time=60)
+
+
+plan = plan_of()
+layout = layout_row(plan)
+assert layout.colmap == r.colmap
+run = master.RunData(plan, r.data, r.colmap)
+(out / "alone").mkdir()
+(out / "drawn").mkdir()
+ap._draw(run, out / "alone", lambda name: True)
+report = {}
+ap.prepare(master.RunData(plan, np.empty((0, len(layout.columns))), layout.colmap))
+ready = ap._ready
+helper = report["helper"] = ready.helper
+report["built_here"] = sorted(name for name, _, _ in ready.figures)
+if mode == "helper_dies":
+    os.kill(helper, signal.SIGKILL)
+if mode == "another_run":   # the same scenario, another plan: the figures built ahead are not used
+    run = master.RunData(plan_of(), r.data, r.colmap)
+files = ap.make_plots(run, out / "drawn")
+report["files"] = sorted(p.name for p in files)
+report["ready_after"] = ap._ready is not None
+try:
+    report["helper_left"] = os.waitpid(helper, os.WNOHANG) != (0, 0)
+except ChildProcessError:
+    report["helper_left"] = False
+print(json.dumps(report), flush=True)
+os._exit(0)
+"""
+
+
+def draw(mode: str, out) -> dict:
+    env = _env()
+    env.pop("AUV_MASTER_PLOTS", None)
+    proc = subprocess.run([sys.executable, "-c", SCRIPT, str(out), mode], cwd=REPO, env=env, capture_output=True,
+                          text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def same_files(out) -> None:
+    for name in PLOTS:
+        drawn, alone = (out / "drawn" / name).read_bytes(), (out / "alone" / name).read_bytes()
+        assert drawn[:8] == b"\x89PNG\r\n\x1a\n" and drawn == alone, name
+
+
+@pytest.mark.parametrize("mode", ["normal", "helper_dies", "another_run"])
+def test_figures_built_ahead_are_filled_into_the_files_drawn_in_one_go(tmp_path, mode):
+    """Built ahead (the helper builds actuators and battery, this process the rest) and filled
+    after the run: the same files as built and filled in one go. A helper killed before the
+    rows come leaves its share to this process; figures built for another plan are not used
+    (the helper is ended, the plots drawn afresh). No helper is left behind in any case."""
+    report = draw(mode, tmp_path)
+    if os.cpu_count() == 1:
+        pytest.fail("one CPU: no helper is forked; this test needs two")
+    assert isinstance(report["helper"], int), report
+    assert report["built_here"] == ["attitude.png", "depth.png", "track.png"], report
+    assert report["files"] == PLOTS and not report["ready_after"] and not report["helper_left"], report
+    same_files(tmp_path)
+
+
+def test_a_drawer_forked_in_the_plot_process_holds_none_of_its_pipes_to_the_master():
+    """The master reads the plot process's answer to the end of the pipe: a drawer the plot
+    process forks must not keep that pipe open (the master would wait for the drawer)."""
+    script = ("import os, time, master.plot_process as pp\n"
+              "r, w = os.pipe()\n"
+              "pp._master_pipes.add(w)\n"
+              "pid = pp.fork_drawer()\n"
+              "if pid == 0:\n"
+              "    time.sleep(5)\n"
+              "    os._exit(0)\n"
+              "os.close(w)\n"
+              "start = time.monotonic()\n"
+              "os.read(r, 1)  # the end of the pipe: no process holds its writing end\n"
+              "waited = time.monotonic() - start\n"
+              "os.kill(pid, 9)\n"
+              "os.waitpid(pid, 0)\n"
+              "print(waited < 2.5, flush=True)\n")
+    env = _env()
+    env.pop("AUV_MASTER_PLOTS", None)
+    proc = subprocess.run([sys.executable, "-c", script], cwd=REPO, env=env, capture_output=True, text=True,
+                          timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "True", "the forked drawer kept the plot process's pipe to the master open"
