@@ -31,3 +31,18 @@ except ImportError:  # pragma: no cover - exercised with AUV_NO_JIT=1
         return function
 
     JIT_ENABLED = False
+
+
+def compiled_entry(function, *example_args):
+    """What to call for `function` when it is called very often with arguments of the types of
+    `example_args` (and only those): the machine code's own entry of its compiled version for
+    these types, which skips the dispatcher's choice of a version from the argument types
+    (about 0.15 us of a call with five arguments). The caller guarantees the types: an
+    argument of another type is not refused but misread (a float64 array expected, an int
+    array given, say). Without numba: `function` itself. Calls `function` once with the
+    examples (which compiles it, or loads it from the cache)."""
+    function(*example_args)
+    overloads = getattr(function, "overloads", None)
+    if not JIT_ENABLED or overloads is None:
+        return function
+    return overloads[tuple(numba.typeof(a) for a in example_args)].entry_point

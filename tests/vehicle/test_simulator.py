@@ -52,16 +52,22 @@ def test_runs_repeat_bit_for_bit_and_restore_continues_identically(model):
         assert np.array_equal(sim.state, first[k])
 
 
-class _ReturningOnly:
-    """The model seen without its `derivative_into`: the simulator integrates derivative_at."""
+class _Without:
+    """A model seen without some of its members (the simulator then takes a plainer path)."""
 
-    def __init__(self, model):
+    def __init__(self, model, *hidden):
         self._model = model
+        self._hidden = hidden
 
     def __getattr__(self, name):
-        if name == "derivative_into":
+        if name in self._hidden:
             raise AttributeError(name)
         return getattr(self._model, name)
+
+
+def _ReturningOnly(model):
+    """The model without its buffered derivatives: the simulator integrates derivative_at."""
+    return _Without(model, "derivative_into", "derivative_packed")
 
 
 def test_the_buffered_right_hand_side_gives_the_same_bits_as_the_returning_one(model):
@@ -136,3 +142,91 @@ def test_each_vehicle_integrates_with_the_integrator_it_names(model):
     for k in range(20):
         x, reference = sim.advance(0.1 * k, 0.1 * (k + 1), u), tight.advance(0.1 * k, 0.1 * (k + 1), u)
     assert np.max(np.abs(x[0:3] - reference[0:3])) < 1e-5
+
+
+def _h100(waves=None):
+    from vehicle_model.h100 import H100Model, load_vehicle
+
+    return H100Model(load_vehicle().params, waves=waves)
+
+
+def _steps(vehicle, x0, u_of, lengths, restore_at=None):
+    """States after steps of the given lengths; at step `restore_at` the run goes on from a new
+    simulator restored from the state (as an FMU state restore does)."""
+    sim = VehicleSimulator(vehicle, x0)
+    states, t = [], 0.0
+    for k, h in enumerate(lengths):
+        if k == restore_at:
+            sim = VehicleSimulator(vehicle, sim.state)
+        states.append(sim.advance(t, t + h, u_of(k)))
+        t += h
+    return np.array(states)
+
+
+def test_the_packed_right_hand_side_gives_the_bits_of_the_buffered_one_on_both_vehicles(model):
+    """The packed derivative (held values, constants and derivative in one array, called
+    through its compiled entry: vehicle_model.packed) against the five-argument buffered one,
+    the AUV's and the H100's (its closed-form propeller lag), in still water and in waves, over
+    steps of changing length and across a restore."""
+    from vehicle_model import AuvModel
+    from vehicle_model.waves import WaveParameters
+
+    waves = WaveParameters(WaveMode="regular", WaveAmplitude=0.8, WavePeriod=6.0, WaveDirection=0.5)
+    lengths = [0.1] * 30 + [0.05, 0.2, 0.1] * 10
+    auv_u = lambda k: inputs(30.0 + k % 7, rudder_yaw=0.2 * (-1) ** (k // 9), rudder_dive=0.05)
+    for auv in (model, AuvModel(waves=waves)):
+        assert VehicleSimulator(auv, auv.cruise_state(1.4))._packed_held is not None
+        packed = _steps(auv, auv.cruise_state(1.4, depth=5.0), auv_u, lengths, restore_at=37)
+        buffered = _steps(_Without(auv, "derivative_packed"), auv.cruise_state(1.4, depth=5.0), auv_u, lengths)
+        assert packed.tobytes() == buffered.tobytes()
+    for h100 in (_h100(), _h100(waves)):
+        h100_u = lambda k: h100.inputs([0.4 * (-1) ** (k // 5)] * 4 + [0.2 * (-1) ** (k // 7)] * 4)
+        packed = _steps(h100, h100.rest_state(3.0), h100_u, lengths, restore_at=41)
+        buffered = _steps(_Without(h100, "step_derivative_packed"), h100.rest_state(3.0), h100_u, lengths)
+        assert packed.tobytes() == buffered.tobytes()
+        assert not np.array_equal(packed[-1], packed[-2])   # it moved
+
+
+def test_the_packed_right_hand_side_after_an_integrator_failure_gives_the_bits_of_a_fresh_one(model):
+    """A run the integrator gave up on (too few steps allowed) leaves the packed arrays as they
+    were: the next step equals a fresh simulator's, and the buffered path's."""
+    h100 = _h100()
+    for vehicle, x0, u_fail, u in (
+            (model, model.cruise_state(1.4), inputs(120.0, rudder_yaw=0.3), inputs(30.0)),
+            (h100, h100.rest_state(), h100.inputs([1.0, -1.0] * 4), h100.inputs([0.3] * 8))):
+        sim = VehicleSimulator(vehicle, x0, max_steps=2)
+        with pytest.raises(IntegrationError, match="larger nsteps"):
+            sim.advance(0.0, 100.0, u_fail)
+        after = sim.advance(0.0, 0.1, u)
+        fresh = VehicleSimulator(vehicle, x0, max_steps=2).advance(0.0, 0.1, u)
+        hidden = "derivative_packed" if vehicle is model else "step_derivative_packed"
+        buffered = VehicleSimulator(_Without(vehicle, hidden), x0, max_steps=2).advance(0.0, 0.1, u)
+        assert after.tobytes() == fresh.tobytes() == buffered.tobytes()
+
+
+def test_packed_arguments_lay_out_held_values_constants_and_derivative_in_order():
+    from vehicle_model.packed import pack_arguments, unpack_arguments
+
+    constants = np.array([3.0, 4.0, 5.0])
+    work, held, derivative = pack_arguments(2, constants, 4)
+    assert work.size == 2 + 2 + 3 + 4 and held.size == 2 and derivative.size == 4
+    held[:] = (1.0, 2.0)
+    derivative[:] = (6.0, 7.0, 8.0, 9.0)
+    assert work.tolist() == [2.0, 3.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0]
+    compiled = unpack_arguments(work)        # the compiled side sees the same three parts
+    assert [part.tolist() for part in compiled] == [[1.0, 2.0], [3.0, 4.0, 5.0], [6.0, 7.0, 8.0, 9.0]]
+    compiled[2][0] = -1.0                    # views, not copies
+    assert derivative[0] == -1.0
+
+
+def test_a_compiled_entry_computes_what_the_dispatcher_does(model):
+    from vehicle_model._jit import compiled_entry
+    from vehicle_model.packed import pack_arguments
+
+    x = model.cruise_state(1.4, depth=5.0)
+    work, u, derivative = pack_arguments(6, model.constants, x.size)
+    u[:] = inputs(30.0, rudder_yaw=0.1)
+    entry = compiled_entry(model.derivative_packed, 0.0, x, work)
+    entry(0.3, x, work)
+    expected = model.derivative_at(0.3, x, inputs(30.0, rudder_yaw=0.1), model.constants)
+    assert derivative.tobytes() == expected.tobytes()

@@ -31,6 +31,7 @@ from .forces import (
 from .hull import hull_properties_of, submerged_fraction
 from ..environment import current_ned, sea_floor_depth
 from ..waves import surface_elevation, wave_components, wave_kinematics
+from ..packed import unpack_arguments
 from ..parameters import NED, XYZ
 from ..protocol import ConstantTable, Signal, SignalTable
 from ..rotation import (
@@ -352,6 +353,14 @@ def state_derivative_into(t, x, u, c, xdot):
     """`state_derivative_at` written into the array `xdot`, returning nothing: the form the
     simulator hands to SciPy (`VehicleSimulator`; handing a new array back to Python costs
     twice what computing it does)."""
+    _write_derivative(t, x, u, c, c[C_WAVE_COUNT] > 0.0, xdot)
+
+
+@jit
+def state_derivative_packed(t, x, work):
+    """`state_derivative_into` with u, c and xdot in one array (vehicle_model.packed: SciPy
+    hands the simulator's right-hand side three arguments instead of five)."""
+    u, c, xdot = unpack_arguments(work)
     _write_derivative(t, x, u, c, c[C_WAVE_COUNT] > 0.0, xdot)
 
 

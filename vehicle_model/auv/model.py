@@ -65,6 +65,9 @@ class AuvModel:
     derivative_at = staticmethod(dynamics.state_derivative_at)
     #: The same written into an array (`derivative_into(t, x, u, c, xdot)`): the simulator's.
     derivative_into = staticmethod(dynamics.state_derivative_into)
+    #: The same with u, c and xdot in one array (`derivative_packed(t, x, work)`,
+    #: vehicle_model.packed): what the simulator hands SciPy.
+    derivative_packed = staticmethod(dynamics.state_derivative_packed)
 
     def __init__(self, params: Optional[AuvParameters] = None, env: Optional[Environment] = None,
                  waves: Optional[WaveParameters] = None):

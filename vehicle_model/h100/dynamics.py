@@ -28,6 +28,7 @@ from .._jit import jit
 from ..rotation import (cross, euler_angles, quaternion_derivative, quaternion_derivative_jacobian,
                         quaternion_rate_matrix, rotate, rotate_back, rotation_matrix,
                         rotation_matrix_derivatives, skew)
+from ..packed import unpack_arguments
 from ..parameters import NED, XYZ
 from ..protocol import Signal, SignalTable
 from ..waves import surface_elevation, wave_components, wave_kinematics
@@ -398,6 +399,14 @@ def step_derivative_into(t, y, held, c, ydot):
     rate = _mass_inverse_times(c, tau)
     for i in range(6):
         ydot[7 + i] = rate[i]
+
+
+@jit
+def step_derivative_packed(t, y, work):
+    """`step_derivative_into` with held, c and ydot in one array (vehicle_model.packed: SciPy
+    hands the simulator's right-hand side three arguments instead of five)."""
+    held, c, ydot = unpack_arguments(work)
+    step_derivative_into(t, y, held, c, ydot)
 
 
 @jit

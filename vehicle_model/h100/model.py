@@ -61,6 +61,9 @@ class H100Model:
     #: propeller reversing, and takes a station-keeping step whole: 7 evaluations of DOPRI5
     #: where the lag integrated took 19 to 23 of DOPRI5 or DOP853 (benchmarks/bench_h100.py).
     step_derivative_into = staticmethod(dynamics.step_derivative_into)
+    #: The same with held, c and ydot in one array (vehicle_model.packed): what the simulator
+    #: hands SciPy.
+    step_derivative_packed = staticmethod(dynamics.step_derivative_packed)
     hold_step = staticmethod(dynamics.step_held)
     integrated_size = BODY_STATES
     #: SciPy's DOPRI5 (the AUV's) at rtol 2e-5 instead of the AUV's 1e-4: with the lag solved,
