@@ -259,14 +259,18 @@ def simulate(plan: Plan, csv_path: Path | None, progress: bool | None = None, ec
                         return stops[j][4], stop_met[j], t_next, after
                 return None
 
-            # The C loop (master/native_loop.py) steps when it can: Gauss-Seidel, every call
-            # described. It hands back to the bookkeeping below whenever Python has something
-            # to do, so both loops make the same calls and record the same rows.
-            run_steps = native_loop.available()[0] if not jacobi else None
+            # The C loop (master/native_loop.py) steps when it can, making the calls of
+            # `pairs` in the order the Python loop makes them (Gauss-Seidel: instance after
+            # instance; Jacobi: phase after phase). It hands back to the bookkeeping below
+            # whenever Python has something to do, so both loops record the same rows.
+            run_steps = native_loop.available()[0]
             if run_steps is not None:
-                owners = [(rt, fail) for rt, st in pairs for _fields, fail in st.native]
-                c_calls = (native_loop.Call * len(owners))(
-                    *(native_loop.Call(*fields) for st in order for fields, _fail in st.native))
+                if jacobi:
+                    owners = [(rt, call) for phase in range(3) for rt, st in pairs for call in st.native[phase]]
+                else:
+                    owners = [(rt, call) for rt, st in pairs for phase in st.native for call in phase]
+                c_calls = (native_loop.Call * len(owners))(*(native_loop.Call(*fields) for _rt, (fields, _f) in owners))
+                owners = [(rt, fail) for rt, (_fields, fail) in owners]
                 c_stops = (native_loop.Stop * max(1, len(stops)))(
                     *(native_loop.Stop(col, native_loop.STOP_OPS[s.op], value, 0, 0.0)
                       for (col, _f, value, _a, _t), s in zip(stops, plan.stops)))

@@ -126,10 +126,12 @@ class Stepper(NamedTuple):
     advance: Callable[[float], None]
     read_outputs: Callable[[], None]
     calls: tuple
-    #: ``calls`` described for the C loop (master/native_loop.py): per call, the fields of its
-    #: ``Call`` and the function that raises what the Python call would raise, given the
-    #: status the C loop reports (-1: a connected value was not finite)
-    native: tuple = ()
+    #: the same calls described for the C loop (master/native_loop.py), as three tuples: the
+    #: transfers, fmi2DoStep, the reads (the Jacobi loop makes each phase for every instance
+    #: before the next). Per call, the fields of its ``Call`` and the function that raises what
+    #: the Python call would raise, given the status the C loop reports (-1: a connected value
+    #: was not finite).
+    native: tuple = ((), (), ())
 
 
 def make_stepper(instance: Instance, row: np.ndarray, h: float, now: c_double) -> Stepper:
@@ -274,7 +276,7 @@ def make_stepper(instance: Instance, row: np.ndarray, h: float, now: c_double) -
 
     step_native = ((CALL_DO_STEP, address(doStep), comp.value, None, 0, None, 0, None, 0), raiser("fmi2DoStep"))
     return Stepper(set_inputs, advance, read_outputs, (*transfers, advance_from_now, *reads),
-                   (*native, step_native, *reads_native))
+                   (tuple(native), (step_native,), tuple(reads_native)))
 
 
 def _sequence(calls: list[Callable[[], None]]) -> Callable[[], None]:
