@@ -201,15 +201,11 @@ def do_step_replayed(path: Path, instance: str, parameters: dict, inputs: dict) 
         v = variables[name]
         setters[v.type]([v.valueReference], [bool(value) if v.type == "Boolean" else
                                              int(value) if v.type == "Integer" else value])
-    fmu.enterInitializationMode()
-    fmu.exitInitializationMode()
     by_type: dict = {}
     for name in inputs:
         by_type.setdefault(variables[name].type, []).append(name)
-    steps = len(next(iter(inputs.values())))
-    total = 0.0
-    t = 0.0
-    for k in range(steps):
+
+    def set_row(k):
         for kind, names in by_type.items():
             values = [inputs[n][k] for n in names]
             if kind == "Boolean":
@@ -217,6 +213,18 @@ def do_step_replayed(path: Path, instance: str, parameters: dict, inputs: dict) 
             elif kind == "Integer":
                 values = [int(v) for v in values]
             setters[kind]([variables[n].valueReference for n in names], values)
+
+    fmu.enterInitializationMode()
+    # the first row's inputs before the initialisation ends, as the master sets them: the
+    # control FMU takes its held position from the first fix there (with the default zeros it
+    # held the surface from 5 m down, its thrusters saturated and the QP solved every other step)
+    set_row(0)
+    fmu.exitInitializationMode()
+    steps = len(next(iter(inputs.values())))
+    total = 0.0
+    t = 0.0
+    for k in range(steps):
+        set_row(k)
         start = time.thread_time()
         fmu.doStep(currentCommunicationPoint=t, communicationStepSize=STEP)
         total += time.thread_time() - start

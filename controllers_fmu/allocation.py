@@ -54,6 +54,8 @@ except ImportError:  # pragma: no cover - daqp is a declared dependency
 
 from vehicle_model.h100.configuration import RANK_TOLERANCE, analyse_matrix
 
+from .h100 import kernels
+
 WRENCH_NAMES = ("X", "Y", "Z", "K", "M", "N")
 #: DAQP's stand-in for an infinite bound
 _DAQP_INF = 1e30
@@ -196,13 +198,49 @@ class _Allocator:
 
     def command(self, wrench) -> ThrustCommand:
         """The thruster commands for the wrench ``tau_d`` (6), with what of it is unmet: the same
-        allocation as :meth:`allocate`, in floats."""
+        allocation as :meth:`allocate`, in floats. A float64 array of six goes through the usual
+        case compiled (:meth:`_clear_command`) when the allocator has one."""
+        if type(wrench) is np.ndarray and wrench.shape == (6,) and wrench.dtype == np.float64:
+            fast = self._clear_command(wrench)
+            if fast is not None:
+                return fast
         tau = _wrench(wrench)
         forces, solver_ok, _ = self._solve(tau)
         clipped, saturated, commands = self._limited(forces)
         achieved = self.configuration.dot(clipped).tolist()
         unmet = math.sqrt(sum([(t - a) * (t - a) for t, a in zip(tau, achieved)]))
         return ThrustCommand(commands, achieved, unmet, saturated.count(True), solver_ok)
+
+    #: whether the least-norm forces, clear of every limit, are this allocator's answer
+    #: (:meth:`_clear_command`)
+    _least_norm_when_clear = True
+
+    def _clear_command(self, tau: np.ndarray) -> Optional[ThrustCommand]:
+        """:meth:`command` of a finite wrench whose least-norm forces are all clear of the limits
+        and of the saturation margin (a vehicle holding station or manoeuvring gently, nearly
+        every call), compiled (controllers_fmu/h100/kernels.clear_commands and unmet_norm: the
+        same operations as :meth:`_limited` and :meth:`command` take there); None when the wrench
+        is not finite or a force is not clear: :meth:`command` then takes the general way."""
+        if not self._least_norm_when_clear or not math.isfinite(sum(tau.tolist())):
+            return None
+        forces = self.weighted_pseudo_inverse.dot(tau)
+        kept = self._kept
+        if kept is None:
+            kept = self._kept = (np.array(self._bounds, dtype=float), np.array(self._unsaturated, dtype=float),
+                                 np.array(self._full_forward, dtype=float), np.array(self._full_reverse, dtype=float),
+                                 np.zeros(self.thruster_count))
+        bounds, unsaturated, full_forward, full_reverse, commands = kept
+        if kernels.clear_commands(forces, bounds, unsaturated, full_forward, full_reverse, commands) != 2:
+            return None
+        self._after_clear_solution()
+        achieved = self.configuration.dot(forces)
+        return ThrustCommand(commands.tolist(), achieved.tolist(), kernels.unmet_norm(tau, achieved), 0, True)
+
+    #: the arrays of :meth:`_clear_command` (made on its first call)
+    _kept = None
+
+    def _after_clear_solution(self) -> None:
+        """What the allocator remembers of a solution whose forces are all clear (nothing here)."""
 
     def get_state(self):
         """What the next allocation depends on besides the request (None: nothing)."""
@@ -262,6 +300,12 @@ class QpAllocator(_Allocator):
         #: None when every least-norm force within the limits is the QP's optimum; otherwise
         #: the rows that give each equality multiplier of ``tau`` over what the penalty allows
         self._multiplier_check = self._least_norm_multipliers() if self.least_norm_first else None
+        #: the compiled usual case (_Allocator._clear_command) is _solve's least-norm shortcut
+        self._least_norm_when_clear = self.least_norm_first and self._multiplier_check is None
+
+    def _after_clear_solution(self) -> None:
+        """The least-norm shortcut's active set (as _solve sets it): the slacks at zero."""
+        self._sense = self._interior_sense
 
     def _least_norm_multipliers(self) -> Optional[np.ndarray]:
         """Where the least-norm forces ``F`` (rank 6) are within the limits, ``s = 0`` is optimal

@@ -31,8 +31,9 @@ except ImportError:  # imported from the source tree without the project on sys.
 from fmu_support import FmuError, FmuSlave
 from fmu_support.numba_cache import pin_source_times, running_from_fmu
 
-if running_from_fmu(__file__):  # make numba's cache shipped in the FMU valid (before the import)
-    pin_source_times(os.path.join(os.path.dirname(os.path.abspath(__file__)), "vehicle_model"))
+if running_from_fmu(__file__):  # make numba's caches shipped in the FMU valid (before the imports)
+    for _package in ("vehicle_model", "controllers_fmu"):   # the physics, the control kernels
+        pin_source_times(os.path.join(os.path.dirname(os.path.abspath(__file__)), _package))
 
 from fmu_support.declare import Var, config_of, parameters_of, register_with_real_outputs
 from controllers_fmu.h100.controllers import ControllerConfig

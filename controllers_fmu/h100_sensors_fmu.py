@@ -13,6 +13,7 @@ advanced; the state (generator, lags, pending USBL fixes) restores bit for bit.
 from __future__ import annotations
 
 import copy
+import os
 import sys
 from operator import itemgetter
 from pathlib import Path
@@ -23,6 +24,14 @@ except ImportError:  # imported from the source tree without the project on sys.
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from fmu_support import FmuError, FmuSlave
+from fmu_support.numba_cache import pin_source_times, running_from_fmu
+
+if running_from_fmu(__file__):
+    # make numba's cache of the control kernels shipped in the FMU valid: in the H100 stack this
+    # FMU loads first and brings the controllers_fmu the control FMU then shares (a module the
+    # host imported already is shared), kernels included (controllers_fmu/h100/kernels.py)
+    pin_source_times(os.path.join(os.path.dirname(os.path.abspath(__file__)), "controllers_fmu"))
+
 from fmu_support.declare import Var, config_of, parameters_of, register_with_real_outputs
 
 from controllers_fmu.h100.instruments import H100Instruments, InstrumentConfig, Truth

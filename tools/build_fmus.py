@@ -85,7 +85,11 @@ FMUS: Tuple[FmuSpec, ...] = (
             numba_cache=("vehicle_model",)),
     FmuSpec("AuvSensors", "controllers_fmu/auv_sensors_fmu.py", ("controllers_fmu", "fmu_support")),
     FmuSpec("AuvControl", "controllers_fmu/auv_control_fmu.py", ("controllers_fmu", "fmu_support")),
-    FmuSpec("H100Sensors", "controllers_fmu/h100_sensors_fmu.py", ("controllers_fmu", "fmu_support")),
+    # the H100's instruments carry controllers_fmu, which the H100 stack then shares with its
+    # control FMU (this one loads first): the cache of the control kernels ships here too
+    FmuSpec("H100Sensors", "controllers_fmu/h100_sensors_fmu.py", ("controllers_fmu", "fmu_support"),
+            numba_cache=("controllers_fmu",),
+            numba_warm_up=("controllers_fmu.h100.warm_up:exercise_vehicle_library",)),
     # One line per H100 layout: the vehicle file fixes the number of thrusters (README, "H100").
     FmuSpec("H100", "vehicle_model/h100_vehicle_fmu.py", ("vehicle_model", "fmu_support", "vehicles"),
             numba_cache=("vehicle_model",), vehicle_file="vehicles/H100.yaml", vehicle_base="H100",
@@ -93,16 +97,18 @@ FMUS: Tuple[FmuSpec, ...] = (
     # its control stack, one per layout too: the controllers' model of the vehicle is the vehicle
     # library on the same vehicle file
     FmuSpec("H100Control", "controllers_fmu/h100_control_fmu.py",
-            ("controllers_fmu", "fmu_support", "vehicle_model", "vehicles"), numba_cache=("vehicle_model",),
-            vehicle_file="vehicles/H100.yaml", vehicle_base="H100Control"),
+            ("controllers_fmu", "fmu_support", "vehicle_model", "vehicles"),
+            numba_cache=("vehicle_model", "controllers_fmu"), vehicle_file="vehicles/H100.yaml",
+            vehicle_base="H100Control", numba_warm_up=("controllers_fmu.h100.warm_up:exercise_vehicle_library",)),
     # seed 004's 6-thruster example (4 slanted + 2 longitudinal, rank 5): the vehicle and its
     # control stack, whose allocation and model are built on the same file (h100_six_thrusters)
     FmuSpec("H100_6", "vehicle_model/h100_vehicle_fmu.py", ("vehicle_model", "fmu_support", "vehicles"),
             numba_cache=("vehicle_model",), vehicle_file="vehicles/H100_6_slanted.yaml", vehicle_base="H100",
             numba_warm_up=("controllers_fmu.h100.warm_up:exercise_vehicle_library",)),
     FmuSpec("H100Control_6", "controllers_fmu/h100_control_fmu.py",
-            ("controllers_fmu", "fmu_support", "vehicle_model", "vehicles"), numba_cache=("vehicle_model",),
-            vehicle_file="vehicles/H100_6_slanted.yaml", vehicle_base="H100Control"),
+            ("controllers_fmu", "fmu_support", "vehicle_model", "vehicles"),
+            numba_cache=("vehicle_model", "controllers_fmu"), vehicle_file="vehicles/H100_6_slanted.yaml",
+            vehicle_base="H100Control", numba_warm_up=("controllers_fmu.h100.warm_up:exercise_vehicle_library",)),
 )
 
 
@@ -313,9 +319,17 @@ def add_numba_cache(fmu: Path, cls, stage: Path, packages: Sequence[str], warm_u
         raise SystemExit(f"{cls.__name__}: the warm-up step failed: "
                          f"{[m.msg for m in instance.log_queue]}")
     instance.terminate()
-    for entry in warm_ups:
-        module_name, _, function = entry.partition(":")
-        getattr(importlib.import_module(module_name), function)(str(stage / vehicle_file) if vehicle_file else None)
+    # the warm-ups import as a host of the FMU would: without the folder of a script staged inside
+    # a package on sys.path (slave_metadata puts it there), where a module of the package would
+    # shadow a library of the same name (controllers_fmu/control.py, python-control's `control`)
+    saved_path = list(sys.path)
+    sys.path[:] = [entry for entry in sys.path if not _inside_package_of(Path(entry), stage)]
+    try:
+        for entry in warm_ups:
+            module_name, _, function = entry.partition(":")
+            getattr(importlib.import_module(module_name), function)(str(stage / vehicle_file) if vehicle_file else None)
+    finally:
+        sys.path[:] = saved_path
     cache_files = sorted(path for package in packages for pattern in ("*.nbi", "*.nbc")
                          for path in (stage / package).rglob(f"__pycache__/{pattern}"))
     if not cache_files:
@@ -324,6 +338,15 @@ def add_numba_cache(fmu: Path, cls, stage: Path, packages: Sequence[str], warm_u
     with zipfile.ZipFile(fmu, "a", zipfile.ZIP_DEFLATED) as archive:
         for path in cache_files:
             archive.write(path, f"resources/{path.relative_to(stage).as_posix()}")
+
+
+def _inside_package_of(folder: Path, stage: Path) -> bool:
+    """Whether `folder` is a folder below the stage (a package's), not the stage itself."""
+    try:
+        folder, stage = folder.resolve(), stage.resolve()
+    except OSError:
+        return False
+    return folder != stage and stage in folder.parents
 
 
 def bytecode_member(source_member: str) -> str:

@@ -42,6 +42,9 @@ class VehicleBelief:
         #: scratch of motion_wrench: the state it fills (thrusters stopped) and the wrench written
         self._state = np.array([0.0] * 13 + self._thrusters_stopped)
         self._holding = np.zeros(6)
+        #: the mass matrix for the compiled control laws (kernels.py), and whether it is diagonal
+        self.mass_array = np.ascontiguousarray(self.mass_matrix, dtype=float)
+        self.mass_is_diagonal = self._mass_diagonal is not None
         #: at rest, level, 10 m down: the LQR's first operating point. Computed here, whatever
         #: the controller, so that building the FMU compiles (and ships in numba's cache) every
         #: function of the vehicle library a controller may call.
@@ -71,6 +74,19 @@ class VehicleBelief:
         # into kept arrays: a compiled call that builds and hands back no array costs a third
         h100_dynamics.holding_wrench_into(0.0, x, self._inputs, self.model.constants, self._holding)
         return self._holding.tolist()
+
+    @property
+    def state(self) -> np.ndarray:
+        """The state vector the motion wrench is evaluated on: the compiled control laws write
+        the pose (position, quaternion) and the body velocity into its first 13 entries, then
+        call :meth:`motion_wrench_of_state` (kernels.py)."""
+        return self._state
+
+    def motion_wrench_of_state(self) -> np.ndarray:
+        """:meth:`motion_wrench` of the pose and velocity already written into :attr:`state`, as
+        the kept array it is written into (valid until the next call)."""
+        h100_dynamics.holding_wrench_into(0.0, self._state, self._inputs, self.model.constants, self._holding)
+        return self._holding
 
     def linearize(self, depth: float, nu_operating) -> Tuple[np.ndarray, np.ndarray]:
         """(A, B) of the 12 states (position, small rotation, LocalVel, Omega) about the level

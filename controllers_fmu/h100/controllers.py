@@ -29,9 +29,10 @@ import numpy as np
 
 from ..angles import wrap_pi
 from ..declare import parameter
+from ..filters import lag_coefficient
 from ..pid import PID
+from . import kernels
 from .belief import VehicleBelief
-from .frames import Attitude, body_rates, euler_rates, to_body, to_ned
 from .guidance import Reference
 from .navigation import Estimate
 
@@ -89,41 +90,44 @@ class ControllerConfig:
 
 
 # ------------------------------------------------------------------------------ shared pieces
-# Plain Python floats throughout: six-vectors and 3 x 3 rotations, where a numpy call costs
-# more than the arithmetic (frames.py).
-def errors(est: Estimate, ref: Reference) -> Tuple[List[float], List[float]]:
-    """(position error reference - estimate in NED, attitude error (0 - roll, 0 - pitch,
-    wrapped heading error))."""
-    p, q = ref.pos, est.pos
-    return ([p[0] - q[0], p[1] - q[1], p[2] - q[2]],
-            [-est.euler[0], -est.euler[1], wrap_pi(ref.heading - est.euler[2])])
-
-
-def reference_body_motion(a: Attitude, ref: Reference) -> Tuple[List[float], List[float]]:
-    """The reference's velocity and acceleration in the body axes of the estimate's attitude
-    ``a``: ``nu_ref = (R^T v_ref, T^-1 (0, 0, psi_ref'))`` and its (frozen-attitude) rate."""
-    nu = to_body(a.r, ref.vel) + body_rates(a, (0.0, 0.0, ref.heading_rate))
-    acc = to_body(a.r, ref.acc) + body_rates(a, (0.0, 0.0, ref.heading_acc))
-    return nu, acc
-
-
+# The laws' arithmetic is compiled (kernels.py, one or two calls a step over kept float64
+# arrays); the classes keep the configuration, the state (get_state / set_state) and what the
+# kernels cannot reproduce bit for bit: numpy's matrix products, math.hypot, Python's round, and
+# the vehicle library's motion wrench between two kernels.
 class _Controller:
     def __init__(self, config: ControllerConfig, belief: VehicleBelief):
         self.config = config
         self.belief = belief
         self.limits = belief.axis_reach()
-        self._limit_list = self.limits.tolist()
+        #: the kernels' inputs (kernels.IO_SIZE: estimate, reference, heading error), the motion
+        #: wrench's state (the belief's), the desired wrench
+        self._io = np.zeros(kernels.IO_SIZE)
+        self._x = belief.state
+        self._tau = np.zeros(6)
+        self._mass = belief.mass_array
+        self._diagonal = belief.mass_is_diagonal
+        self._feed_forward = bool(config.ModelFeedForward)
+        self._no_wrench = np.zeros(6)
 
-    def feed_forward(self, est: Estimate, nu_ref: Sequence[float], acc_ref: Sequence[float]) -> List[float]:
-        """``M nu_ref' + motion_wrench(pose, nu_ref)``: the wrench that moves the believed vehicle
-        along the reference (zero when ModelFeedForward is off)."""
-        if not self.config.ModelFeedForward:
-            return [0.0] * 6
-        return self.belief.mass_times(acc_ref, plus=self.belief.motion_wrench(est.pos, est.euler, nu_ref))
+    def _load(self, est: Estimate, ref: Reference) -> np.ndarray:
+        """The estimate, the reference and the wrapped heading error into the kernels' ``io``."""
+        io = self._io
+        io[:] = [*est.pos, *est.euler, *est.nu, *ref.pos, *ref.vel, *ref.acc, ref.heading_rate, ref.heading_acc,
+                 wrap_pi(ref.heading - est.euler[2])]
+        return io
 
-    def _clip(self, tau: Sequence[float]) -> List[float]:
-        """Each axis within its reach, ``[-limit, limit]``."""
-        return [-limit if t < -limit else limit if t > limit else t for t, limit in zip(tau, self._limit_list)]
+    def _motion_wrench(self) -> np.ndarray:
+        """The believed motion wrench at the pose and velocity a kernel wrote into the state
+        (``M nu_ref' +`` it is the feed-forward; zero when ModelFeedForward is off)."""
+        return self.belief.motion_wrench_of_state() if self._feed_forward else self._no_wrench
+
+    def wrench(self, est: Estimate, ref: Reference, dt: float) -> List[float]:
+        """The desired wrench toward the reference, ``dt = 0`` advancing no state."""
+        return self.wrench_array(est, ref, dt).tolist()
+
+    def wrench_array(self, est: Estimate, ref: Reference, dt: float) -> np.ndarray:
+        """:meth:`wrench` as the controller's kept array (valid until the next call)."""
+        raise NotImplementedError
 
     def get_state(self) -> dict:
         return {}
@@ -138,48 +142,65 @@ class CascadePid(_Controller):
     ``Theta'_d = (0, 0, psi_ref') + (AttitudeGain, AttitudeGain, HeadingGain) * e_Theta``, turned
     into body velocities ``nu_d = (R^T v_d, T^-1 Theta'_d)``. Inner: per body axis a PID on
     ``nu_d - nu`` with ``Kp = M_jj bandwidth``, ``Ki = Kp * integral frequency``, the feed-forward
-    as its ``ff`` and the axis' reach as its output limits: the integrators take the current and
-    the model error, and hold while the output is saturated."""
+    ``M nu_ref' + motion_wrench(pose, nu_ref)`` as its ``ff`` and the axis' reach as its output
+    limits: the integrators take the current and the model error, and hold while the output is
+    saturated. The loops are controllers_fmu.pid.PID's law (kernels.pid_update), their state
+    kept in one array (a row per loop)."""
 
     def __init__(self, config: ControllerConfig, belief: VehicleBelief):
         super().__init__(config, belief)
         c, m = config, np.diag(belief.mass_matrix)
-        self.loops: List[PID] = []
+        limits = self.limits.tolist()
+        loops = []
         for j in range(6):
             bandwidth = c.VelocityBandwidth if j < 3 else c.RateBandwidth
             corner = c.VelocityIntegralFrequency if j < 3 else c.RateIntegralFrequency
             kp = float(m[j]) * bandwidth
-            self.loops.append(PID(kp, kp * corner, 0.0, out_min=-self._limit_list[j], out_max=self._limit_list[j]))
+            loops.append(PID(kp, kp * corner, 0.0, out_min=-limits[j], out_max=limits[j]))
+        self._tf = [p.tf for p in loops]
+        self._constants = np.zeros((6, kernels.LOOP_CONSTANTS_SIZE))
+        for j, p in enumerate(loops):
+            if p.wrap:   # pragma: no cover - the body-velocity loops wrap nothing
+                raise ValueError("the compiled PID loops do not wrap")
+            row = self._constants[j]
+            row[kernels.LOOP_KP], row[kernels.LOOP_KI], row[kernels.LOOP_KD] = p.kp, p.ki, p.kd
+            row[kernels.LOOP_OUT_MIN], row[kernels.LOOP_OUT_MAX] = p.out_min, p.out_max
+            row[kernels.LOOP_I_MIN], row[kernels.LOOP_I_MAX] = p.i_min, p.i_max
+            row[kernels.LOOP_I_BAND] = p.i_band
+        self._lag_dt = None     # the step length of the derivative filters' coefficients
+        self.loop_state = np.zeros((6, kernels.LOOP_STATE_SIZE))
+        self._gains = np.array([c.PositionGain, c.AttitudeGain, c.HeadingGain, c.MaxSpeed, c.MaxYawRate], dtype=float)
+        self._work = np.zeros(kernels.PID_WORK_SIZE)
 
-    def desired_velocity(self, est: Estimate, ref: Reference, a: Attitude) -> List[float]:
-        """The outer loops: ``nu_d`` (body velocity and rates) toward the reference, ``a`` the
-        estimate's attitude."""
-        c = self.config
-        e_pos, e_att = errors(est, ref)
-        v_d = [ref.vel[i] + c.PositionGain * e_pos[i] for i in range(3)]
-        horizontal = math.hypot(v_d[0], v_d[1])
-        if horizontal > c.MaxSpeed:
-            scale = c.MaxSpeed / horizontal
-            v_d[0] *= scale
-            v_d[1] *= scale
-        v_d[2] = max(-c.MaxSpeed, min(c.MaxSpeed, v_d[2]))
-        yaw_rate = max(-c.MaxYawRate, min(c.MaxYawRate, ref.heading_rate + c.HeadingGain * e_att[2]))
-        euler_rate = (c.AttitudeGain * e_att[0], c.AttitudeGain * e_att[1], yaw_rate)
-        return to_body(a.r, v_d) + body_rates(a, euler_rate)
-
-    def wrench(self, est: Estimate, ref: Reference, dt: float) -> List[float]:
-        a = est.attitude()
-        nu_d = self.desired_velocity(est, ref, a)
-        ff = self.feed_forward(est, *reference_body_motion(a, ref))
-        nu, loops = est.nu, self.loops
-        return [loops[j].update(nu_d[j], nu[j], dt, ff[j]) for j in range(6)]
+    def wrench_array(self, est: Estimate, ref: Reference, dt: float) -> np.ndarray:
+        io, x, work = self._load(est, ref), self._x, self._work
+        if not kernels.pid_outer(io, self._gains, -1.0, x, work):
+            # the speed limit may bind: its norm as CPython computes it
+            kernels.pid_outer(io, self._gains, math.hypot(work[21], work[22]), x, work)
+        dt = float(dt)
+        if dt > 0.0 and dt != self._lag_dt:   # the filters' coefficients, once per step length
+            self._lag_dt = dt
+            self._constants[:, kernels.LOOP_LAG] = [lag_coefficient(dt, tf) for tf in self._tf]
+        kernels.pid_inner(io, work, self._motion_wrench(), self._mass, self._diagonal, self._feed_forward,
+                          self.loop_state, self._constants, dt, self._tau)
+        return self._tau
 
     def get_state(self) -> dict:
-        return {"loops": [p.get_state() for p in self.loops]}
+        """Each loop's state as controllers_fmu.pid.PID.get_state gives it."""
+        return {"loops": [{"integral": row[kernels.LOOP_INTEGRAL],
+                           "prev_meas": row[kernels.LOOP_PREV_MEAS] if row[kernels.LOOP_HAS_PREV] else None,
+                           "deriv": row[kernels.LOOP_DERIV], "last_output": row[kernels.LOOP_LAST_OUTPUT],
+                           "saturated": bool(row[kernels.LOOP_SATURATED])}
+                          for row in self.loop_state.tolist()]}
 
     def set_state(self, state: dict) -> None:
-        for p, s in zip(self.loops, state["loops"]):
-            p.set_state(s)
+        for row, s in zip(self.loop_state, state["loops"]):
+            row[kernels.LOOP_INTEGRAL] = float(s["integral"])
+            row[kernels.LOOP_HAS_PREV] = 0.0 if s["prev_meas"] is None else 1.0
+            row[kernels.LOOP_PREV_MEAS] = 0.0 if s["prev_meas"] is None else float(s["prev_meas"])
+            row[kernels.LOOP_DERIV] = float(s["deriv"])
+            row[kernels.LOOP_LAST_OUTPUT] = float(s["last_output"])
+            row[kernels.LOOP_SATURATED] = 1.0 if s["saturated"] else 0.0
 
 
 # ------------------------------------------------------------------------------ LQR
@@ -197,8 +218,15 @@ class Lqr(_Controller):
     def __init__(self, config: ControllerConfig, belief: VehicleBelief):
         super().__init__(config, belief)
         self.gains: Dict[Tuple[int, ...], np.ndarray] = {}
-        self.integral = [0.0] * 4
+        self._integral = np.zeros(4)
         self.depth = 10.0
+        self._work = np.zeros(kernels.LQR_WORK_SIZE)
+        self._state_vector = np.zeros(16)   # x, an array of its own as numpy made it of a list
+
+    @property
+    def integral(self) -> List[float]:
+        """The integrals of the position (heading frame) and heading errors."""
+        return self._integral.tolist()
 
     def gain(self, nu_operating: Sequence[float]) -> np.ndarray:
         step = self.config.LqrScheduleStep
@@ -228,32 +256,23 @@ class Lqr(_Controller):
         k, _, _ = control.lqr(a, b, q, r)
         return np.asarray(k)
 
-    def wrench(self, est: Estimate, ref: Reference, dt: float) -> List[float]:
-        a = est.attitude()
-        e_pos, e_att = errors(est, ref)
-        cpsi, spsi = a.cy, a.sy
-        # estimate - reference, position in the heading frame
-        d_pos = [-(cpsi * e_pos[0] + spsi * e_pos[1]), -(-spsi * e_pos[0] + cpsi * e_pos[1]), -e_pos[2]]
-        nu_ref, acc_ref = reference_body_motion(a, ref)
-        d_nu = [est.nu[j] - nu_ref[j] for j in range(6)]
-        i = self.integral
-        integral = [i[0] + dt * d_pos[0], i[1] + dt * d_pos[1], i[2] + dt * d_pos[2], i[3] - dt * e_att[2]]
-        x = d_pos + [-e_att[0], -e_att[1], -e_att[2]] + d_nu + integral
+    def wrench_array(self, est: Estimate, ref: Reference, dt: float) -> np.ndarray:
+        io, x, work = self._load(est, ref), self._x, self._work
+        dt = float(dt)
+        kernels.lqr_state(io, self._integral, dt, x, work)
         self.depth = est.pos[2]
-        feedback = self.gain(nu_ref).dot(x).tolist()
-        ff = self.feed_forward(est, nu_ref, acc_ref)
-        tau = [ff[j] - feedback[j] for j in range(6)]
-        clipped = self._clip(tau)
-        if dt > 0.0 and clipped == tau:
-            # anti-windup: integrate only while the wrench is not limited
-            self.integral = integral
-        return clipped
+        state = self._state_vector
+        state[:] = work[0:16]
+        feedback = self.gain(x[7:10].tolist()).dot(state)
+        kernels.lqr_wrench(work, feedback, self._motion_wrench(), self._mass, self._diagonal, self._feed_forward,
+                           self.limits, dt, self._integral, self._tau)
+        return self._tau
 
     def get_state(self) -> dict:
-        return {"integral": list(self.integral), "depth": float(self.depth)}
+        return {"integral": self._integral.tolist(), "depth": float(self.depth)}
 
     def set_state(self, state: dict) -> None:
-        self.integral = [float(v) for v in state["integral"]]
+        self._integral[:] = [float(v) for v in state["integral"]]
         self.depth = float(state["depth"])
 
 
@@ -273,48 +292,32 @@ class SlidingMode(_Controller):
 
     def __init__(self, config: ControllerConfig, belief: VehicleBelief):
         super().__init__(config, belief)
-        self.integral = [0.0] * 6
+        self._integral = np.zeros(6)
         arm = float(np.mean(np.linalg.norm(belief.configuration[3:], axis=0)))
         self.switching = [config.SmcSwitchingGain * k for k in (1.0, 1.0, 1.0, arm, arm, arm)]
+        self._switching = np.array(self.switching)
+        self._work = np.zeros(kernels.SMC_WORK_SIZE)
 
-    def wrench(self, est: Estimate, ref: Reference, dt: float) -> List[float]:
+    @property
+    def integral(self) -> List[float]:
+        """The integrals of the tracking errors (NED position, Euler angles)."""
+        return self._integral.tolist()
+
+    def wrench_array(self, est: Estimate, ref: Reference, dt: float) -> np.ndarray:
         c = self.config
-        lam = c.SmcBandwidth
-        a = est.attitude()
-        r = a.r
-        e_pos, e_att = errors(est, ref)
-        eta_err = [-e for e in e_pos + e_att]          # estimate - reference
-        eta_ref_rate = [ref.vel[0], ref.vel[1], ref.vel[2], 0.0, 0.0, ref.heading_rate]
-        eta_ref_acc = [ref.acc[0], ref.acc[1], ref.acc[2], 0.0, 0.0, ref.heading_acc]
-        integral = [self.integral[j] + dt * eta_err[j] for j in range(6)]
-        # eta~' from the estimate: J nu - eta'_ref
-        eta_rate = to_ned(r, est.nu[0:3]) + euler_rates(a, est.nu[3:6])
-        eta_err_rate = [eta_rate[j] - eta_ref_rate[j] for j in range(6)]
-        if c.SmcIntegral:
-            eta_r_rate = [eta_ref_rate[j] - 2.0 * lam * eta_err[j] - lam * lam * integral[j] for j in range(6)]
-            eta_r_acc = [eta_ref_acc[j] - 2.0 * lam * eta_err_rate[j] - lam * lam * eta_err[j] for j in range(6)]
-        else:
-            eta_r_rate = [eta_ref_rate[j] - lam * eta_err[j] for j in range(6)]
-            eta_r_acc = [eta_ref_acc[j] - lam * eta_err_rate[j] for j in range(6)]
-        nu_r = to_body(r, eta_r_rate[0:3]) + body_rates(a, eta_r_rate[3:6])
-        nu_r_dot = to_body(r, eta_r_acc[0:3]) + body_rates(a, eta_r_acc[3:6])
-        s = [est.nu[j] - nu_r[j] for j in range(6)]
-        # M nu_r' + n(eta, nu_r), then the feedback
-        model = self.belief.mass_times(nu_r_dot, plus=self.belief.motion_wrench(est.pos, est.euler, nu_r))
-        damping = self.belief.mass_times(s)
-        layer = c.SmcBoundaryLayer
-        tau = [model[j] - c.SmcDamping * damping[j]
-               - self.switching[j] * max(-1.0, min(1.0, s[j] / layer)) for j in range(6)]
-        clipped = self._clip(tau)
-        if dt > 0.0 and clipped == tau:
-            self.integral = integral
-        return clipped
+        io, x, work = self._load(est, ref), self._x, self._work
+        dt = float(dt)
+        kernels.smc_surface(io, self._integral, float(c.SmcBandwidth), bool(c.SmcIntegral), dt, x, work)
+        kernels.smc_wrench(work, self.belief.motion_wrench_of_state(), self._mass, self._diagonal,
+                           float(c.SmcDamping), self._switching, float(c.SmcBoundaryLayer), self.limits, dt,
+                           self._integral, self._tau)
+        return self._tau
 
     def get_state(self) -> dict:
-        return {"integral": list(self.integral)}
+        return {"integral": self._integral.tolist()}
 
     def set_state(self, state: dict) -> None:
-        self.integral = [float(v) for v in state["integral"]]
+        self._integral[:] = [float(v) for v in state["integral"]]
 
 
 def make_controller(config: ControllerConfig, belief: VehicleBelief) -> _Controller:

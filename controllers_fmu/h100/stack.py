@@ -91,13 +91,13 @@ class H100ControlStack:
         return self._outputs(est, ref, dt)
 
     def _outputs(self, est: Estimate, ref: Reference, dt: float) -> StackOutputs:
-        tau = self.controller.wrench(est, ref, dt)
+        tau = self.controller.wrench_array(est, ref, dt)
         allocation = self.allocator.command(tau)
         # the reference is built afresh each step, the estimate's position is updated in place
         return StackOutputs(
             commands=allocation.commands, reference=ref,
             estimate=Estimate(list(est.pos), est.euler, est.nu),
-            wrench=tau, achieved=allocation.achieved,
+            wrench=tau.tolist(), achieved=allocation.achieved,
             unmet_norm=allocation.unmet_norm, saturated_count=allocation.saturated_count,
             position_error=[ref.pos[0] - est.pos[0], ref.pos[1] - est.pos[1], ref.pos[2] - est.pos[2]],
             heading_error=math.remainder(ref.heading - est.euler[2], 2.0 * math.pi))
