@@ -81,7 +81,7 @@ def same_files(out) -> None:
 
 @pytest.mark.parametrize("mode", ["normal", "helper_dies", "another_run"])
 def test_figures_built_ahead_are_filled_into_the_files_drawn_in_one_go(tmp_path, mode):
-    """Built ahead (the helper builds actuators and battery, this process the rest) and filled
+    """Built ahead (the helper builds attitude and actuators, this process the rest) and filled
     after the run: the same files as built and filled in one go. A helper killed before the
     rows come leaves its share to this process; figures built for another plan are not used
     (the helper is ended, the plots drawn afresh). No helper is left behind in any case."""
@@ -89,7 +89,7 @@ def test_figures_built_ahead_are_filled_into_the_files_drawn_in_one_go(tmp_path,
     if os.cpu_count() == 1:
         pytest.fail("one CPU: no helper is forked; this test needs two")
     assert isinstance(report["helper"], int), report
-    assert report["built_here"] == ["attitude.png", "depth.png", "track.png"], report
+    assert report["built_here"] == ["battery.png", "depth.png", "track.png"], report
     assert report["files"] == PLOTS and not report["ready_after"] and not report["helper_left"], report
     same_files(tmp_path)
 
@@ -117,3 +117,42 @@ def test_a_drawer_forked_in_the_plot_process_holds_none_of_its_pipes_to_the_mast
                           timeout=120)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == "True", "the forked drawer kept the plot process's pipe to the master open"
+
+
+def test_the_plot_process_gets_ready_at_a_lower_priority_and_draws_at_its_own():
+    """While the run steps, the plot process (and the helper it forks then) runs PREPARE_NICE
+    lower than the master; when the rows come, both are back at the master's priority (raising
+    it again needs CAP_SYS_NICE or RLIMIT_NICE: without, the test says so and fails)."""
+    script = ("import json, os, time, master.plot_process as pp\n"
+              "start = os.getpriority(os.PRIO_PROCESS, 0)\n"
+              "r, w = os.pipe()\n"
+              "pid = os.fork()\n"
+              "if pid == 0:  # as the plot process: a group of its own, lowered, a helper forked\n"
+              "    os.setpgid(0, 0)\n"
+              "    before = pp._lower_priority()\n"
+              "    lowered = os.getpriority(os.PRIO_PROCESS, 0)\n"
+              "    helper = os.fork()\n"
+              "    if helper == 0:\n"
+              "        time.sleep(30)\n"
+              "        os._exit(0)\n"
+              "    helper_lowered = os.getpriority(os.PRIO_PROCESS, helper)\n"
+              "    pp._restore_priority(before)\n"
+              "    report = [before, lowered, helper_lowered, os.getpriority(os.PRIO_PROCESS, 0),\n"
+              "              os.getpriority(os.PRIO_PROCESS, helper)]\n"
+              "    os.kill(helper, 9)\n"
+              "    os.waitpid(helper, 0)\n"
+              "    os.write(w, json.dumps(report).encode())\n"
+              "    os._exit(0)\n"
+              "os.close(w)\n"
+              "report = json.loads(os.read(r, 1000))\n"
+              "os.waitpid(pid, 0)\n"
+              "print(json.dumps([start, pp.PREPARE_NICE] + report), flush=True)\n")
+    proc = subprocess.run([sys.executable, "-c", script], cwd=REPO, env=_env(), capture_output=True, text=True,
+                          timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    start, nice, before, lowered, helper_lowered, restored, helper_restored = json.loads(proc.stdout)
+    assert before == start and lowered == helper_lowered == min(start + nice, 19) and nice > 0
+    if restored != start and not (hasattr(os, "geteuid") and os.geteuid() == 0):
+        pytest.fail("this user may not raise a priority again (no CAP_SYS_NICE, RLIMIT_NICE too low): the plot "
+                    "process draws at the lower one here; the rest of this test needs the privilege")
+    assert restored == helper_restored == start
