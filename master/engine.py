@@ -282,13 +282,14 @@ def simulate(plan: Plan, csv_path: Path | None, progress: bool | None = None, ec
             base = 0  # the communication point tlist[0] is
             cur = None
             try:
-                if run_steps is not None:
-                    times = np.asarray(tlist)
-                    while k < n_steps:
-                        if k - base == TIME_BLOCK:
-                            base = k
-                            tlist, sig_table = times_from(k)
-                            times = np.asarray(tlist)
+                times = np.asarray(tlist)
+                while k < n_steps:
+                    if k - base == TIME_BLOCK:
+                        base = k
+                        tlist, sig_table = times_from(k)
+                        times = np.asarray(tlist)
+                    if run_steps is not None:
+                        # as many steps as the C loop can make before Python has something to do
                         count = min(n_steps - k, block_rows - bi, base + TIME_BLOCK - k)
                         if pbar is not None:
                             count = min(count, pb_every - steps_done % pb_every)
@@ -296,36 +297,8 @@ def simulate(plan: Plan, csv_path: Path | None, progress: bool | None = None, ec
                                   count, h, sig_table.ctypes.data + 8 * n_signals * (k - base), sig_a, n_signals,
                                   block_address + 8 * ncol * bi, c_stops, len(stops), last_flush + 1.0, eps, outcome)
                         done = outcome.steps
-                        if done:
-                            k += done
-                            bi += done
-                            steps_done = k
-                            t_now = tlist[k - base]
-                        if outcome.failed_call >= 0:
-                            cur, fail = owners[outcome.failed_call]
-                            fail(outcome.status)
-                        if bi == block_rows or monotonic() - last_flush > 1.0:
-                            data_blocks_append(block[:bi].copy())
-                            if recorder is not None:
-                                recorder.write_block(block[:bi])
-                            bi = 0
-                            last_flush = monotonic()
-                        if stops:
-                            stop_hit = stop_reached(t_now)
-                            if stop_hit:
-                                break
-                            for j, (_col, _func, _value, after) in enumerate(stop_columns):
-                                if stop_met[j] is not None:
-                                    c_stops[j].met, c_stops[j].deadline = 1, stop_met[j] + after
-                        if intr.flag:
-                            raise KeyboardInterrupt
-                        if pbar is not None and steps_done % pb_every == 0:
-                            pbar.update(pb_every * h)
-                else:
-                    for k in range(n_steps):
-                        if k - base == TIME_BLOCK:
-                            base = k
-                            tlist, sig_table = times_from(k)
+                    else:
+                        # one step in Python
                         t = tlist[k - base]
                         if has_sig:
                             row[sig_a:sig_b] = sig_table[k - base]
@@ -340,26 +313,35 @@ def simulate(plan: Plan, csv_path: Path | None, progress: bool | None = None, ec
                             now.value = t
                             for cur, call in gs_calls:
                                 call()
-                        t_next = tlist[k - base + 1]
-                        row[0] = t_next
+                        row[0] = tlist[k - base + 1]
                         block[bi] = row
-                        bi += 1
-                        steps_done = k + 1
-                        t_now = t_next
-                        if bi == block_rows or monotonic() - last_flush > 1.0:
-                            data_blocks_append(block[:bi].copy())
-                            if recorder is not None:
-                                recorder.write_block(block[:bi])
-                            bi = 0
-                            last_flush = monotonic()
-                        if stops:
-                            stop_hit = stop_reached(t_next)
-                            if stop_hit:
-                                break
-                        if intr.flag:
-                            raise KeyboardInterrupt
-                        if pbar is not None and steps_done % pb_every == 0:
-                            pbar.update(pb_every * h)
+                        done = 1
+                    if done:
+                        k += done
+                        bi += done
+                        steps_done = k
+                        t_now = tlist[k - base]
+                    if run_steps is not None and outcome.failed_call >= 0:
+                        cur, fail = owners[outcome.failed_call]
+                        fail(outcome.status)
+                    if bi == block_rows or monotonic() - last_flush > 1.0:
+                        data_blocks_append(block[:bi].copy())
+                        if recorder is not None:
+                            recorder.write_block(block[:bi])
+                        bi = 0
+                        last_flush = monotonic()
+                    if stops:
+                        stop_hit = stop_reached(t_now)
+                        if stop_hit:
+                            break
+                        if run_steps is not None:   # what the C loop watches next
+                            for j, (_col, _func, _value, after) in enumerate(stop_columns):
+                                if stop_met[j] is not None:
+                                    c_stops[j].met, c_stops[j].deadline = 1, stop_met[j] + after
+                    if intr.flag:
+                        raise KeyboardInterrupt
+                    if pbar is not None and steps_done % pb_every == 0:
+                        pbar.update(pb_every * h)
             except FMICallException as e:
                 # the instance being called is `cur`; name the inputs that were not finite
                 suspects = []

@@ -29,7 +29,7 @@ from ctypes import POINTER, Structure, c_double, c_int64, c_void_p
 from pathlib import Path
 
 SOURCE = Path(__file__).with_name("_step_loop.c")
-CFLAGS = ("-O2", "-shared", "-fPIC", "-std=c99", "-D_POSIX_C_SOURCE=199309L")
+CFLAGS = ("-O2", "-shared", "-fPIC", "-std=c99", "-D_POSIX_C_SOURCE=199309L", "-Wall", "-Wextra")
 
 #: the kinds of call, as _step_loop.c's enum
 CALL_SET_REAL, CALL_SET_DISCRETE, CALL_DO_STEP, CALL_GET_REAL, CALL_GET_DISCRETE = range(5)
@@ -55,7 +55,9 @@ class Outcome(Structure):
 _loaded = None     # (run_steps or None, reason)
 
 
-def _compiler() -> list[str] | None:
+def find_compiler() -> list[str] | None:
+    """The C compiler command ($CC, else cc / gcc / clang on the PATH), or None. Also the one
+    tools/native_wrapper.py compiles the FMUs' wrapper with."""
     configured = os.environ.get("CC", "").strip()
     if configured:
         command = shlex.split(configured)
@@ -84,7 +86,7 @@ def build() -> Path:
     the reason when it cannot be."""
     if not sys.platform.startswith("linux") and sys.platform != "darwin":
         raise RuntimeError(f"not built on {sys.platform}")
-    compiler = _compiler()
+    compiler = find_compiler()
     if compiler is None:
         raise RuntimeError(f"no C compiler (CC={os.environ.get('CC', '')!r}, cc, gcc, clang)")
     path = library_path(compiler)
@@ -121,7 +123,7 @@ def available():
                                      c_void_p, c_int64, c_int64, c_void_p, POINTER(Stop), c_int64, c_double,
                                      c_double, POINTER(Outcome)]
                 _loaded = (function, "")
-            except (OSError, RuntimeError) as error:
+            except (OSError, RuntimeError, AttributeError) as error:
                 _loaded = (None, str(error))
     return _loaded
 

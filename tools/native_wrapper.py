@@ -18,16 +18,18 @@ from __future__ import annotations
 import hashlib
 import os
 import shlex
-import shutil
 import subprocess
 import sys
 import sysconfig
 import tempfile
 import zipfile
 from pathlib import Path
-from typing import List, Optional
+from typing import List
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+from master.native_loop import find_compiler  # noqa: E402  (the master's C loop uses the same one)
+
 SOURCE = ROOT / "native" / "python_fmu.c"
 ENVIRONMENT_FILE = "resources/python_environment.txt"
 #: first line of ENVIRONMENT_FILE: how tests and tools tell the project's wrapper from pythonfmu's
@@ -43,19 +45,6 @@ NO_COMPILER_COST = ("pythonfmu's stock binary is kept: a host without Python of 
 
 class CompileError(RuntimeError):
     """The compiler exists but could not build the wrapper."""
-
-
-def find_compiler() -> Optional[List[str]]:
-    """The compiler command ($CC, else cc / gcc / clang on the PATH), or None."""
-    configured = os.environ.get("CC", "").strip()
-    if configured:
-        command = shlex.split(configured)
-        return command if shutil.which(command[0]) else None
-    for name in ("cc", "gcc", "clang"):
-        found = shutil.which(name)
-        if found:
-            return [found]
-    return None
 
 
 def python_environment() -> str:

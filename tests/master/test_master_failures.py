@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import json
 import signal
-import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -117,37 +115,6 @@ signals:
     times = [float(row[0]) for row in rows[1:]]
     assert times[-1] == 3.0 and len(times) == 31  # every step up to the failing one
     assert s["rows"] == 31
-
-
-NAN_SOURCE = '''
-import math
-from pythonfmu import Fmi2Slave, Fmi2Causality, Fmi2Variability, Real
-
-
-class NanSource(Fmi2Slave):
-    """30 W until t >= NanTime, then NaN."""
-
-    def __init__(self, **kwargs):
-        super().__init__(**kwargs)
-        self.Power = 30.0
-        self.NanTime = 2.0
-        self.register_variable(Real("Power", causality=Fmi2Causality.output))
-        self.register_variable(Real("NanTime", causality=Fmi2Causality.parameter, variability=Fmi2Variability.tunable))
-
-    def do_step(self, current_time, step_size):
-        self.Power = math.nan if current_time + step_size >= self.NanTime - 1e-9 else 30.0
-        return True
-'''
-
-
-@pytest.fixture(scope="module")
-def nan_fmu(tmp_path_factory) -> Path:
-    d = tmp_path_factory.mktemp("nanfmu")
-    src = d / "master_test_nan_source.py"
-    src.write_text(NAN_SOURCE)
-    subprocess.run([sys.executable, "-m", "pythonfmu", "build", "-f", str(src), "-d", str(d)], check=True,
-                   capture_output=True, cwd=d)
-    return d / "NanSource.fmu"
 
 
 def test_nan_on_a_connection_stops_the_run_naming_the_connection(tmp_path, nan_fmu):

@@ -7,8 +7,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -83,19 +81,6 @@ def test_with_the_progress_bar(c_loop, tmp_path, monkeypatch):
     # the bar is updated every 10 s of simulated time: the C loop hands back there
     mapping = {"include": (REPO / "scenarios" / "depth_step.yaml").as_posix(), "stop_time": 35.0}
     _same(mapping, tmp_path, monkeypatch, progress=True)
-
-
-@pytest.fixture(scope="module")
-def nan_fmu(tmp_path_factory) -> Path:
-    """test_master_failures' NanSource: 30 W, then NaN from t = NanTime."""
-    from test_master_failures import NAN_SOURCE
-
-    folder = tmp_path_factory.mktemp("nanfmu")
-    source = folder / "master_test_nan_source.py"
-    source.write_text(NAN_SOURCE)
-    subprocess.run([sys.executable, "-m", "pythonfmu", "build", "-f", str(source), "-d", str(folder)], check=True,
-                   capture_output=True, cwd=folder)
-    return folder / "NanSource.fmu"
 
 
 @pytest.mark.parametrize("algorithm", ["gauss-seidel", "jacobi"])
