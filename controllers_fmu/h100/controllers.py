@@ -222,6 +222,8 @@ class Lqr(_Controller):
         self.depth = 10.0
         self._work = np.zeros(kernels.LQR_WORK_SIZE)
         self._state_vector = np.zeros(16)   # x, an array of its own as numpy made it of a list
+        #: the last operating point's body velocity and its gain (looked up before gain())
+        self._last_operating, self._last_gain = None, None
 
     @property
     def integral(self) -> List[float]:
@@ -259,13 +261,15 @@ class Lqr(_Controller):
     def wrench_array(self, est: Estimate, ref: Reference, dt: float) -> np.ndarray:
         io, x, work = self._load(est, ref), self._x, self._work
         dt = float(dt)
-        kernels.lqr_state(io, self._integral, dt, x, work)
-        self.depth = est.pos[2]
         state = self._state_vector
-        state[:] = work[0:16]
-        feedback = self.gain(x[7:10].tolist()).dot(state)
-        kernels.lqr_wrench(work, feedback, self._motion_wrench(), self._mass, self._diagonal, self._feed_forward,
-                           self.limits, dt, self._integral, self._tau)
+        kernels.lqr_state(io, self._integral, dt, x, state, work)
+        self.depth = est.pos[2]
+        operating = x[7:10].tolist()
+        if operating != self._last_operating:   # (holding station: the same point step after step)
+            self._last_operating, self._last_gain = operating, self.gain(operating)
+        feedback = self._last_gain.dot(state)
+        kernels.lqr_wrench(state, work, feedback, self._motion_wrench(), self._mass, self._diagonal,
+                           self._feed_forward, self.limits, dt, self._integral, self._tau)
         return self._tau
 
     def get_state(self) -> dict:

@@ -211,6 +211,14 @@ class Guidance:
 
     def step(self, commands: Commands, dt: float) -> Reference:
         self.time += dt
+        if self.config.Mode == "hold" and dt > 0.0 and self._holding_still():
+            # every axis at rest on its held target: what each AxisFilter.step does there, without
+            # the targets' lists and the four calls (station keeping, nearly every step)
+            for axis in self.axes:
+                axis.x, axis.v, axis.a = axis.x + 0.0, 0.0, 0.0
+            yaw = self.yaw
+            yaw.x, yaw.v, yaw.a = yaw.x + 0.0, 0.0, 0.0
+            return self.reference(commands)
         target, speed, heading, heading_rate = self._target(commands, dt)
         n, e, d = self.axes
         n.step(target[0], speed[0], dt)
@@ -218,6 +226,13 @@ class Guidance:
         d.step(target[2], speed[2], dt)
         self.yaw.step(heading, heading_rate, dt)
         return self.reference(commands)
+
+    def _holding_still(self) -> bool:
+        """Mode 'hold' with every axis at rest on its target (AxisFilter.step's resting case:
+        position on the target, no velocity, the heading wrapped)."""
+        (n, e, d), yaw, o = self.axes, self.yaw, self.origin
+        return (n.x == o[0] and n.v == 0.0 and e.x == o[1] and e.v == 0.0 and d.x == o[2] and d.v == 0.0
+                and yaw.x == self.origin_heading and yaw.v == 0.0 and -math.pi < yaw.x <= math.pi)
 
     def reference(self, commands: Commands) -> Reference:
         n, e, d, yaw = self.axes[0], self.axes[1], self.axes[2], self.yaw

@@ -147,6 +147,24 @@ def clip_into(tau, limits):
     return clipped
 
 
+# ------------------------------------------------------------------------------ navigation
+@jit
+def dead_reckoning(north, east, roll, pitch, yaw, u, v, w, dt):
+    """The position (north, east) dead-reckoned over dt with the body velocity (u, v, w) at the
+    attitude (roll, pitch, yaw): ``p_ne + (R nu)_ne dt``, R's first two rows written as
+    frames.Attitude writes them (navigation.Navigation.update)."""
+    sr, cr = math.sin(roll), math.cos(roll)
+    sp, cp = math.sin(pitch), math.cos(pitch)
+    sy, cy = math.sin(yaw), math.cos(yaw)
+    r0 = cy * cp
+    r1 = -sy * cr + cy * sp * sr
+    r2 = sy * sr + cy * cr * sp
+    r3 = sy * cp
+    r4 = cy * cr + sr * sp * sy
+    r5 = -cy * sr + sp * sy * cr
+    return north + (r0 * u + r1 * v + r2 * w) * dt, east + (r3 * u + r4 * v + r5 * w) * dt
+
+
 # ------------------------------------------------------------------------------ cascade PID
 #: ``work`` of the cascade PID: the desired velocity 0:6, the reference's body acceleration 6:12,
 #: the rotation 12:21, the horizontal desired velocity before its limit 21:23
@@ -248,17 +266,17 @@ def pid_inner(io, work, holding, mass, diagonal, feed_forward, loops, constants,
 
 
 # ------------------------------------------------------------------------------ LQR
-#: ``work`` of the LQR: its state x (16: position error in the heading frame, attitude, body
-#: velocity error, integrals) 0:16, the reference's body acceleration 16:22, the rotation 22:31
+#: ``work`` of the LQR: the reference's body acceleration 16:22, the rotation 22:31 (0:16 unused)
 LQR_WORK_SIZE = 31
 
 
 @jit
-def lqr_state(io, integral, dt, x, work):
-    """The LQR's state (controllers.Lqr.wrench) into ``work[0:16]``: estimate - reference, the
-    position in the heading frame, and the integrals advanced by dt (kept by the caller only
-    while the wrench is not limited); the reference's body velocity into ``x[7:13]``, its
-    acceleration into ``work[16:22]``, the pose into ``x[0:7]``."""
+def lqr_state(io, integral, dt, x, state, work):
+    """The LQR's state (controllers.Lqr.wrench) into ``state`` (16: position error in the heading
+    frame, attitude, body velocity error, integrals): estimate - reference, the integrals
+    advanced by dt (kept by the caller only while the wrench is not limited); the reference's
+    body velocity into ``x[7:13]``, its acceleration into ``work[16:22]``, the pose into
+    ``x[0:7]``."""
     r = work[22:31]
     sr, cr, sp, cp, sy, cy = rotation_into(io[EST_EULER], io[EST_EULER + 1], io[EST_EULER + 2], r)
     e0 = io[REF_POS] - io[EST_POS]
@@ -268,26 +286,26 @@ def lqr_state(io, integral, dt, x, work):
     d1 = -(-sy * e0 + cy * e1)
     d2 = -e2
     reference_body_motion_into(io, r, sr, cr, sp, cp, x, 7, work, 16)
-    work[0] = d0
-    work[1] = d1
-    work[2] = d2
-    work[3] = -(-io[EST_EULER])
-    work[4] = -(-io[EST_EULER + 1])
-    work[5] = -io[HEADING_ERROR]
+    state[0] = d0
+    state[1] = d1
+    state[2] = d2
+    state[3] = -(-io[EST_EULER])
+    state[4] = -(-io[EST_EULER + 1])
+    state[5] = -io[HEADING_ERROR]
     for j in range(6):
-        work[6 + j] = io[EST_NU + j] - x[7 + j]
-    work[12] = integral[0] + dt * d0
-    work[13] = integral[1] + dt * d1
-    work[14] = integral[2] + dt * d2
-    work[15] = integral[3] - dt * io[HEADING_ERROR]
+        state[6 + j] = io[EST_NU + j] - x[7 + j]
+    state[12] = integral[0] + dt * d0
+    state[13] = integral[1] + dt * d1
+    state[14] = integral[2] + dt * d2
+    state[15] = integral[3] - dt * io[HEADING_ERROR]
     pose_into(io, x)
 
 
 @jit
-def lqr_wrench(work, feedback, holding, mass, diagonal, feed_forward, limits, dt, integral, tau):
+def lqr_wrench(state, work, feedback, holding, mass, diagonal, feed_forward, limits, dt, integral, tau):
     """``tau = ff - K x`` clipped to each axis' reach (``feedback`` = K x, numpy's product),
-    ``ff = M nu_ref' + holding`` (zero without ``feed_forward``); the integrals of ``work[12:16]``
-    kept when dt > 0 and nothing was clipped (anti-windup)."""
+    ``ff = M nu_ref' + holding`` (zero without ``feed_forward``); the integrals of
+    ``state[12:16]`` kept when dt > 0 and nothing was clipped (anti-windup)."""
     for j in range(6):
         ff = 0.0
         if feed_forward:
@@ -299,7 +317,7 @@ def lqr_wrench(work, feedback, holding, mass, diagonal, feed_forward, limits, dt
     clipped = clip_into(tau, limits)
     if dt > 0.0 and not clipped:
         for k in range(4):
-            integral[k] = work[12 + k]
+            integral[k] = state[12 + k]
 
 
 # ------------------------------------------------------------------------------ sliding mode

@@ -23,6 +23,7 @@ from typing import List, Optional, Sequence
 
 from ..declare import parameter
 from .frames import Attitude
+from .kernels import dead_reckoning
 
 HISTORY = 30.0   # s of estimates kept for late fixes
 
@@ -115,10 +116,8 @@ class Navigation:
         e = self.estimate
         # dead reckoning over the step with the velocity of the step's start (the sample-and-
         # hold the control period imposes anyway)
-        r = e.attitude().r
-        v = e.nu
-        e.pos[0] += (r[0] * v[0] + r[1] * v[1] + r[2] * v[2]) * dt
-        e.pos[1] += (r[3] * v[0] + r[4] * v[1] + r[5] * v[2]) * dt
+        v, euler, pos = e.nu, e.euler, e.pos
+        pos[0], pos[1] = dead_reckoning(pos[0], pos[1], euler[0], euler[1], euler[2], v[0], v[1], v[2], float(dt))
         self.time += dt
         e.euler = [float(a) for a in m.euler]
         if m.dvl_valid:
@@ -168,7 +167,7 @@ class Navigation:
 
     def set_state(self, s: dict) -> None:
         e = self.estimate
-        e.pos, e.euler, e.nu = list(s["pos"]), list(s["euler"]), list(s["nu"])
+        e.pos, e.euler, e.nu = ([float(v) for v in s[key]] for key in ("pos", "euler", "nu"))
         self.time, self.fix_count = float(s["time"]), int(s["fix_count"])
         self.history = deque(tuple(x) for x in s["history"])
         self.correction = [float(v) for v in s["correction"]]

@@ -115,12 +115,12 @@ def test_the_lqr_and_sliding_mode_kernels_compute_what_their_python_computes():
             io[kernels.EST_EULER + 1] = rng.choice([-1.0, 1.0]) * rng.uniform(1.56, 1.7)
         diagonal = trial % 3 != 0
         mass, limits, dt = _mass(rng, diagonal), rng.uniform(5.0, 60.0, 6), 0.1 if trial % 7 else 0.0
-        x, work, integral = np.zeros(21), np.zeros(kernels.LQR_WORK_SIZE), rng.normal(size=4)
-        _assert_bitwise(kernels.lqr_state, io, integral, dt, x, work)
-        kernels.lqr_state(io, integral, dt, x, work)
+        x, work, integral, state = np.zeros(21), np.zeros(kernels.LQR_WORK_SIZE), rng.normal(size=4), np.zeros(16)
+        _assert_bitwise(kernels.lqr_state, io, integral, dt, x, state, work)
+        kernels.lqr_state(io, integral, dt, x, state, work)
         feedback = rng.normal(scale=30.0, size=6)
-        _assert_bitwise(kernels.lqr_wrench, work, feedback, rng.normal(size=6), mass, diagonal, trial % 5 != 0,
-                        limits, dt, integral, np.zeros(6))
+        _assert_bitwise(kernels.lqr_wrench, state, work, feedback, rng.normal(size=6), mass, diagonal,
+                        trial % 5 != 0, limits, dt, integral, np.zeros(6))
         work = np.zeros(kernels.SMC_WORK_SIZE)
         integral = rng.normal(size=6)
         for with_integral in (True, False):
@@ -291,6 +291,7 @@ def test_the_helpers_compute_what_their_python_computes():
                         int(rng.integers(0, 6)))
         _assert_bitwise(kernels.clip_into, rng.normal(scale=40.0, size=6), rng.uniform(5.0, 60.0, 6))
         _assert_bitwise(kernels.pose_into, _io(rng), np.zeros(13))
+        _assert_bitwise(kernels.dead_reckoning, *rng.normal(size=2), roll, pitch, yaw, *rng.normal(size=3), 0.1)
         loop = rng.normal(size=kernels.LOOP_STATE_SIZE)
         loop[kernels.LOOP_HAS_PREV] = trial % 2
         constants = np.abs(rng.normal(size=kernels.LOOP_CONSTANTS_SIZE))
