@@ -98,10 +98,21 @@ def parts_child(out_dir: str) -> None:
     def savefig(self, fname, *args, **kwargs):
         s = time.perf_counter()
         r = real_savefig(self, fname, *args, **kwargs)
-        saves.append((Path(str(fname)).name, s, time.perf_counter(), time.process_time()))
+        if isinstance(fname, (str, os.PathLike)):  # a file (not the AUV plots' drawing into memory)
+            saves.append((Path(str(fname)).name, s, time.perf_counter(), time.process_time()))
         return r
 
     matplotlib.figure.Figure.savefig = savefig
+    import analyses.auv_plots as auv_plots
+
+    real_write_png = auv_plots._write_png
+
+    def write_png(fig, path):  # the AUV plots draw into memory and write the PNG file themselves
+        s = time.perf_counter()
+        real_write_png(fig, path)
+        saves.append((Path(str(path)).name, s, time.perf_counter(), time.process_time()))
+
+    auv_plots._write_png = write_png
     from master import recorder as recorder_module
 
     closes: list[float] = []
@@ -222,31 +233,36 @@ def main() -> None:
         hashes: set[str] = set()
         floor_path = None
 
-        def keep(key, wall, cpu):
+        afters: dict[str, list[float]] = {}
+
+        def keep(key, wall, cpu, out=None):
             walls.setdefault(key, []).append(wall)
             cpus.setdefault(key, []).append(cpu)
+            if out is not None:  # summary.json: the run's time outside start-up and stepping
+                s = json.loads((out / "summary.json").read_text())
+                afters.setdefault(key, []).append(s["wall_time_s"] - s["startup_time_s"] - s["stepping_time_s"])
 
         for r in range(args.repeats):
             out = folder / "plots"
             w, c, _ = timed([py, "-m", "master", "run", "survey", "--out", str(out)])
-            keep("plots", w, c)
+            keep("plots", w, c, out)
             hashes.add(digest(out / "results.csv"))
             summary = json.loads((out / "summary.json").read_text())
             if floor_path is None:
                 floor_path = floor_scenario(folder, fmus, summary["simulated_time_s"])
             out = folder / "no-plots"
             w, c, _ = timed([py, "-m", "master", "run", "survey", "--no-plots", "--out", str(out)])
-            keep("no-plots", w, c)
+            keep("no-plots", w, c, out)
             hashes.add(digest(out / "results.csv"))
             if args.before:
                 before = Path(args.before).resolve()
                 out = folder / "before-plots"
                 w, c, _ = timed([py, "-m", "master", "run", "survey", "--out", str(out)], cwd=before)
-                keep("before plots", w, c)
+                keep("before plots", w, c, out)
                 hashes.add(digest(out / "results.csv"))
                 out = folder / "before-no-plots"
                 w, c, _ = timed([py, "-m", "master", "run", "survey", "--no-plots", "--out", str(out)], cwd=before)
-                keep("before no-plots", w, c)
+                keep("before no-plots", w, c, out)
                 hashes.add(digest(out / "results.csv"))
             w, c, _ = timed([py, "-m", "master", "run", str(floor_path), "--no-plots", "--out", str(folder / "floor")])
             keep("floor", w, c)
@@ -309,7 +325,7 @@ def main() -> None:
         print(f"  (CPU seconds from the call of master.run to the summary: start-up + stepping + recorder "
               f"close: {part('run_to_summary_cpu'):.3f} s)")
         savefig = med([sum(v["savefig"] for v in p["plots"].values()) for p in parts])
-        print(f"  (of the plots, savefig: {savefig:.3f} s)")
+        print(f"  (of the plots, savefig or the AUV plots' drawing and PNG writing: {savefig:.3f} s)")
         stepping = part("stepping")
         print(f"stepping: {sim / stepping:.0f}x real time, {stepping / steps * 1e6:.1f} us a step")
         print()
@@ -331,6 +347,11 @@ def main() -> None:
                       f"CPU {med(cpus[key]) / med(cpus['before ' + key]):.2f}")
             print(f"  what the plots add (plots - no-plots, wall): now {med(walls['plots']) - med(walls['no-plots']):.2f} s, "
                   f"before {med(walls['before plots']) - med(walls['before no-plots']):.2f} s")
+        print("  master.run's time outside start-up and stepping (summary.json: wall_time_s - startup_time_s - "
+              "stepping_time_s; before the start-up: scenario, plan, the plot process's fork; after the last step: "
+              "the recorder's close, the summary, the plots):")
+        for key in [k for k in ("plots", "no-plots", "before plots", "before no-plots") if k in afters]:
+            print(f"    {key:16s} {med(afters[key]):6.3f} s")
         print(f"  command / floor command (wall): {med(walls['no-plots']) / floor_wall:.2f} (no plots), "
               f"{med(walls['plots']) / floor_wall:.2f} (plots); floor command {floor_step_us:.1f} us a step "
               "beyond the interpreter's own start")

@@ -30,7 +30,7 @@ _WHERE = {
     **dict.fromkeys(("RunData", "param", "rounded", "stats"), ".summary"),
     "find_step": ".signals",
     # a child process a plot function forks to share the drawing: dies with its parent
-    **dict.fromkeys(("die_with_parent", "fork_drawer"), ".plot_process"),
+    **dict.fromkeys(("die_with_parent", "fork_drawer", "widen_pipe"), ".plot_process"),
     # messages, files
     **dict.fromkeys(("display_path", "format_loc", "pydantic_problems"), ".scenario"),
     **dict.fromkeys(("file_sha256", "cleanup_temporary"), ".fmu_cache"),

@@ -119,13 +119,17 @@ def test_a_drawer_forked_in_the_plot_process_holds_none_of_its_pipes_to_the_mast
     assert proc.stdout.strip() == "True", "the forked drawer kept the plot process's pipe to the master open"
 
 
-def test_the_plot_process_gets_ready_at_a_lower_priority_and_draws_at_its_own():
+@pytest.mark.parametrize("by", ["plot_process", "master"])
+def test_the_plot_process_gets_ready_at_a_lower_priority_and_draws_at_its_own(by):
     """While the run steps, the plot process (and the helper it forks then) runs PREPARE_NICE
-    lower than the master; when the rows come, both are back at the master's priority (raising
-    it again needs CAP_SYS_NICE or RLIMIT_NICE: without, the test says so and fails)."""
-    script = ("import json, os, time, master.plot_process as pp\n"
+    lower than the master; when the rows come, both are back at the master's priority, raised
+    by the master as it hands them over or by the plot process as it gets them (raising it
+    again needs CAP_SYS_NICE or RLIMIT_NICE: without, the test says so and fails)."""
+    script = ("import json, os, sys, time, master.plot_process as pp\n"
               "start = os.getpriority(os.PRIO_PROCESS, 0)\n"
+              "by_master = sys.argv[1] == 'master'\n"
               "r, w = os.pipe()\n"
+              "go_r, go_w = os.pipe()\n"
               "pid = os.fork()\n"
               "if pid == 0:  # as the plot process: a group of its own, lowered, a helper forked\n"
               "    os.setpgid(0, 0)\n"
@@ -136,7 +140,11 @@ def test_the_plot_process_gets_ready_at_a_lower_priority_and_draws_at_its_own():
               "        time.sleep(30)\n"
               "        os._exit(0)\n"
               "    helper_lowered = os.getpriority(os.PRIO_PROCESS, helper)\n"
-              "    pp._restore_priority(before)\n"
+              "    if by_master:  # the master raises the group's priority when it hands the rows over\n"
+              "        os.write(w, b'lowered ')\n"
+              "        os.read(go_r, 1)\n"
+              "    else:\n"
+              "        pp._restore_priority(before)\n"
               "    report = [before, lowered, helper_lowered, os.getpriority(os.PRIO_PROCESS, 0),\n"
               "              os.getpriority(os.PRIO_PROCESS, helper)]\n"
               "    os.kill(helper, 9)\n"
@@ -144,10 +152,14 @@ def test_the_plot_process_gets_ready_at_a_lower_priority_and_draws_at_its_own():
               "    os.write(w, json.dumps(report).encode())\n"
               "    os._exit(0)\n"
               "os.close(w)\n"
+              "if by_master:\n"
+              "    assert os.read(r, 8) == b'lowered '\n"
+              "    pp._restore_priority(start, pid)\n"
+              "    os.write(go_w, b'g')\n"
               "report = json.loads(os.read(r, 1000))\n"
               "os.waitpid(pid, 0)\n"
               "print(json.dumps([start, pp.PREPARE_NICE] + report), flush=True)\n")
-    proc = subprocess.run([sys.executable, "-c", script], cwd=REPO, env=_env(), capture_output=True, text=True,
+    proc = subprocess.run([sys.executable, "-c", script, by], cwd=REPO, env=_env(), capture_output=True, text=True,
                           timeout=120)
     assert proc.returncode == 0, proc.stderr
     start, nice, before, lowered, helper_lowered, restored, helper_restored = json.loads(proc.stdout)
@@ -156,3 +168,22 @@ def test_the_plot_process_gets_ready_at_a_lower_priority_and_draws_at_its_own():
         pytest.fail("this user may not raise a priority again (no CAP_SYS_NICE, RLIMIT_NICE too low): the plot "
                     "process draws at the lower one here; the rest of this test needs the privilege")
     assert restored == helper_restored == start
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="F_SETPIPE_SZ is Linux's")
+def test_a_pipe_to_a_drawing_process_holds_a_mebibyte():
+    """The run's rows cross to the plot process (and on to its helper) in a few writes, not a
+    hundred of 64 KiB each waiting for the reader (master/plot_process.py ``widen_pipe``)."""
+    import fcntl
+
+    from master.plot_process import PIPE_SIZE, widen_pipe
+
+    read_fd, write_fd = os.pipe()
+    try:
+        widen_pipe(write_fd)
+        assert fcntl.fcntl(write_fd, getattr(fcntl, "F_GETPIPE_SZ", 1032)) == PIPE_SIZE == 1 << 20
+        os.set_blocking(write_fd, False)
+        assert os.write(write_fd, bytes(PIPE_SIZE)) == PIPE_SIZE  # whole, with nobody reading
+    finally:
+        os.close(read_fd)
+        os.close(write_fd)
