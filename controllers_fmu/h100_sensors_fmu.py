@@ -78,6 +78,11 @@ OUTPUTS = [
 
 TABLE = PARAMETERS + INPUTS + OUTPUTS
 
+#: the Real outputs (the list self.real_outputs) in the order _publish writes them
+_REAL_OUTPUTS = [f"{name}[{i + 1}]" for name in ("MeasuredEuler", "MeasuredOmega", "MeasuredSpecificForce",
+                                                 "MeasuredVelocity") for i in range(3)] + [
+    "MeasuredAltitude", "MeasuredDepth", "UsblPosition[1]", "UsblPosition[2]", "UsblPosition[3]", "UsblFixTime"]
+
 #: the inputs the slave reads each step, as tuples of the values (one itemgetter call each)
 _POS, _EULER, _OMEGA, _FORCE, _LOCAL_VEL = (itemgetter(*[f"{name}[{i + 1}]" for i in range(3)]) for name in
                                            ("Pos", "Euler", "Omega", "SpecificForce", "LocalVel"))
@@ -97,11 +102,8 @@ class H100Sensors(FmuSlave):
         super().__init__(**kwargs)
         self.values = {}
         at = register_with_real_outputs(self, TABLE)     # the Real outputs: self.real_outputs
-        self._euler_at, self._omega_at, self._force_at, self._velocity_at, self._usbl_at = (
-            slice(at[f"{name}[1]"], at[f"{name}[1]"] + 3) for name in
-            ("MeasuredEuler", "MeasuredOmega", "MeasuredSpecificForce", "MeasuredVelocity", "UsblPosition"))
-        self._altitude_at, self._depth_at, self._fix_time_at = (
-            at[name] for name in ("MeasuredAltitude", "MeasuredDepth", "UsblFixTime"))
+        if list(at) != _REAL_OUTPUTS:   # _publish writes them in this order
+            raise RuntimeError(f"H100Sensors: Real outputs {list(at)} are not in the order {_REAL_OUTPUTS}")
         self.instruments = None
 
     def _config(self) -> InstrumentConfig:
@@ -117,13 +119,9 @@ class H100Sensors(FmuSlave):
         return Truth(_POS(v), _EULER(v), _OMEGA(v), _FORCE(v), _LOCAL_VEL(v), v["Depth"], v["Altitude"])
 
     def _publish(self, r) -> None:
-        out = self.real_outputs
-        out[self._euler_at] = r.euler
-        out[self._omega_at] = r.omega
-        out[self._force_at] = r.specific_force
-        out[self._velocity_at] = r.velocity
-        out[self._usbl_at] = r.usbl
-        out[self._altitude_at], out[self._depth_at], out[self._fix_time_at] = r.altitude, r.depth, r.usbl_fix_time
+        # every Real output in one assignment, in the order of _REAL_OUTPUTS
+        self.real_outputs[:] = (*r.euler, *r.omega, *r.specific_force, *r.velocity, r.altitude, r.depth,
+                                *r.usbl, r.usbl_fix_time)
         v = self.values
         v["DvlValid"], v["UsblFixCount"] = bool(r.dvl_valid), int(r.usbl_fix_count)
 

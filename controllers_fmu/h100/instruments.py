@@ -162,6 +162,20 @@ def _clamp(x: float, lo: float, hi: float) -> float:
     return lo if x < lo else hi if x > hi else x
 
 
+#: the IMU's pitch range, (-pi/2, pi/2): computed once (the same number as 0.5 * math.pi)
+_HALF_PI = 0.5 * math.pi
+
+
+def _three_axes(lags, truth: Sequence[float], bias: Sequence[float], std: float, z: List[float], first: int,
+                dt: float) -> List[float]:
+    """One three-axis instrument's readings, ``lag(truth) + bias + std * z`` per axis, with the
+    normals ``z[first:first + 3]``. Written out axis by axis: this runs for three instruments
+    every sample, and a comprehension would add a function object and a call of its own."""
+    return [lags[0].update(float(truth[0]), dt) + bias[0] + std * z[first],
+            lags[1].update(float(truth[1]), dt) + bias[1] + std * z[first + 1],
+            lags[2].update(float(truth[2]), dt) + bias[2] + std * z[first + 2]]
+
+
 class H100Instruments:
     """IMU, DVL, depth sensor and USBL with one seeded noise generator."""
 
@@ -209,23 +223,21 @@ class H100Instruments:
         z = self.noise.take()
         self.time += dt
         # IMU
-        roll, pitch, heading = (float(a) for a in truth.euler)
-        r = wrap_pi(self.f_attitude[0].update(roll, dt) + c.RollBias + c.AttitudeNoiseStd * z[0])
-        p = self.f_attitude[1].update(pitch, dt) + c.PitchBias + c.AttitudeNoiseStd * z[1]
-        h = wrap_pi(self.f_attitude[2].update(heading, dt) + c.HeadingBias + c.HeadingNoiseStd * z[2])
-        o.euler = [r, _clamp(p, -0.5 * math.pi, 0.5 * math.pi), h]
-        o.omega = [self.f_omega[i].update(float(truth.omega[i]), dt) + c.GyroBias[i]
-                   + c.GyroNoiseStd * z[3 + i] for i in range(3)]
-        o.specific_force = [self.f_force[i].update(float(truth.specific_force[i]), dt) + c.AccelBias[i]
-                            + c.AccelNoiseStd * z[6 + i] for i in range(3)]
+        euler = truth.euler
+        roll_lag, pitch_lag, heading_lag = self.f_attitude
+        r = wrap_pi(roll_lag.update(float(euler[0]), dt) + c.RollBias + c.AttitudeNoiseStd * z[0])
+        p = pitch_lag.update(float(euler[1]), dt) + c.PitchBias + c.AttitudeNoiseStd * z[1]
+        h = wrap_pi(heading_lag.update(float(euler[2]), dt) + c.HeadingBias + c.HeadingNoiseStd * z[2])
+        o.euler = [r, _clamp(p, -_HALF_PI, _HALF_PI), h]
+        o.omega = _three_axes(self.f_omega, truth.omega, c.GyroBias, c.GyroNoiseStd, z, 3, dt)
+        o.specific_force = _three_axes(self.f_force, truth.specific_force, c.AccelBias, c.AccelNoiseStd, z, 6, dt)
         # DVL: bottom track
         altitude = float(truth.altitude)
         if math.isfinite(altitude) and 0.0 <= altitude <= c.DvlRange:
             if not o.dvl_valid:    # (re-)acquisition: no lag from a stale value
                 for f in (*self.f_velocity, self.f_altitude):
                     f.reset()
-            o.velocity = [self.f_velocity[i].update(float(truth.local_vel[i]), dt) + c.DvlBias[i]
-                          + c.DvlNoiseStd * z[9 + i] for i in range(3)]
+            o.velocity = _three_axes(self.f_velocity, truth.local_vel, c.DvlBias, c.DvlNoiseStd, z, 9, dt)
             o.altitude = max(self.f_altitude.update(altitude, dt) + c.AltitudeNoiseStd * z[12], 0.0)
             o.dvl_valid = True
         else:

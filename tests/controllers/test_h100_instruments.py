@@ -115,3 +115,30 @@ def test_non_finite_truth_is_refused_by_name():
     inst.initialize(_truth())
     with pytest.raises(ValueError, match=r"LocalVel\[2\]"):
         inst.sample(Truth(local_vel=(0.0, math.nan, 0.0)), 0.1)
+
+
+def test_the_slave_publishes_each_reading_under_its_own_name():
+    """H100Sensors writes all its Real outputs in one assignment (its _publish): each output
+    variable, read by name, holds the reading of that name, with noise on (every value differs)."""
+    from controllers_fmu.h100_sensors_fmu import H100Sensors
+
+    slave = H100Sensors(instance_name="sensors")
+    refs = {v.name: ref for ref, v in slave.vars.items()}
+    slave.enter_initialization_mode()
+    slave.exit_initialization_mode()
+    truth = _truth(0.3)
+    for name, values in (("Pos", truth.pos), ("Euler", truth.euler), ("Omega", truth.omega),
+                         ("SpecificForce", truth.specific_force), ("LocalVel", truth.local_vel)):
+        slave.set_real([refs[f"{name}[{i + 1}]"] for i in range(3)], list(values))
+    slave.set_real([refs["Depth"], refs["Altitude"]], [truth.depth, truth.altitude])
+    for k in range(20):     # past the first USBL fix with noise (a ping at 1 s, 0.5 s latency)
+        assert slave.do_step(0.1 * k, 0.1)
+    r = slave.instruments.out
+    expected = {"MeasuredAltitude": r.altitude, "MeasuredDepth": r.depth, "UsblFixTime": r.usbl_fix_time}
+    for name, values in (("MeasuredEuler", r.euler), ("MeasuredOmega", r.omega),
+                         ("MeasuredSpecificForce", r.specific_force), ("MeasuredVelocity", r.velocity),
+                         ("UsblPosition", r.usbl)):
+        expected.update({f"{name}[{i + 1}]": values[i] for i in range(3)})
+    assert len(set(expected.values())) == len(expected)
+    assert slave.get_real([refs[name] for name in expected]) == list(expected.values())
+    assert r.usbl_fix_count >= 2
