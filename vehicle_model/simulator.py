@@ -105,8 +105,12 @@ class VehicleSimulator:
             if packed is not None:
                 self._solver = ode(self._packed(packed, model.held_size, model.constants, self._integrated))
                 self._held = self._packed_held
+                # called every step with these arrays (the state is always a new float64
+                # array, see advance): through its compiled entry, as the derivative
+                self._hold_step = compiled_entry(model.hold_step, self._x, self._u, 0.0, self._held)
             else:
                 self._held = np.zeros(model.held_size)
+                self._hold_step = model.hold_step
                 self._solver = ode(_right_hand_side(self._step_derivative, self._integrated))
                 self._solver.set_f_params(self._held, model.constants)
         else:
@@ -170,7 +174,7 @@ class VehicleSimulator:
         if self._step_derivative is None:
             x = self._integrate(self._x, t0, t1)   # a new array each call: kept without a copy
         else:
-            self.model.hold_step(self._x, self._u, t0, self._held)
+            self._hold_step(self._x, self._u, float(t0), self._held)
             x = self.model.state_after_step(self._integrate(self._x[:self._integrated], t0, t1), self._held, t1)
         if not self._integrator.success or not _all_finite(x):
             code = self._solver.get_return_code()

@@ -129,3 +129,24 @@ def test_h100_runs_repeat_bit_for_bit_and_a_restored_state_continues_identically
     assert all(np.array_equal(a, b) for a, b in zip(once, again))
     restored = fly(once[19], 20)
     assert all(np.array_equal(a, b) for a, b in zip(once[20:], restored))
+
+
+@pytest.mark.parametrize("sea", [False, True])
+def test_the_specific_force_output_is_the_derivatives_acceleration_bit_for_bit(sea, rng):
+    """The SpecificForce output is v' + omega x v - R^T (0, 0, g) with v' from the full
+    `state_derivative`, bit for bit, on states with every wrench at work."""
+    from vehicle_model.h100.dynamics import attitude
+
+    model = _model(sea)
+    start = model.OUTPUTS.start("SpecificForce")
+    for k in range(20):
+        x = model.initial_state(Pos0=rng.normal(0.0, 3.0, 3) + (0.0, 0.0, 6.0), Quater0=rng.normal(size=4),
+                                LocalVel0=rng.normal(0.0, 0.5, 3), Omega0=rng.normal(0.0, 0.2, 3),
+                                PropellerSpeed0=rng.uniform(-1.0, 1.0, 8))
+        u = model.inputs(rng.uniform(-1.0, 1.0, 8), external_force=rng.normal(size=3),
+                         external_moment=rng.normal(size=3))
+        t = 0.37 * k
+        xdot = state_derivative(t, x, u, model.constants)
+        rotation = attitude(x[3:7])
+        expected = xdot[7:10] + np.cross(x[10:13], x[7:10]) - model.env.Gravity * rotation[2, :]
+        assert model.output_vector(x, u, t)[start:start + 3].tobytes() == expected.tobytes()
