@@ -50,6 +50,12 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+try:   # as `python -m master` does, before numpy loads (master/threads.py); children inherit it
+    from master.threads import single_threaded_blas
+    single_threaded_blas()
+except ImportError:   # a --before tree that predates it: the parent has set it already
+    pass
+
 import yaml  # noqa: E402
 
 CONTROLLERS = ("pid", "lqr", "smc")

@@ -55,6 +55,12 @@ if "--root" in sys.argv[:-1]:   # measure another checkout's code and FMUs (see 
     ROOT = Path(sys.argv[sys.argv.index("--root") + 1]).resolve()
 sys.path.insert(0, str(ROOT))
 
+try:   # as `python -m master` does, before numpy loads (master/threads.py); children inherit it
+    from master.threads import single_threaded_blas
+    single_threaded_blas()
+except ImportError:   # a --before tree that predates it: the parent has set it already
+    pass
+
 import yaml  # noqa: E402
 
 STEP = 0.1

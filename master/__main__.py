@@ -10,7 +10,11 @@ master skips the finalisation and keeps its exit status honest.
 import os
 import sys
 
-from .cli import main
+from .threads import single_threaded_blas
+
+single_threaded_blas()   # before anything imports numpy
+
+from .cli import main  # noqa: E402
 
 try:
     code = main()
