@@ -16,7 +16,9 @@ COUNT_THREADS = ("import os, sys; sys.path.insert(0, {root!r}); {call}"
 
 def _threads_after_numpy(call: str, **env) -> int:
     code = COUNT_THREADS.format(root=str(REPO), call=call)
-    environment = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"} | env
+    # OpenBLAS also reads GOTO_NUM_THREADS and OMP_NUM_THREADS (which Dask's tests may have set)
+    ignored = ("OPENBLAS_NUM_THREADS", "GOTO_NUM_THREADS", "OMP_NUM_THREADS")
+    environment = {k: v for k, v in os.environ.items() if k not in ignored} | env
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=environment, check=True)
     return int(out.stdout.strip())
 
