@@ -25,7 +25,7 @@ from typing import Callable
 
 import numpy as np
 
-from master import RunData, fork_drawer, param, widen_pipe
+from master import RunData, fork_drawer, param, read_all, widen_pipe, write_all
 
 from .auv import TURNING_CIRCLE, controls_of, driven_vehicle, vehicles_of, waypoints_of
 
@@ -178,21 +178,6 @@ def _abandon(child: int) -> None:
         pass
 
 
-def _read_all(fd: int) -> bytes:
-    chunks = []
-    while True:
-        chunk = os.read(fd, 1 << 20)
-        if not chunk:
-            return b"".join(chunks)
-        chunks.append(chunk)
-
-
-def _write_all(fd: int, data: bytes) -> None:
-    view = memoryview(data)
-    while view:
-        view = view[os.write(fd, view):]
-
-
 class _Prepared:
     """The figures of one run built ahead (``prepare``): those this process fills, and the
     helper process that builds and fills ``_CHILD_SHARE`` (none: this process fills them too)."""
@@ -268,7 +253,7 @@ class _Prepared:
 def _hand_over(fd: int, payload: bytes) -> None:
     """``payload`` written to the helper's pipe ``fd``, which is then closed."""
     try:
-        _write_all(fd, payload)
+        write_all(fd, payload)
     except OSError:
         pass  # the helper is gone: its exit status says so, and its share is drawn here
     finally:
@@ -279,7 +264,7 @@ def _help(run: RunData, fd: int) -> int:
     """The helper process: ``_CHILD_SHARE`` built, then filled with the (already decimated)
     rows the plot process writes to ``fd``; none (the pipe closed empty): nothing to draw."""
     _, figures = _build(run, _share)
-    payload = _read_all(fd)
+    payload = read_all(fd)
     os.close(fd)
     if not payload:
         return 0

@@ -29,8 +29,9 @@ _WHERE = {
     # what registered figures, analyses and plots (master.registry) get and use
     **dict.fromkeys(("RunData", "param", "rounded", "stats"), ".summary"),
     "find_step": ".signals",
-    # a child process a plot function forks to share the drawing: dies with its parent
-    **dict.fromkeys(("die_with_parent", "fork_drawer", "widen_pipe"), ".plot_process"),
+    # a child process a plot function forks to share the drawing: dies with its parent; the
+    # pipes between them
+    **dict.fromkeys(("die_with_parent", "fork_drawer", "widen_pipe", "read_all", "write_all"), ".plot_process"),
     # messages, files
     **dict.fromkeys(("display_path", "format_loc", "pydantic_problems"), ".scenario"),
     **dict.fromkeys(("file_sha256", "cleanup_temporary"), ".fmu_cache"),

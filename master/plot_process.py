@@ -49,7 +49,8 @@ def _may_fork() -> bool:
             and os.environ.get("AUV_MASTER_PLOTS", "").strip().lower() != "serial")
 
 
-def _read_all(fd: int) -> bytes:
+def read_all(fd: int) -> bytes:
+    """Everything a pipe holds until its writer closes it."""
     chunks = []
     while True:
         chunk = os.read(fd, 1 << 20)
@@ -120,7 +121,8 @@ def _exchange(to_fd: int, payload: bytes, from_fd: int, timeout: float) -> bytes
         chunks.append(chunk)
 
 
-def _write_all(fd: int, data: bytes) -> None:
+def write_all(fd: int, data: bytes) -> None:
+    """All of ``data`` into a (blocking) pipe."""
     view = memoryview(data)
     while view:
         view = view[os.write(fd, view):]
@@ -345,7 +347,7 @@ def _serve(plan: Plan, data_fd: int, result_fd: int) -> int:
                 pass  # the same error, if it matters, comes from the plots themselves
     select.select([data_fd], [], [])  # the rows coming (or the end: no plots after all)
     _restore_priority(priority)  # before reading them: the master waits from now on
-    payload = _read_all(data_fd)
+    payload = read_all(data_fd)
     os.close(data_fd)
     _master_pipes.discard(data_fd)
     if not payload:
@@ -355,7 +357,7 @@ def _serve(plan: Plan, data_fd: int, result_fd: int) -> int:
         answer = ("ok", make_plots(plan, data, colmap, out_dir))
     except Exception:
         answer = ("failed", None)  # the master draws them again and reports its own error
-    _write_all(result_fd, pickle.dumps(answer, protocol=pickle.HIGHEST_PROTOCOL))
+    write_all(result_fd, pickle.dumps(answer, protocol=pickle.HIGHEST_PROTOCOL))
     os.close(result_fd)
     _master_pipes.discard(result_fd)
     return 0
