@@ -49,6 +49,13 @@ HASHES = ROOT / "tests" / "integration" / "results_sha256.json"
 SHORT_RUNS = {name: ["--stop-time", "60"] for name in (
     "current", "depth_step", "disturbance", "free_drift", "survey", "turning_circle", "zigzag")}
 SHORT_RUNS["battery"] = ["--stop-time", "120", "--set", "vehicle.Battery0=2000"]
+#: ... and the H100's: a minute of station keeping with each controller (each has its own
+#: compiled kernels, controllers_fmu/h100/kernels.py), of the depth step and of the six-thruster
+#: layout. A name "SCENARIO:VARIANT" runs SCENARIO.
+SHORT_RUNS.update({f"h100_hold:{controller}": ["--stop-time", "60", "--set", f"control.Controller={controller}"]
+                   for controller in ("pid", "lqr", "smc")})
+SHORT_RUNS["h100_depth_step"] = ["--stop-time", "60"]
+SHORT_RUNS["h100_six_thrusters"] = ["--stop-time", "60"]
 
 
 def scenario_names() -> list:
@@ -82,7 +89,7 @@ def check(names: Sequence[str], reference: Optional[Path] = None,
         base = keep or Path(temporary)
         for name in names:
             started = time.perf_counter()
-            csv = run_scenario(name, base / name, SHORT_RUNS[name] if short else ())
+            csv = run_scenario(name.split(":")[0], base / name.replace(":", "-"), SHORT_RUNS[name] if short else ())
             digest = sha256_of(csv)
             if reference is not None:
                 same = filecmp.cmp(csv, reference / name / "results.csv", shallow=False)
@@ -112,7 +119,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     for name, result in outcome.items():
         verdict = ("recorded" if args.record else "OK" if result["same"]
                    else "DIFFERENT" if args.reference is not None or name in hashes else "NO HASH")
-        print(f"{name:16s} {verdict:9s} {result['seconds']:6.1f} s  {result['sha256']}")
+        print(f"{name:18s} {verdict:9s} {result['seconds']:6.1f} s  {result['sha256']}")
     if args.record:
         hashes.update({name: result["sha256"] for name, result in outcome.items()})
         recorded[kind] = dict(sorted(hashes.items()))
