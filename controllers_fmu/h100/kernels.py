@@ -256,12 +256,7 @@ def pid_inner(io, work, holding, mass, diagonal, feed_forward, loops, constants,
     with the feed-forward ``M nu_ref' + holding`` (``holding`` the motion wrench; zero without
     ``feed_forward``), into ``tau``."""
     for j in range(6):
-        ff = 0.0
-        if feed_forward:
-            if diagonal:
-                ff = mass[j, j] * work[6 + j] + holding[j]
-            else:
-                ff = mass_times_one(mass, diagonal, work[6:12], j) + holding[j]
+        ff = mass_times_one(mass, diagonal, work[6:12], j) + holding[j] if feed_forward else 0.0
         tau[j] = pid_update(loops[j], constants[j], work[j], io[EST_NU + j], dt, ff)
 
 
@@ -307,12 +302,7 @@ def lqr_wrench(state, work, feedback, holding, mass, diagonal, feed_forward, lim
     ``ff = M nu_ref' + holding`` (zero without ``feed_forward``); the integrals of
     ``state[12:16]`` kept when dt > 0 and nothing was clipped (anti-windup)."""
     for j in range(6):
-        ff = 0.0
-        if feed_forward:
-            if diagonal:
-                ff = mass[j, j] * work[16 + j] + holding[j]
-            else:
-                ff = mass_times_one(mass, diagonal, work[16:22], j) + holding[j]
+        ff = mass_times_one(mass, diagonal, work[16:22], j) + holding[j] if feed_forward else 0.0
         tau[j] = ff - feedback[j]
     clipped = clip_into(tau, limits)
     if dt > 0.0 and not clipped:
@@ -410,10 +400,7 @@ def smc_wrench(work, holding, mass, diagonal, damping_gain, switching, layer, li
     dt > 0 and nothing was clipped."""
     s = work[12:18]
     for j in range(6):
-        if diagonal:
-            model = mass[j, j] * work[6 + j] + holding[j]
-        else:
-            model = mass_times_one(mass, diagonal, work[6:12], j) + holding[j]
+        model = mass_times_one(mass, diagonal, work[6:12], j) + holding[j]
         damping = mass_times_one(mass, diagonal, s, j)
         ratio = s[j] / layer
         m = ratio if ratio < 1.0 else 1.0
