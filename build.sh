@@ -33,6 +33,12 @@ if ! "$PY" -c "import ecospy" >/dev/null 2>&1 && [ "$(id -u)" = 0 ] && command -
         >/dev/null 2>&1 || echo "build.sh: could not install libtbb12; the Ecos tests will skip"
 fi
 
+# The project's own bytecode, compiled ahead as pip compiles an installed package's: an editable
+# install gets none, and a Python that may not write bytecode (PYTHONDONTWRITEBYTECODE=1, as on
+# this project's CI machines) would otherwise compile master/, analyses/ ... from source at the
+# start of every run (about 0.1 s of CPU before the first step). Only changed sources are compiled.
+"$PY" -m compileall -q -j 0 vehicle_model controllers_fmu master fmu_support identification analyses >/dev/null
+
 if [ -f tools/build_fmus.py ]; then
     "$PY" tools/build_fmus.py
 fi
