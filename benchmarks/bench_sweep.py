@@ -5,6 +5,21 @@ worker counts alternated repeat after repeat, the median kept; and whether both 
 results.csv files, run by run.
 
     .venv/bin/python benchmarks/bench_sweep.py [--repeats 1] [--runs 12] [--stop-time 1200]
+                                               [--before DIR] [--timeline]
+
+``--before DIR`` adds the same two sweeps of another checkout of the project (e.g. ``git
+archive COMMIT | tar -x -C DIR`` with its ``fmus/`` built), run with this interpreter from DIR
+(``python -m master`` there imports DIR's master, and the Dask workers inherit its path),
+interleaved with this tree's: a before/after side by side under the same load. Its results.csv
+files must equal this tree's too.
+
+``--timeline`` prints, for the last repeat of each case, where the time went, from the files
+the sweep writes (their modification times, and each run's summary.json: its worker, its
+wall time in the worker, its FMU start-up): when the campaign folder was set up (the plan
+done), when each worker started its first run (the cluster up) and how long that run's FMU
+start-up took (the worker's imports), each run's start and end per worker, the tail (the
+time between the first worker's last run and the last one's: one worker idle), the final
+campaign.csv, the plots, and the command's end. Times are seconds from the command's start.
 
 On a machine shared with other work the other processes take cores from the workers and lower
 the speed-up: the load average is printed before and after.
@@ -13,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import json
 import os
 import statistics
 import subprocess
@@ -24,15 +40,17 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def sweep(out: Path, workers: int, runs: int, stop_time: float) -> float:
+def sweep(out: Path, workers: int, runs: int, stop_time: float, tree: Path = ROOT) -> tuple[float, float]:
+    """(wall seconds, the command's start as time.time()) of one sweep of ``tree``'s master."""
+    epoch = time.time()
     start = time.perf_counter()
     result = subprocess.run([sys.executable, "-m", "master", "sweep", "depth_step", "--seeds", str(runs),
                              "--stop-time", str(stop_time), "--workers", str(workers), "--out", str(out),
-                             "--no-progress"], cwd=str(ROOT), capture_output=True, text=True)
+                             "--no-progress"], cwd=str(tree), capture_output=True, text=True)
     wall = time.perf_counter() - start
     if result.returncode != 0:
-        sys.exit(f"bench_sweep: the sweep on {workers} worker(s) failed:\n{result.stdout}\n{result.stderr}")
-    return wall
+        sys.exit(f"bench_sweep: the sweep on {workers} worker(s) of {tree} failed:\n{result.stdout}\n{result.stderr}")
+    return wall, epoch
 
 
 def digests(out: Path) -> dict:
@@ -40,30 +58,85 @@ def digests(out: Path) -> dict:
             for p in sorted(out.rglob("results.csv"))}
 
 
+def timeline(out: Path, epoch: float, wall: float) -> list[str]:
+    """The sweep's timeline (see the module's doc), as lines to print."""
+    def at(path: Path) -> float:
+        return path.stat().st_mtime - epoch
+
+    runs = []
+    for path in sorted((out / "runs").glob("*/summary.json")):
+        s = json.loads(path.read_text())
+        camp = s.get("campaign", {})
+        end = at(path)
+        runs.append({"worker": str(camp.get("worker", "?")).rsplit(":", 1)[-1], "id": path.parent.name,
+                     "start": end - float(camp.get("run_wall_time_s") or 0.0), "end": end,
+                     "startup": s.get("startup_time_s"), "stepping": s.get("stepping_time_s")})
+    lines = [f"    {at(out / 'campaign.yaml'):6.2f}  campaign folder set up (the plan done)"]
+    workers = sorted({r["worker"] for r in runs}, key=lambda w: min(r["start"] for r in runs if r["worker"] == w))
+    for w in workers:
+        mine = sorted((r for r in runs if r["worker"] == w), key=lambda r: r["start"])
+        first = mine[0]
+        busy = sum(r["end"] - r["start"] for r in mine)
+        lines.append(f"    {first['start']:6.2f}  worker {w}: first run (its FMU start-up {first['startup'] or 0:.2f} s); "
+                     f"{len(mine)} runs, busy {busy:.2f} s, last ends {mine[-1]['end']:.2f}")
+        lines.append("            " + "  ".join(f"{r['start']:.2f}-{r['end']:.2f}" for r in mine))
+    if runs:
+        ends = sorted(max(r["end"] for r in runs if r["worker"] == w) for w in workers)
+        lines.append(f"    {ends[-1]:6.2f}  last run ends; tail (one worker idle) {ends[-1] - ends[0]:.2f} s; "
+                     f"stepping {statistics.median(r['stepping'] or 0 for r in runs):.2f} s a run (median), "
+                     f"FMU start-up of a warm worker {statistics.median(r['startup'] or 0 for r in runs[1:] or runs):.2f} s")
+    lines.append(f"    {at(out / 'campaign.csv'):6.2f}  campaign.csv written")
+    for png in sorted((out / "plots").glob("*.png")):
+        lines.append(f"    {at(png):6.2f}  {png.relative_to(out)}")
+    lines.append(f"    {wall:6.2f}  the command ends")
+    return lines
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--repeats", type=int, default=1)
     parser.add_argument("--runs", type=int, default=12)
     parser.add_argument("--stop-time", type=float, default=1200.0)
+    parser.add_argument("--before", help="another checkout of the project (with its fmus/) to sweep side by side")
+    parser.add_argument("--timeline", action="store_true", help="print where the time went in each case's last repeat")
     args = parser.parse_args(argv)
+    trees = {"now": ROOT}
+    if args.before:
+        trees["before"] = Path(args.before).resolve()
+        if not (trees["before"] / "master").is_dir():
+            sys.exit(f"bench_sweep: --before {args.before}: no master/ there")
     load = os.getloadavg()[0]
-    walls = {1: [], 2: []}
+    walls: dict[tuple[str, int], list[float]] = {(t, w): [] for t in trees for w in (1, 2)}
+    lines: dict[tuple[str, int], list[str]] = {}
     same = True
     with tempfile.TemporaryDirectory(prefix="bench-sweep-") as folder:
         for r in range(args.repeats):
             outs = {}
             for workers in (1, 2):
-                outs[workers] = Path(folder) / f"w{workers}-{r}"
-                walls[workers].append(sweep(outs[workers], workers, args.runs, args.stop_time))
-            a, b = digests(outs[1]), digests(outs[2])
-            same = same and len(a) == args.runs and a == b
-    one, two = statistics.median(walls[1]), statistics.median(walls[2])
+                for tree in trees:
+                    outs[tree, workers] = Path(folder) / f"{tree}-w{workers}-{r}"
+                    wall, epoch = sweep(outs[tree, workers], workers, args.runs, args.stop_time, trees[tree])
+                    walls[tree, workers].append(wall)
+                    if args.timeline:
+                        lines[tree, workers] = timeline(outs[tree, workers], epoch, wall)
+            first = digests(outs["now", 1])
+            same = same and len(first) == args.runs and all(digests(o) == first for o in outs.values())
     print(f"bench_sweep: python -m master sweep depth_step --seeds {args.runs} --stop-time {args.stop_time:g}, "
           f"median of {args.repeats}; {os.cpu_count()} CPUs, load average {load:.2f} before, "
           f"{os.getloadavg()[0]:.2f} after")
-    print(f"  1 worker : {one:6.1f} s ({one / args.runs:.2f} s a run)")
-    print(f"  2 workers: {two:6.1f} s ({two / args.runs:.2f} s a run)")
-    print(f"  speed-up {one / two:.2f} (target >= 1.6); results.csv identical run by run: {'yes' if same else 'NO'}")
+    for tree in trees:
+        one, two = statistics.median(walls[tree, 1]), statistics.median(walls[tree, 2])
+        name = "" if tree == "now" else f" before ({args.before})"
+        print(f"  1 worker{name} : {one:6.1f} s ({one / args.runs:.2f} s a run)")
+        print(f"  2 workers{name}: {two:6.1f} s ({two / args.runs:.2f} s a run)")
+        print(f"  speed-up{name} {one / two:.2f} (target >= 1.6)")
+    if args.before:
+        for w in (1, 2):
+            print(f"  {w} worker(s): now / before wall {statistics.median(walls['now', w]) / statistics.median(walls['before', w]):.2f}")
+    print(f"  results.csv identical run by run{' (now and before)' if args.before else ''}: {'yes' if same else 'NO'}")
+    for key, text in lines.items():
+        print(f"  timeline, {key[0]}, {key[1]} worker(s) (s from the command's start):")
+        print("\n".join(text))
     return 0
 
 

@@ -42,6 +42,25 @@ def _safe(name: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "_", name).strip("_")
 
 
+#: the margins of a figure of panels with numbers on both axes, in inches: the panels' tick labels
+#: (8 pt, at most about 8 characters with matplotlib's offset notation), titles (9 pt), the x
+#: label (8 pt) and the figure's title (10 pt). Fixed, not measured: ``tight_layout`` measures
+#: every tick label of every panel before the drawing measures them again, and a panel title at
+#: its automatic height measures the panel's top once more. The user waits for this drawing
+#: after the campaign's last run: the 12 panels of the 12-run depth_step sweep took 1.1-1.45 s
+#: of CPU with both, 0.55-0.8 s without (on the 2-core machine).
+LEFT_IN, RIGHT_IN, TOP_IN, BOTTOM_IN, SUPTITLE_IN = 0.75, 0.2, 0.8, 0.5, 0.15
+BETWEEN_COLUMNS_IN, BETWEEN_ROWS_IN = 0.75, 0.6
+
+
+def _fixed_margins(fig, nrow: int, ncol: int) -> None:
+    width, height = fig.get_size_inches()
+    panel_w = (width - LEFT_IN - RIGHT_IN - BETWEEN_COLUMNS_IN * (ncol - 1)) / ncol
+    panel_h = (height - TOP_IN - BOTTOM_IN - BETWEEN_ROWS_IN * (nrow - 1)) / nrow
+    fig.subplots_adjust(left=LEFT_IN / width, right=1 - RIGHT_IN / width, bottom=BOTTOM_IN / height,
+                        top=1 - TOP_IN / height, wspace=BETWEEN_COLUMNS_IN / panel_w, hspace=BETWEEN_ROWS_IN / panel_h)
+
+
 def make_plots(table, out_dir: Path, seed_variable: str | None = None, max_panels: int = 12) -> list[Path]:
     import matplotlib
 
@@ -106,7 +125,7 @@ def make_plots(table, out_dir: Path, seed_variable: str | None = None, max_panel
             title = fname if len(fname) <= 40 else "..." + fname[-37:]
             if failed:
                 title += f"  ({failed} failed)"
-            ax.set_title(title, fontsize=9)
+            ax.set_title(title, fontsize=9, y=1.0 if numeric_x else None)  # y given: not measured
             ax.grid(True, alpha=0.3)
             ax.tick_params(labelsize=8)
             if not numeric_x:
@@ -121,8 +140,13 @@ def make_plots(table, out_dir: Path, seed_variable: str | None = None, max_panel
         sub = f"{len(table.rows)} runs"
         if seeded:
             sub += f"; points: seeds ({seed_variable}), line: their mean"
-        fig.suptitle(f"summary figures against {xvar} ({sub})", fontsize=10)
-        fig.tight_layout(rect=(0, 0, 1, 0.96))
+        if numeric_x:
+            fig.suptitle(f"summary figures against {xvar} ({sub})", fontsize=10,
+                         y=1 - SUPTITLE_IN / fig.get_size_inches()[1])
+            _fixed_margins(fig, nrow, ncol)
+        else:  # category names of any length on the x axis: measured
+            fig.suptitle(f"summary figures against {xvar} ({sub})", fontsize=10)
+            fig.tight_layout(rect=(0, 0, 1, 0.96))
         path = out_dir / f"vs_{_safe(xvar)}.png"
         fig.savefig(path, dpi=90)
         plt.close(fig)
