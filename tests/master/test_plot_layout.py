@@ -1,0 +1,95 @@
+"""The AUV plots' layout shortcuts (analyses/auv_plots.py ``_ticks_once``, ``_tight_layout``):
+the ticks placed once per view and axes box, each ``legend(loc="best")`` searched for once and
+left out of tight_layout() when it fits inside its axes. The pixels are those of matplotlib's own
+``tight_layout()`` and drawing, for figures like the AUV's (shared time axes, long lines, an
+inverted axis, a fixed tick step) and for a legend too big for its axes (laid out as before)."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+matplotlib = pytest.importorskip("matplotlib")
+
+
+def _figure(plt, big_legend: bool = False):
+    """Three axes sharing their time axis, as the AUV's attitude figure; lines of 10,000 points."""
+    t = np.linspace(0.0, 2000.0, 10000)
+    rng = np.random.default_rng(3)
+    fig, axs = plt.subplots(3, 1, figsize=(10, 8), sharex=True, dpi=110)
+    axs[0].plot(t / 60.0, np.sin(t / 50.0) + 0.05 * rng.standard_normal(t.size), lw=1.1, label="roll")
+    axs[0].plot(t / 60.0, 0.5 * np.cos(t / 80.0), "--", lw=0.9, label="reference")
+    axs[1].plot(t / 60.0, 20.0 + 5.0 * np.sin(t / 300.0), lw=1.2, label="depth")
+    axs[1].axhline(0.0, color="steelblue", lw=0.8)
+    axs[1].invert_yaxis()
+    axs[2].plot(t / 60.0, np.mod(t, 360.0) - 180.0, lw=1.1, label="heading")
+    axs[2].yaxis.set_major_locator(matplotlib.ticker.MultipleLocator(90.0))
+    for ax in axs:
+        ax.grid(True, alpha=0.3)
+        labels = [f"a long legend entry {i} " * 4 for i in range(12)] if big_legend and ax is axs[1] else None
+        if labels:
+            for label in labels:
+                ax.plot(t[:2] / 60.0, [20.0, 20.0], label=label)
+        ax.legend(loc="best", fontsize=8)
+    axs[0].set_title("a title")
+    axs[-1].set_xlabel("time [min]")
+    return fig
+
+
+def _pixels(fig) -> np.ndarray:
+    fig.canvas.draw()
+    return np.asarray(fig.canvas.get_renderer().buffer_rgba()).copy()
+
+
+def _searches(monkeypatch) -> list:
+    from matplotlib.legend import Legend
+
+    calls = []
+    search = Legend._find_best_position
+
+    def counted(self, *args, **kwargs):
+        calls.append(self)
+        return search(self, *args, **kwargs)
+
+    monkeypatch.setattr(Legend, "_find_best_position", counted)
+    return calls
+
+
+@pytest.mark.parametrize("big_legend", [False, True])
+def test_the_shortcuts_draw_the_pixels_of_matplotlibs_own_layout(monkeypatch, big_legend):
+    from analyses.auv_plots import _mpl, _ticks_once, _tight_layout
+
+    plt = _mpl()
+    theirs = _figure(plt, big_legend)
+    theirs.tight_layout()
+    theirs.set_layout_engine(None)
+    expected = _pixels(theirs)
+    plt.close(theirs)
+
+    calls = _searches(monkeypatch)
+    ours = _figure(plt, big_legend)
+    _ticks_once(ours)
+    _tight_layout(ours)
+    ours.set_layout_engine(None)
+    assert ours.axes[1].get_legend().get_in_layout()  # put back after the layout
+    got = _pixels(ours)
+    legends = [ax.get_legend() for ax in ours.axes]
+    plt.close(ours)
+    assert got.shape == expected.shape and np.array_equal(got, expected)
+    # once a legend that fits (drawing's second search answered from memory); a legend too big
+    # for its axes is searched for by the layout too, before its axes move
+    assert [calls.count(legend) for legend in legends] == ([1, 2, 1] if big_legend else [1, 1, 1])
+
+
+def test_ticks_are_placed_again_when_the_view_changes():
+    from analyses.auv_plots import _mpl, _ticks_once
+
+    plt = _mpl()
+    fig, ax = plt.subplots(figsize=(4, 3), dpi=110)
+    ax.plot([0.0, 10.0], [0.0, 1.0])
+    _ticks_once(fig)
+    fig.canvas.draw()
+    before = [tick.get_loc() for tick in ax.xaxis._update_ticks()]
+    ax.set_xlim(0.0, 1000.0)
+    after = [tick.get_loc() for tick in ax.xaxis._update_ticks()]
+    plt.close(fig)
+    assert max(before) <= 10.0 and max(after) > 100.0
