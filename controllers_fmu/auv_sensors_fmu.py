@@ -19,9 +19,9 @@ from __future__ import annotations
 import copy
 
 from fmu_support import FmuError, FmuSlave
-from fmu_support.declare import Var, parameters_of, register_with_real_outputs
+from fmu_support.declare import Var, parameters_of, register_with_real_arrays
 
-from controllers_fmu.sensors import SensorConfig, SensorSuite, TruthInputs
+from controllers_fmu.sensors import SensorConfig, SensorSuite
 
 #: The parameters: the configuration's fields, declared beside them (controllers_fmu/sensors.py).
 PARAMETERS = parameters_of(SensorConfig)
@@ -64,9 +64,9 @@ class AuvSensors(FmuSlave):
     def __init__(self, **kwargs):
         super().__init__(**kwargs)
         self.values = {}
-        # the Real outputs in the list self.real_outputs, in the order of OUTPUTS: a host reads
-        # them as one slice
-        register_with_real_outputs(self, TABLE)
+        # the Real inputs and outputs in the arrays self.real_inputs and self.real_outputs, in the
+        # order of INPUTS and OUTPUTS: what the suite's compiled sample reads and writes
+        register_with_real_arrays(self, TABLE)
         self.suite = None
 
     # ---------------------------------------------------------------- mapping
@@ -78,21 +78,10 @@ class AuvSensors(FmuSlave):
             raise FmuError(f"parameter {error}") from None
         return config
 
-    def _truth(self) -> TruthInputs:
-        v = self.values
-        # positional (pos, euler, depth, speed, altitude, vel): a third cheaper than by keyword
-        return TruthInputs([v["Pos[1]"], v["Pos[2]"], v["Pos[3]"]], [v["Euler[1]"], v["Euler[2]"], v["Euler[3]"]],
-                           v["Depth"], v["Speed"], v["Altitude"], [v["Vel[1]"], v["Vel[2]"], v["Vel[3]"]])
-
-    def _publish(self, o) -> None:
-        self.real_outputs[:] = (o.depth, o.roll, o.pitch, o.heading, o.speed, o.altitude,  # as OUTPUTS
-                                o.nav_north, o.nav_east)
-        self.values["AltitudeValid"] = bool(o.altitude_valid)
-
     def _first_reading(self) -> SensorSuite:
         suite = SensorSuite(self._config())
         try:
-            self._publish(suite.initialize(self._truth()))
+            self.values["AltitudeValid"] = suite.initialize_into(self.real_inputs, self.real_outputs)
         except ValueError as error:
             raise FmuError(str(error)) from None
         return suite
@@ -109,8 +98,9 @@ class AuvSensors(FmuSlave):
     def fmu_do_step(self, current_time: float, step_size: float) -> None:
         if not step_size >= 0.0:
             raise FmuError(f"communication step size {step_size} must not be negative")
-        try:
-            self._publish(self.suite.sample(self._truth(), float(step_size)))
+        try:   # INPUTS and OUTPUTS are in the order of the suite's arrays (sensor_kernel)
+            self.values["AltitudeValid"] = self.suite.sample_into(self.real_inputs, self.real_outputs,
+                                                                  float(step_size))
         except ValueError as error:   # a NaN input: nothing has advanced yet
             raise FmuError(str(error)) from None
 

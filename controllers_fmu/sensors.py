@@ -32,11 +32,12 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, fields
-from typing import Dict, List, Sequence
+from typing import Dict, Sequence
 
-from .angles import wrap_pi
+import numpy as np
+
 from .declare import parameter
-from .filters import AngleLag, FirstOrderLag
+from .filters import lag_coefficient
 from .noise import NormalStream
 
 NOISE_CHANNELS = ("depth", "roll", "pitch", "heading", "speed", "altitude", "north", "east")
@@ -141,91 +142,114 @@ class SensorOutputs:
     nav_east: float = 0.0
 
 
-def _clamp(x: float, lo: float, hi: float) -> float:
-    return lo if x < lo else hi if x > hi else x
-
-
 class SensorSuite:
-    """All four instruments with one seeded noise generator."""
+    """All four instruments with one seeded noise generator. A sample's arithmetic is one
+    compiled call (controllers_fmu/sensor_kernel.py) over arrays kept here: `sample` takes and
+    returns the dataclasses above, `sample_into` the arrays (what the FMU's slave hands it)."""
 
     def __init__(self, config: SensorConfig | None = None):
+        # imported here: the kernel needs vehicle_model's switch between compiled and plain
+        # Python, and importing controllers_fmu must not need the vehicle library (the H100's
+        # instrument FMU carries controllers_fmu without it)
+        from . import sensor_kernel as kernel
+
         self.config = config if config is not None else SensorConfig()
         self.config.validate()
         c = self.config
         self.noise = NormalStream(int(c.Seed), len(NOISE_CHANNELS))
-        self.f_depth = FirstOrderLag(c.DepthLag)
-        self.f_roll = AngleLag(c.AhrsLag)
-        self.f_pitch = FirstOrderLag(c.AhrsLag)
-        self.f_heading = AngleLag(c.AhrsLag)
-        self.f_speed = FirstOrderLag(c.DvlLag)
-        self.f_alt = FirstOrderLag(c.DvlLag)
-        self.f_north = FirstOrderLag(c.NavLag)
-        self.f_east = FirstOrderLag(c.NavLag)
+        self._kernel = kernel
+        self.constants = np.zeros(kernel.CONSTANTS_SIZE)
+        rows = ((kernel.BIAS, (c.DepthBias, c.RollBias, c.PitchBias, c.HeadingBias, c.SpeedBias,
+                               c.AltitudeBias, c.NavBiasNorth, c.NavBiasEast)),
+                (kernel.STD, (c.DepthNoiseStd, c.AttitudeNoiseStd, c.AttitudeNoiseStd, c.HeadingNoiseStd,
+                              c.SpeedNoiseStd, c.AltitudeNoiseStd, c.NavNoiseStd, c.NavNoiseStd)),
+                (kernel.TAU, (c.DepthLag, c.AhrsLag, c.AhrsLag, c.AhrsLag, c.DvlLag, c.DvlLag,
+                              c.NavLag, c.NavLag)))
+        for start, values in rows:
+            self.constants[start:start + kernel.CHANNELS] = [float(v) for v in values]
+        self.constants[kernel.DEPTH_RANGE] = c.DepthRange
+        self.constants[kernel.ATTITUDE_RANGE] = c.AttitudeRange
+        self.constants[kernel.DVL_RANGE] = c.DvlRange
+        self._time_constants = [float(v) for v in rows[2][1]]
+        self._dt = None     # the step length whose lag coefficients `constants` holds
+        self.state = np.zeros(kernel.STATE_SIZE)
+        self._truth = np.zeros(kernel.TRUTH_SIZE)
+        self._readings = np.zeros(kernel.READINGS_SIZE)
         self.out = SensorOutputs()
         self.samples = 0
 
     # ------------------------------------------------------------------ sampling
     def initialize(self, truth: TruthInputs) -> SensorOutputs:
         """First reading: the lags start at the truth (steady state)."""
-        for f in self._filters():
-            f.reset()
+        self._reset_lags()
         return self.sample(truth, 0.0)
+
+    def initialize_into(self, truth: np.ndarray, readings: np.ndarray) -> bool:
+        """`initialize` over arrays, as `sample_into`."""
+        self._reset_lags()
+        return self.sample_into(truth, readings, 0.0)
+
+    def _reset_lags(self) -> None:
+        self.state[self._kernel.LAG_STARTED:self._kernel.LAG_STARTED + self._kernel.CHANNELS] = 0.0
 
     def sample(self, truth: TruthInputs, dt: float) -> SensorOutputs:
         """Read the instruments after a step of length dt (the lags advance by dt)."""
-        truth.check()
-        c = self.config
-        # Python floats: arithmetic on numpy scalars costs 4 times more (each lag's update takes
-        # its input as a float, too)
-        z_depth, z_roll, z_pitch, z_heading, z_speed, z_altitude, z_north, z_east = self.noise.take()
+        self._truth[:] = (*truth.pos, *truth.euler, truth.depth, truth.speed, truth.altitude, *truth.vel)
+        valid = self.sample_into(self._truth, self._readings, dt)
         o = self.out
-        # pressure depth
-        d = self.f_depth.update(truth.depth, dt) + c.DepthBias + c.DepthNoiseStd * z_depth
-        o.depth = _clamp(d, 0.0, c.DepthRange)
-        # AHRS
-        roll, pitch, heading = truth.euler
-        r = wrap_pi(self.f_roll.update(roll, dt) + c.RollBias + c.AttitudeNoiseStd * z_roll)
-        o.roll = _clamp(r, -c.AttitudeRange, c.AttitudeRange)
-        p = self.f_pitch.update(pitch, dt) + c.PitchBias + c.AttitudeNoiseStd * z_pitch
-        o.pitch = _clamp(p, -c.AttitudeRange, c.AttitudeRange)
-        o.heading = wrap_pi(self.f_heading.update(heading, dt) + c.HeadingBias
-                            + c.HeadingNoiseStd * z_heading)
-        # DVL: water-track speed, bottom-track altitude
-        o.speed = self.f_speed.update(truth.speed, dt) + c.SpeedBias + c.SpeedNoiseStd * z_speed
-        alt = float(truth.altitude)
-        if math.isfinite(alt) and 0.0 <= alt <= c.DvlRange:
-            if not o.altitude_valid:
-                self.f_alt.reset()            # re-acquisition: no lag from a stale value
-            a = self.f_alt.update(alt, dt) + c.AltitudeBias + c.AltitudeNoiseStd * z_altitude
-            o.altitude = max(a, 0.0)
-            o.altitude_valid = True
-        else:
-            o.altitude_valid = False          # hold o.altitude (last good value)
-        # navigation
-        north, east = truth.pos[0], truth.pos[1]
-        o.nav_north = self.f_north.update(north, dt) + c.NavBiasNorth + c.NavNoiseStd * z_north
-        o.nav_east = self.f_east.update(east, dt) + c.NavBiasEast + c.NavNoiseStd * z_east
-        self.samples += 1
+        (o.depth, o.roll, o.pitch, o.heading, o.speed, o.altitude, o.nav_north,
+         o.nav_east) = self._readings.tolist()
+        o.altitude_valid = valid
         return o
 
-    # ------------------------------------------------------------------ state
-    def _filters(self) -> List[FirstOrderLag]:
-        return [self.f_depth, self.f_roll, self.f_pitch, self.f_heading, self.f_speed,
-                self.f_alt, self.f_north, self.f_east]
+    def sample_into(self, truth: np.ndarray, readings: np.ndarray, dt: float) -> bool:
+        """`sample` over arrays: the truth in the FMU's input order (sensor_kernel.TRUTH_SIZE
+        float64 values), the Real readings written into `readings` (READINGS_SIZE float64, the
+        FMU's output order); returns the bottom lock (AltitudeValid). Raises ValueError naming
+        a bad input, nothing advanced."""
+        if dt != self._dt:    # the lags' coefficients, computed once per step length
+            self.constants[self._kernel.COEFFICIENT:self._kernel.COEFFICIENT + self._kernel.CHANNELS] = [
+                lag_coefficient(dt, tau) for tau in self._time_constants]
+            self._dt = dt
+        block, at = self.noise.block()
+        kernel = self._kernel
+        if kernel.sample_into(truth, block, at, self.constants, self.state, readings, False):
+            self._truth_of(truth).check()     # raises for a bad input
+            for name, index in (("Euler[1]", kernel.EULER), ("Euler[3]", kernel.EULER + 2)):
+                if math.isinf(truth[index]):   # an angle that cannot be wrapped
+                    raise ValueError(f"input {name} is not finite ({float(truth[index])!r})")
+            kernel.sample_into(truth, block, at, self.constants, self.state, readings, True)
+        self.noise.advance()
+        self.samples += 1
+        return self.state[kernel.BOTTOM_LOCK] != 0.0
 
+    @staticmethod
+    def _truth_of(values: np.ndarray) -> TruthInputs:
+        v = values.tolist()
+        return TruthInputs(v[0:3], v[3:6], v[6], v[7], v[8], v[9:12])
+
+    # ------------------------------------------------------------------ state
     def get_state(self) -> Dict:
-        """JSON-serialisable snapshot: generator state, filter states, held outputs."""
+        """JSON-serialisable snapshot: generator state, lag states, the DVL's held altitude and
+        bottom lock."""
+        k = self._kernel
+        lags = [y if started else None for y, started in
+                zip(self.state[k.LAG_OUTPUT:k.LAG_OUTPUT + k.CHANNELS].tolist(),
+                    self.state[k.LAG_STARTED:k.LAG_STARTED + k.CHANNELS].tolist())]
         return {
             "rng": self.noise.get_state(),
-            "filters": [f.get_state() for f in self._filters()],
-            "out": dict(vars(self.out)),
+            "filters": lags,
+            "held_altitude": float(self.state[k.HELD_ALTITUDE]),
+            "bottom_lock": bool(self.state[k.BOTTOM_LOCK]),
             "samples": self.samples,
         }
 
     def set_state(self, state: Dict) -> None:
+        k = self._kernel
         self.noise.set_state(state["rng"])
-        for f, s in zip(self._filters(), state["filters"]):
-            f.set_state(s)
-        for k, v in state["out"].items():
-            setattr(self.out, k, v)
+        for channel, y in enumerate(state["filters"]):
+            self.state[k.LAG_OUTPUT + channel] = 0.0 if y is None else float(y)
+            self.state[k.LAG_STARTED + channel] = 0.0 if y is None else 1.0
+        self.state[k.HELD_ALTITUDE] = float(state["held_altitude"])
+        self.state[k.BOTTOM_LOCK] = 1.0 if state["bottom_lock"] else 0.0
         self.samples = int(state["samples"])

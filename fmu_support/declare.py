@@ -19,7 +19,8 @@ vehicle's (vector) parameters from the same keys.
 Inputs and outputs configure no field: a slave lists them as `Var` rows (a vehicle gives them
 as `SignalTable`s, see `VehicleSlave`). `register` registers rows on a slave whose values live
 in one dict; `register_with_real_outputs` keeps the Real outputs in one list instead (one
-slice for a host reading them all).
+slice for a host reading them all); `register_with_real_arrays` keeps the Real inputs and
+outputs in two numpy arrays (for a slave whose step is compiled code).
 """
 from __future__ import annotations
 
@@ -141,6 +142,33 @@ def register_with_real_outputs(slave, table: Iterable[Var], attr: str = "real_ou
         if row.name in index:
             slave.add_real(row.name, causality="output", description=row.description, unit=row.unit,
                            variability=row.variability, depends_on=[], element=(attr, index[row.name]))
+        else:
+            register(slave, [row])
+    return index
+
+
+def register_with_real_arrays(slave, table: Iterable[Var], inputs: str = "real_inputs",
+                              outputs: str = "real_outputs") -> Dict[str, int]:
+    """Register the rows of `table` as `register_with_real_outputs` does, except that the Real
+    inputs and the Real outputs are the elements of two float64 numpy arrays, `slave.<inputs>`
+    and `slave.<outputs>` (made here from their start values, in the table's order): what
+    compiled code reads and writes in place, and what the project's native wrapper transfers
+    without running Python. Returns each Real input's and output's index in its array, by name."""
+    import numpy as np
+
+    table = list(table)
+    places: Dict[str, tuple] = {}
+    index: Dict[str, int] = {}
+    for causality, attr in (("input", inputs), ("output", outputs)):
+        rows = [row for row in table if row.causality == causality and row.type == "Real"]
+        setattr(slave, attr, np.array([float(row.start) for row in rows], dtype=float))
+        for i, row in enumerate(rows):
+            places[row.name], index[row.name] = (attr, i), i
+    for row in table:
+        if row.name in places:
+            slave.add_real(row.name, causality=row.causality, description=row.description, unit=row.unit,
+                           variability=row.variability, element=places[row.name],
+                           depends_on=[] if row.causality == "output" else None)
         else:
             register(slave, [row])
     return index

@@ -83,8 +83,13 @@ class FmuSpec:
 FMUS: Tuple[FmuSpec, ...] = (
     FmuSpec("Auv", "vehicle_model/auv_vehicle_fmu.py", ("vehicle_model", "fmu_support"),
             numba_cache=("vehicle_model",)),
-    FmuSpec("AuvSensors", "controllers_fmu/auv_sensors_fmu.py", ("controllers_fmu", "fmu_support")),
-    FmuSpec("AuvControl", "controllers_fmu/auv_control_fmu.py", ("controllers_fmu", "fmu_support")),
+    # the AUV's instruments and control: their compiled kernels (controllers_fmu/sensor_kernel.py)
+    # take numba from vehicle_model's switch; each ships the cache of both, as in the survey stack
+    # the first to load brings controllers_fmu for the other (controllers_fmu/warm_up.py)
+    FmuSpec("AuvSensors", "controllers_fmu/auv_sensors_fmu.py", ("controllers_fmu", "fmu_support", "vehicle_model"),
+            numba_cache=("controllers_fmu",), numba_warm_up=("controllers_fmu.warm_up:exercise_kernels",)),
+    FmuSpec("AuvControl", "controllers_fmu/auv_control_fmu.py", ("controllers_fmu", "fmu_support", "vehicle_model"),
+            numba_cache=("controllers_fmu",), numba_warm_up=("controllers_fmu.warm_up:exercise_kernels",)),
     # the H100's instruments carry controllers_fmu, which the H100 stack then shares with its
     # control FMU (this one loads first): the cache of the control kernels ships here too
     FmuSpec("H100Sensors", "controllers_fmu/h100_sensors_fmu.py", ("controllers_fmu", "fmu_support"),
