@@ -300,6 +300,76 @@ class CampaignPlan:
 # --------------------------------------------------------------------------------------------
 
 
+#: what a local worker process imports before its first run, loaded once by the process the
+#: workers are forked from (see ``start_worker_forkserver``): Dask's worker, the master's run and
+#: the libraries the project's FMUs load from the site packages (numba, lxml through fmpy's
+#: validation). Never the FMUs' own packages (vehicle_model, fmu_support, controllers_fmu,
+#: pythonfmu): each FMU imports its bundled copy, which a module already loaded would replace.
+#: Last, ``forkserver_exit``, which makes the forkserver's own exit immediate.
+WORKER_PRELOAD = ("distributed", "master.campaign.worker", "master.runner", "numba", "fmpy.validation",
+                  "master.campaign.forkserver_exit")
+
+#: the forkserver of this process: None (not started), "ready" (started for the local cluster
+#: about to start), "used". Workers forked from it inherit what this process had when it started
+#: (the environment, the module path, the working folder), and Dask changes those while it starts
+#: a cluster (the scheduler's scratch folder on the path, the workers' thread limits in the
+#: environment): so it serves the first local cluster of the process only (the whole of
+#: ``python -m master sweep``); later ones (a program calling ``sweep`` again) spawn their workers.
+_forkserver = {"state": None}
+
+
+def _spawn_asked() -> bool:
+    return os.environ.get("AUV_CAMPAIGN_WORKER_START", "").strip().lower() == "spawn"
+
+
+def start_worker_forkserver() -> bool:
+    """Start, in the background, the process the local cluster's workers will be forked from
+    (multiprocessing's forkserver), importing ``WORKER_PRELOAD`` while this process plans,
+    imports Dask and starts the scheduler. Spawned instead (Dask's default), each worker would
+    start a new interpreter, import Dask (0.5-0.7 s on the 2-core machine) before it registers
+    and the master, numba, ... (0.5 s) in its first run, after the cluster is up. True when the
+    forkserver is ready for the next local cluster (``_make_client`` then uses it); False where
+    there is none (no ``forkserver`` on this platform, ``AUV_CAMPAIGN_WORKER_START=spawn``, a
+    cluster already used it: see ``_forkserver``)."""
+    import multiprocessing
+
+    if _spawn_asked() or _forkserver["state"] is not None:
+        return _forkserver["state"] == "ready" and not _spawn_asked()
+    if "forkserver" not in multiprocessing.get_all_start_methods():
+        return False
+    from multiprocessing import forkserver
+
+    try:
+        forkserver.set_forkserver_preload(list(WORKER_PRELOAD))
+        with _sigint_ignored():  # inherited by the forkserver, and by the workers forked from it
+            forkserver.ensure_running()
+    except (OSError, ValueError, RuntimeError):
+        return False
+    _forkserver["state"] = "ready"
+    return True
+
+
+@contextlib.contextmanager
+def _sigint_ignored():
+    """SIGINT ignored while processes are started here (they inherit it): Ctrl-C on a terminal
+    goes to the whole process group, and only this process should handle it (cancel, write the
+    table, shut the cluster down) instead of every worker printing a traceback."""
+    import signal
+    import threading
+
+    old = None
+    if threading.current_thread() is threading.main_thread():
+        try:
+            old = signal.signal(signal.SIGINT, signal.SIG_IGN)
+        except (ValueError, OSError):
+            old = None
+    try:
+        yield
+    finally:
+        if old is not None:
+            signal.signal(signal.SIGINT, old)
+
+
 def _make_client(workers: int | None, scheduler: str | None, n_todo: int):
     """(client, cluster or None). A local cluster has one single-threaded worker PROCESS per
     worker: pythonfmu FMUs run in the worker's interpreter, and one process cannot step two
@@ -320,27 +390,17 @@ def _make_client(workers: int | None, scheduler: str | None, n_todo: int):
             raise CampaignError("--scheduler", scheduler, f"cannot connect to the Dask scheduler: {e}") from None
     k = workers or os.cpu_count() or 1
     k = max(1, min(k, n_todo))
-    # The worker processes are started with SIGINT ignored (inherited through exec): Ctrl-C on a
-    # terminal goes to the whole process group, and only this process should handle it (cancel,
-    # write the table, shut the cluster down) instead of every worker printing a traceback.
-    import signal
-    import threading
-
-    old = None
-    if threading.current_thread() is threading.main_thread():
-        try:
-            old = signal.signal(signal.SIGINT, signal.SIG_IGN)
-        except (ValueError, OSError):
-            old = None
-    try:
-        # a run that kills its worker (a crash inside an FMU) is not retried on the others
-        with dask.config.set({"distributed.scheduler.allowed-failures": 0}):
-            cluster = LocalCluster(n_workers=k, threads_per_worker=1, processes=True, dashboard_address=":0",
-                                   silence_logs=logging.ERROR)
-            client = Client(cluster)
-    finally:
-        if old is not None:
-            signal.signal(signal.SIGINT, old)
+    # The worker processes are started with SIGINT ignored (inherited through exec, or from the
+    # forkserver): see _sigint_ignored.
+    # A run that kills its worker (a crash inside an FMU) is not retried on the others.
+    config = {"distributed.scheduler.allowed-failures": 0}
+    if _forkserver["state"] == "ready" and not _spawn_asked():
+        config["distributed.worker.multiprocessing-method"] = "forkserver"
+        _forkserver["state"] = "used"
+    with _sigint_ignored(), dask.config.set(config):
+        cluster = LocalCluster(n_workers=k, threads_per_worker=1, processes=True, dashboard_address=":0",
+                               silence_logs=logging.ERROR)
+        client = Client(cluster)
     return client, cluster
 
 
@@ -463,6 +523,8 @@ def _execute_in(plan, out, client, own_client, cluster, workers, scheduler, retr
     def table() -> CampaignTable:
         return build_table(plan.runs, states, out)
 
+    if todo and own_client and not scheduler:
+        start_worker_forkserver()  # importing what the workers need while this process goes on
     table().to_csv(out / "campaign.csv")
     say(f"campaign {plan.name}: {len(plan.runs)} runs, {len(plan.runs) - len(todo)} already finished, "
         f"{len(todo)} to run -> {display_path(out)}")

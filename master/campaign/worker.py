@@ -84,6 +84,22 @@ def check_fmus(work: Path, fmu_texts: dict[str, str], fmu_hashes: dict[str, str]
 
 
 _exit_guard = {"installed": False}
+_cleanup = {"registered": False}
+
+
+def _remove_temporary_fmus_at_exit():
+    """A worker forked from the sweep's forkserver (master.campaign.sweep) ends through
+    multiprocessing's ``os._exit``, which runs no ``atexit`` handler (the master's removal of
+    the FMUs it extracted into temporary folders, when the extraction cache is off, is one) but
+    multiprocessing's own finalizers: the removal is registered there too."""
+    if _cleanup["registered"]:
+        return
+    _cleanup["registered"] = True
+    import multiprocessing.util
+
+    from master import cleanup_temporary
+
+    multiprocessing.util.Finalize(None, cleanup_temporary, exitpriority=0)
 
 
 def _install_exit_guard():
@@ -134,6 +150,7 @@ def execute_run(task: dict) -> dict:
         _counter["runs"] += 1
     if os.environ.get("AUV_CAMPAIGN_NO_EXIT_GUARD", "") in ("", "0"):
         _install_exit_guard()
+    _remove_temporary_fmus_at_exit()
     # A single run formats its CSV in a helper process on the other core; in a campaign the
     # cores are busy with runs already, and the helpers only contend with them (the same bytes
     # either way). Measured (benchmarks/bench_campaign.py): 2-worker speed-up 1.50 with the
