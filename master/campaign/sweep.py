@@ -350,24 +350,32 @@ def start_worker_forkserver() -> bool:
 
 
 @contextlib.contextmanager
-def _sigint_ignored():
-    """SIGINT ignored while processes are started here (they inherit it): Ctrl-C on a terminal
-    goes to the whole process group, and only this process should handle it (cancel, write the
-    table, shut the cluster down) instead of every worker printing a traceback."""
+def _signal_set(signum: int, handler):
+    """``handler`` for ``signum`` within the block, the previous one after it; nothing changes
+    outside the main thread (where Python cannot set a handler)."""
     import signal
     import threading
 
     old = None
     if threading.current_thread() is threading.main_thread():
         try:
-            old = signal.signal(signal.SIGINT, signal.SIG_IGN)
+            old = signal.signal(signum, handler)
         except (ValueError, OSError):
             old = None
     try:
         yield
     finally:
         if old is not None:
-            signal.signal(signal.SIGINT, old)
+            signal.signal(signum, old)
+
+
+def _sigint_ignored():
+    """SIGINT ignored while processes are started here (they inherit it): Ctrl-C on a terminal
+    goes to the whole process group, and only this process should handle it (cancel, write the
+    table, shut the cluster down) instead of every worker printing a traceback."""
+    import signal
+
+    return _signal_set(signal.SIGINT, signal.SIG_IGN)
 
 
 def _make_client(workers: int | None, scheduler: str | None, n_todo: int):
@@ -479,27 +487,15 @@ def _campaign_folder(plan: CampaignPlan):
         yield out
 
 
-@contextlib.contextmanager
 def _sigterm_interrupts():
     """SIGTERM stops the sweep as Ctrl-C does (runs cancelled, campaign.csv written with the runs
     not done as `interrupted`, the token and the lock removed) instead of killing it on the spot."""
     import signal
-    import threading
 
     def handler(signum, frame):
         raise KeyboardInterrupt
 
-    old = None
-    if threading.current_thread() is threading.main_thread():
-        try:
-            old = signal.signal(signal.SIGTERM, handler)
-        except (ValueError, OSError):
-            old = None
-    try:
-        yield
-    finally:
-        if old is not None:
-            signal.signal(signal.SIGTERM, old)
+    return _signal_set(signal.SIGTERM, handler)
 
 
 def _execute_in(plan, out, client, own_client, cluster, workers, scheduler, retry_failed, run_plots, progress,
