@@ -24,7 +24,7 @@ from typing import Callable
 
 import numpy as np
 
-from master import RunData, fork_drawer, param, read_all, widen_pipe, write_all
+from master import RunData, fork_drawer, param, read_all, rows_from_handle, rows_handle, widen_pipe, write_all
 
 from .auv import TURNING_CIRCLE, controls_of, driven_vehicle, vehicles_of, waypoints_of
 
@@ -207,16 +207,22 @@ class _Prepared:
 
     def finish(self, run: RunData, out_dir: Path) -> list[Path]:
         """The rows handed to the helper, this process's figures filled and written, the
-        helper waited for (its share drawn here if it failed)."""
-        d = _decimated(run)
+        helper waited for (its share drawn here if it failed). Rows in shared memory (the plot
+        process's, ``master.rows_handle``) are handed over as where they are: the helper maps
+        and thins them itself, at once; others, thinned, as a copy."""
         helper_ok = False
         try:
+            handle = rows_handle(run.data)
+            d = None if handle is not None else _decimated(run)
             if self.helper is not None:
                 # handed over by a thread while this process fills its own figures: the helper
                 # reads only once its figures are built (on a busy machine, maybe not yet)
                 to_helper, self.to_helper = self.to_helper, None
-                payload = pickle.dumps((d.data, out_dir), protocol=pickle.HIGHEST_PROTOCOL)
+                rows = handle if handle is not None else d.data
+                payload = pickle.dumps((rows, out_dir), protocol=pickle.HIGHEST_PROTOCOL)
                 threading.Thread(target=_hand_over, args=(to_helper, payload), daemon=True).start()
+            if d is None:
+                d = _decimated(run)
             _fill(self.figures, d, out_dir)
             if self.helper is not None:
                 helper, self.helper = self.helper, None
@@ -258,15 +264,20 @@ def _hand_over(fd: int, payload: bytes) -> None:
 
 
 def _help(run: RunData, fd: int) -> int:
-    """The helper process: ``_CHILD_SHARE`` built, then filled with the (already decimated)
-    rows the plot process writes to ``fd``; none (the pipe closed empty): nothing to draw."""
+    """The helper process: ``_CHILD_SHARE`` built, then filled with the rows the plot process
+    writes to ``fd`` (already thinned) or maps for it (``master.rows_from_handle``: thinned
+    here); none (the pipe closed empty): nothing to draw."""
     _, figures = _build(run, _share)
     payload = read_all(fd)
     os.close(fd)
     if not payload:
         return 0
-    data, out_dir = pickle.loads(payload)
-    _fill(figures, RunData(run.plan, data, run.colmap), out_dir)
+    rows, out_dir = pickle.loads(payload)
+    if isinstance(rows, np.ndarray):
+        d = RunData(run.plan, rows, run.colmap)
+    else:
+        d = _decimated(RunData(run.plan, rows_from_handle(rows), run.colmap))
+    _fill(figures, d, out_dir)
     return 0
 
 

@@ -30,8 +30,9 @@ _WHERE = {
     **dict.fromkeys(("RunData", "param", "rounded", "stats"), ".summary"),
     "find_step": ".signals",
     # a child process a plot function forks to share the drawing: dies with its parent; the
-    # pipes between them
-    **dict.fromkeys(("die_with_parent", "fork_drawer", "widen_pipe", "read_all", "write_all"), ".plot_process"),
+    # pipes between them; the run's rows in shared memory for it to map
+    **dict.fromkeys(("die_with_parent", "fork_drawer", "widen_pipe", "read_all", "write_all", "rows_handle",
+                     "rows_from_handle"), ".plot_process"),
     # messages, files
     **dict.fromkeys(("display_path", "format_loc", "pydantic_problems"), ".scenario"),
     **dict.fromkeys(("file_sha256", "cleanup_temporary"), ".fmu_cache"),

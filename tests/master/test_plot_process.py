@@ -38,6 +38,21 @@ elif mode == "run_raises":    # the run itself ends in an exception
     def raising(*args, **kwargs):
         raise RuntimeError("the run broke")
     runner.simulate = raising
+elif mode == "pipe":          # no shared memory on this platform: the rows go down the pipe
+    pp._shared_memory = lambda: None
+
+# every process that maps the run's rows from shared memory notes its pid
+mapped_log = out.rstrip("/") + ".mapped"
+real_rows_from_handle = pp.rows_from_handle
+
+
+def rows_from_handle(handle):
+    with open(mapped_log, "a") as f:
+        f.write(f"{os.getpid()}\n")
+    return real_rows_from_handle(handle)
+
+
+pp.rows_from_handle = rows_from_handle
 
 started = []
 real_start = pp.PlotProcess.start.__func__
@@ -65,6 +80,7 @@ try:
 except RuntimeError as e:
     report["raised"] = str(e)
 pid = report["pid"] = started[0] if started else None
+report["mapped"] = len(set(open(mapped_log).read().split())) if os.path.exists(mapped_log) else 0
 try:
     os.kill(pid, 0)
     report["gone"] = False
@@ -93,12 +109,19 @@ def alone(tmp_path_factory):
     return out
 
 
-def test_the_plot_process_draws_the_plots_the_master_draws_alone(tmp_path, alone):
-    report = run_with("normal", tmp_path)
+@pytest.mark.parametrize("mode", ["normal", "pipe"])
+def test_the_plot_process_draws_the_plots_the_master_draws_alone(tmp_path, alone, mode):
+    report = run_with(mode, tmp_path / "out")
     assert isinstance(report["pid"], int) and report["gone"], report
     assert report["files"] == PLOTS and report["plot_error"] is None, report
     for name in PLOTS:
-        assert (tmp_path / name).read_bytes() == (alone / name).read_bytes(), name
+        assert (tmp_path / "out" / name).read_bytes() == (alone / name).read_bytes(), name
+    # the rows in shared memory, mapped by the plot process and the helper it forked (Linux);
+    # down the pipe where there is none
+    if mode == "normal" and hasattr(os, "memfd_create"):
+        assert report["mapped"] == 2, report
+    if mode == "pipe":
+        assert report["mapped"] == 0, report
 
 
 def test_a_plot_process_that_dies_leaves_the_plots_to_the_master(tmp_path, alone):
@@ -246,3 +269,41 @@ def test_the_child_a_plot_function_forks_dies_with_its_parent(tmp_path):
         pytest.fail("no child drew: analyses.auv_plots did not fork (one CPU, or AUV_MASTER_PLOTS=serial?)")
     child = int(pid_file.read_text())
     assert _gone_within(child, 10.0), "the drawing child outlived the process that forked it"
+
+
+@pytest.mark.skipif(not hasattr(os, "memfd_create"), reason="no memfd_create on this platform: rows go down the pipe")
+def test_rows_in_shared_memory_are_the_rows_and_each_process_writes_its_own_copy():
+    import numpy as np
+
+    import master.plot_process as pp
+
+    data = np.random.default_rng(5).standard_normal((1001, 7))
+    data[3, 2] = np.nan
+    fd = pp._shared_memory()
+    try:
+        handle = pp._share_rows(fd, data[:, :])
+        assert handle.shape == (1001, 7) and handle.nbytes == data.nbytes
+        read, write = os.pipe()
+        pid = os.fork()
+        if pid == 0:  # a process forked afterwards maps them, and scribbles on its copy
+            code = 1
+            try:
+                rows = pp.rows_from_handle(handle)
+                same = rows.tobytes() == data.tobytes()
+                rows[:] = 0.0
+                os.write(write, b"1" if same else b"0")
+                code = 0
+            finally:
+                os._exit(code)
+        os.close(write)
+        answer = os.read(read, 1)
+        os.close(read)
+        assert os.waitpid(pid, 0)[1] == 0
+        assert answer == b"1"
+        mine = pp.rows_from_handle(handle)
+        assert mine.tobytes() == data.tobytes()  # the child's writes stayed in the child
+        pp._mapped = (mine, handle)
+        assert pp.rows_handle(mine) is handle and pp.rows_handle(mine.copy()) is None
+    finally:
+        pp._mapped = None
+        os.close(fd)
