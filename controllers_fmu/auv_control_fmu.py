@@ -21,9 +21,9 @@ from __future__ import annotations
 import copy
 
 from fmu_support import FmuError, FmuSlave
-from fmu_support.declare import Var, parameters_of, register_with_real_outputs
+from fmu_support.declare import Var, parameters_of, register_with_real_arrays
 
-from controllers_fmu.control import ControlConfig, ControlInputs, ControlStack
+from controllers_fmu.control import ControlConfig, ControlStack
 
 #: The parameters: the configuration's fields, declared beside them (controllers_fmu/control.py).
 PARAMETERS = parameters_of(ControlConfig)
@@ -72,9 +72,9 @@ class AuvControl(FmuSlave):
     def __init__(self, **kwargs):
         super().__init__(**kwargs)
         self.values = {}
-        # the Real outputs in the list self.real_outputs, in the order of OUTPUTS: a host reads
-        # them as one slice
-        register_with_real_outputs(self, TABLE)
+        # the Real inputs and outputs in the arrays self.real_inputs and self.real_outputs, in the
+        # order of INPUTS and OUTPUTS: what the stack's compiled step reads and writes
+        register_with_real_arrays(self, TABLE)
         self.stack = None
 
     def _config(self) -> ControlConfig:
@@ -92,25 +92,19 @@ class AuvControl(FmuSlave):
         except ValueError as error:   # e.g. a malformed Waypoints string
             raise FmuError(f"parameter {error}") from None
 
-    def _inputs(self) -> ControlInputs:
+    def _step(self, stack: ControlStack, step_size: float) -> None:
+        """The commands into self.real_outputs (INPUTS and OUTPUTS are in the order of the stack's
+        arrays, control_kernel), the waypoint and the end of the mission into their values."""
         v = self.values   # (AltitudeValid is a bool there: its setter converts)
-        # positional, in the order of ControlInputs' fields: a third cheaper than by keyword
-        return ControlInputs(v["MeasuredDepth"], v["MeasuredPitch"], v["MeasuredHeading"], v["MeasuredSpeed"],
-                             v["MeasuredAltitude"], v["AltitudeValid"], v["NavNorth"], v["NavEast"],
-                             v["SpeedCommand"], v["HeadingCommand"], v["DepthCommand"])
-
-    def _publish(self, o) -> None:
-        self.real_outputs[:] = (o.thrust_power, o.rudder_yaw, o.rudder_dive, o.speed_ref,  # as OUTPUTS
-                                o.heading_ref, o.depth_ref, o.pitch_ref, o.cross_track_error)
-        v = self.values
-        v["WaypointIndex"], v["MissionFinished"] = int(o.waypoint_index), bool(o.mission_finished)
+        try:
+            stack.step_into(self.real_inputs, bool(v["AltitudeValid"]), self.real_outputs, step_size)
+        except ValueError as error:   # a NaN input: rejected before any state advanced
+            raise FmuError(str(error)) from None
+        v["WaypointIndex"], v["MissionFinished"] = stack.waypoint_index, stack.mission_finished
 
     def _first_commands(self) -> ControlStack:
         stack = self._new_stack()
-        try:
-            self._publish(stack.initialize(self._inputs()))
-        except ValueError as error:
-            raise FmuError(str(error)) from None
+        self._step(stack, 0.0)
         return stack
 
     # ---------------------------------------------------------------- FMI hooks
@@ -124,10 +118,7 @@ class AuvControl(FmuSlave):
     def fmu_do_step(self, current_time: float, step_size: float) -> None:
         if not step_size >= 0.0:
             raise FmuError(f"communication step size {step_size} must not be negative")
-        try:
-            self._publish(self.stack.step(self._inputs(), float(step_size)))
-        except ValueError as error:   # a NaN input: rejected before any state advanced
-            raise FmuError(str(error)) from None
+        self._step(self.stack, float(step_size))
 
     def fmu_get_state(self):
         return {"stack": None if self.stack is None else copy.deepcopy(self.stack.get_state())}

@@ -39,8 +39,10 @@ import math
 from dataclasses import dataclass, fields
 from typing import Dict, Optional
 
-from .angles import angle_diff, wrap_pi
+import numpy as np
+
 from .declare import parameter
+from .filters import lag_coefficient
 from .guidance import WaypointManager, YoyoGuidance, parse_waypoints
 from .pid import PID
 
@@ -193,12 +195,24 @@ class ControlOutputs:
 
 
 class ControlStack:
+    """Guidance, dive guidance and the loops of the survey AUV. A step's arithmetic is one
+    compiled call (controllers_fmu/control_kernel.py) over arrays kept here; Python keeps the
+    waypoint bookkeeping between calls (the kernel asks for the next segment when a waypoint is
+    reached). `step` takes and returns the dataclasses above, `step_into` the arrays (what the
+    FMU's slave hands it)."""
+
     def __init__(self, config: Optional[ControlConfig] = None):
+        # imported here: the kernel needs vehicle_model's switch between compiled and plain
+        # Python, and importing controllers_fmu must not need the vehicle library (the H100's
+        # instrument FMU carries controllers_fmu without it)
+        from . import control_kernel as kernel
+
         self.config = c = config if config is not None else ControlConfig()
         c.validate()
         self.waypoints = parse_waypoints(c.Waypoints, allow_empty=c.GuidanceMode != "mission")
         self.mission = WaypointManager(self.waypoints, c.LookAhead, c.AcceptanceRadius,
                                        c.LosIntegralGain)
+        # the limits and gains are checked by these (their state lives in self.state)
         self.yoyo = (YoyoGuidance(c.YoyoMinDepth, c.YoyoMaxDepth, c.DiveAngle)
                      if c.DiveMode == "yoyo" else None)
         self.pid_speed = PID(c.SpeedKp, c.SpeedKi, c.SpeedKd, out_min=0.0,
@@ -214,11 +228,37 @@ class ControlStack:
         # output = dive demand (positive = nose down); PitchRef = -output
         self.pid_depth = PID(c.DepthKp, c.DepthKi, c.DepthKd, out_min=-c.DiveAngle,
                              out_max=c.DiveAngle, tf=c.DepthFilterTime, i_band=c.DepthIntegralBand)
+        self._kernel = kernel
+        self._mission_mode = c.GuidanceMode == "mission"
+        k = self.constants = np.zeros(kernel.CONSTANTS_SIZE)
+        for row, pid in zip(range(kernel.LOOPS), self._pids()):
+            at = row * kernel.LOOP_CONSTANTS_SIZE
+            k[at + kernel.LOOP_KP], k[at + kernel.LOOP_KI], k[at + kernel.LOOP_KD] = pid.kp, pid.ki, pid.kd
+            k[at + kernel.LOOP_OUT_MIN], k[at + kernel.LOOP_OUT_MAX] = pid.out_min, pid.out_max
+            k[at + kernel.LOOP_I_MIN], k[at + kernel.LOOP_I_MAX] = pid.i_min, pid.i_max
+            k[at + kernel.LOOP_I_BAND] = pid.i_band
+        k[kernel.GUIDANCE_MODE] = GUIDANCE_MODES.index(c.GuidanceMode)
+        k[kernel.DIVE_MODE] = DIVE_MODES.index(c.DiveMode)
+        for index, value in ((kernel.CRUISE_SPEED, c.CruiseSpeed), (kernel.DIVE_ANGLE, c.DiveAngle),
+                             (kernel.TARGET_ALTITUDE, c.TargetAltitude),
+                             (kernel.THRUST_FEED_FORWARD, c.ThrustFeedForward),
+                             (kernel.ZIGZAG_RUDDER, c.ZigZagRudder), (kernel.ZIGZAG_HEADING, c.ZigZagHeading),
+                             (kernel.YOYO_MIN_DEPTH, c.YoyoMinDepth), (kernel.YOYO_MAX_DEPTH, c.YoyoMaxDepth),
+                             (kernel.LOOK_AHEAD, c.LookAhead), (kernel.LOS_INTEGRAL_GAIN, c.LosIntegralGain),
+                             (kernel.ACCEPTANCE_RADIUS, c.AcceptanceRadius), (kernel.TWO, 2.0)):
+            k[index] = value
+        self._dt = None      # the step length whose lag coefficients `constants` holds
+        self.state = np.zeros(kernel.STATE_SIZE)
+        self.state[kernel.YOYO_DIRECTION] = -1.0
+        self.state[kernel.ZIGZAG_SIGN] = 1.0
+        self.segment = np.zeros(kernel.SEGMENT_SIZE)
+        self._inputs = np.zeros(kernel.INPUTS_SIZE)
+        self._outputs = np.zeros(kernel.OUTPUTS_SIZE)
         self.out = ControlOutputs()
-        self.zz_base: Optional[float] = None     # zig-zag initial heading
-        self.zz_sign = 1.0
-        self.zz_switches = 0
-        self.alt_depth_ref: Optional[float] = None
+
+    def _pids(self):
+        """The loops in the kernel's order (LOOP_SPEED, LOOP_HEADING, LOOP_PITCH, LOOP_DEPTH)."""
+        return self.pid_speed, self.pid_heading, self.pid_pitch, self.pid_depth
 
     # ------------------------------------------------------------------ law
     def initialize(self, inp: ControlInputs) -> ControlOutputs:
@@ -227,88 +267,141 @@ class ControlStack:
         return self.step(inp, 0.0)
 
     def step(self, inp: ControlInputs, dt: float) -> ControlOutputs:
-        inp.check()
-        c, o = self.config, self.out
-        finished = False
-        rudder_yaw_override = None
-        # ---- horizontal guidance
-        if c.GuidanceMode == "mission":
-            res = self.mission.update(inp.north, inp.east, inp.speed, dt)
-            finished = self.mission.finished
+        self._inputs[:] = (inp.depth, inp.pitch, inp.heading, inp.speed, inp.altitude, inp.north, inp.east,
+                           inp.speed_cmd, inp.heading_cmd, inp.depth_cmd)
+        self.step_into(self._inputs, bool(inp.altitude_valid), self._outputs, dt)
+        o = self.out
+        (o.thrust_power, o.rudder_yaw, o.rudder_dive, o.speed_ref, o.heading_ref, o.depth_ref, o.pitch_ref,
+         o.cross_track_error) = self._outputs.tolist()
+        if self._mission_mode:
             o.waypoint_index = self.mission.index
-            if res is not None:
-                o.heading_ref = res.heading_ref
-                o.cross_track_error = res.cross_track
-            speed_ref = 0.0 if finished else c.CruiseSpeed
-            depth_cmd = self.mission.active_depth
-        elif c.GuidanceMode == "hold":
-            speed_ref, depth_cmd = inp.speed_cmd, inp.depth_cmd
-            o.heading_ref = wrap_pi(inp.heading_cmd)
-            o.cross_track_error = 0.0
-        else:  # zigzag
-            speed_ref, depth_cmd = inp.speed_cmd, inp.depth_cmd
-            if self.zz_base is None:
-                self.zz_base = inp.heading
-            dev = angle_diff(inp.heading, self.zz_base)
-            if self.zz_sign > 0 and dev >= c.ZigZagHeading:
-                self.zz_sign = -1.0
-                self.zz_switches += 1
-            elif self.zz_sign < 0 and dev <= -c.ZigZagHeading:
-                self.zz_sign = 1.0
-                self.zz_switches += 1
-            o.heading_ref = self.zz_base
-            rudder_yaw_override = self.zz_sign * c.ZigZagRudder
-        o.mission_finished = finished
-        o.speed_ref = speed_ref
-
-        # ---- dive guidance -> pitch reference
-        if finished:
-            depth_ref, pitch_ref = 0.0, c.DiveAngle
-        elif c.DiveMode == "yoyo":
-            depth_ref, pitch_ref = self.yoyo.update(inp.depth)
-        else:
-            if c.DiveMode == "altitude":
-                if inp.altitude_valid:
-                    self.alt_depth_ref = max(0.0, inp.depth + inp.altitude - c.TargetAltitude)
-                depth_ref = self.alt_depth_ref if self.alt_depth_ref is not None else depth_cmd
-            else:
-                depth_ref = depth_cmd
-            pitch_ref = -self.pid_depth.update(depth_ref, inp.depth, dt)
-        o.depth_ref, o.pitch_ref = depth_ref, pitch_ref
-
-        # ---- loops
-        if finished:
-            o.thrust_power = 0.0
-            o.rudder_yaw = 0.0
-        else:
-            ff = c.ThrustFeedForward * speed_ref * abs(speed_ref)
-            o.thrust_power = self.pid_speed.update(speed_ref, inp.speed, dt, ff=ff)
-            if rudder_yaw_override is not None:
-                o.rudder_yaw = rudder_yaw_override
-            else:
-                o.rudder_yaw = self.pid_heading.update(o.heading_ref, inp.heading, dt)
-        o.rudder_dive = -self.pid_pitch.update(pitch_ref, inp.pitch, dt)
+        o.mission_finished = self.mission_finished
         return o
+
+    def step_into(self, inputs: np.ndarray, altitude_valid: bool, outputs: np.ndarray, dt: float) -> None:
+        """`step` over arrays: the Real inputs in the FMU's order (control_kernel.INPUTS_SIZE
+        float64 values) and the bottom lock (a bool), the Real commands written into `outputs`
+        (OUTPUTS_SIZE float64, the FMU's order); `waypoint_index` and `mission_finished` after
+        it. Raises ValueError naming a bad input, nothing advanced."""
+        kernel = self._kernel
+        if dt != self._dt:    # the loops' filter coefficients, computed once per step length
+            for row, pid in zip(range(kernel.LOOPS), self._pids()):
+                self.constants[row * kernel.LOOP_CONSTANTS_SIZE + kernel.LOOP_LAG] = lag_coefficient(dt, pid.tf)
+            self._dt = dt
+        checked = False
+        while True:
+            status = kernel.step_into(inputs, altitude_valid, outputs, self.segment, self.state, self.constants,
+                                      dt, checked)
+            if status == kernel.DONE:
+                return
+            checked = True    # every other answer comes after the inputs' test
+            if status == kernel.CHECK_INPUTS:
+                self._inputs_of(inputs, altitude_valid).check()    # raises for a bad input
+            elif status == kernel.NEED_SEGMENT:
+                self._next_segment(inputs)
+            else:    # NEED_DISTANCE: CPython's hypot, as WaypointManager's line of sight
+                self.segment[kernel.DISTANCE] = math.hypot(self.segment[kernel.END_NORTH] - inputs[kernel.NORTH],
+                                                           self.segment[kernel.END_EAST] - inputs[kernel.EAST])
+                self.segment[kernel.DISTANCE_KNOWN] = 1.0
+
+    @property
+    def waypoint_index(self) -> int:
+        return self.mission.index
+
+    @property
+    def mission_finished(self) -> bool:
+        return self._mission_mode and self.mission.finished
+
+    @property
+    def zz_switches(self) -> int:
+        return int(self.state[self._kernel.ZIGZAG_SWITCHES])
+
+    @staticmethod
+    def _inputs_of(values: np.ndarray, altitude_valid: bool) -> ControlInputs:
+        v = values.tolist()
+        return ControlInputs(v[0], v[1], v[2], v[3], v[4], altitude_valid, v[5], v[6], v[7], v[8], v[9])
+
+    def _next_segment(self, inputs: np.ndarray) -> None:
+        """WaypointManager.update's bookkeeping: the start point at the first update, else the
+        next waypoint (the cross-track integral restarts); then the segment for the kernel."""
+        m = self.mission
+        if m.start is None:
+            m.start = (float(inputs[self._kernel.NORTH]), float(inputs[self._kernel.EAST]))
+        else:
+            m.index += 1
+            self.state[self._kernel.CROSS_TRACK_INTEGRAL] = 0.0
+            if m.index >= len(m.waypoints):
+                m.finished = True
+                m.index = len(m.waypoints) - 1
+        self._prepare_segment()
+
+    def _prepare_segment(self) -> None:
+        """The active segment's geometry as LineOfSight computes it (CPython's hypot and atan2),
+        its waypoint's depth and whether the mission is over, into self.segment."""
+        k, m, seg = self._kernel, self.mission, self.segment
+        seg[k.DISTANCE_KNOWN] = 0.0
+        seg[k.FINISHED] = 1.0 if m.finished else 0.0
+        if m.waypoints:
+            seg[k.ACTIVE_DEPTH] = m.active_depth
+        if m.finished:
+            return
+        p0, p1 = m.segment()
+        dn, de = p1[0] - p0[0], p1[1] - p0[1]
+        length = math.hypot(dn, de)
+        seg[k.START_NORTH], seg[k.START_EAST], seg[k.END_NORTH], seg[k.END_EAST] = p0[0], p0[1], p1[0], p1[1]
+        seg[k.LENGTH] = length
+        seg[k.DEGENERATE] = 1.0 if length < 1e-9 else 0.0
+        if length >= 1e-9:
+            seg[k.ANGLE] = math.atan2(de, dn)
+            seg[k.COS], seg[k.SIN] = dn / length, de / length
+        seg[k.SEGMENT_READY] = 1.0
 
     # ------------------------------------------------------------------ state
     def get_state(self) -> Dict:
+        k, s = self._kernel, self.state
+        loops = {}
+        for row, name in enumerate(("pid_speed", "pid_heading", "pid_pitch", "pid_depth")):
+            at = row * k.LOOP_STATE_SIZE
+            loops[name] = {"integral": float(s[at + k.LOOP_INTEGRAL]),
+                           "prev_meas": float(s[at + k.LOOP_PREV_MEAS]) if s[at + k.LOOP_HAS_PREV] else None,
+                           "deriv": float(s[at + k.LOOP_DERIV]), "last_output": float(s[at + k.LOOP_LAST_OUTPUT]),
+                           "saturated": bool(s[at + k.LOOP_SATURATED])}
+        mission = self.mission.get_state()
+        mission["cross_track_integral"] = float(s[k.CROSS_TRACK_INTEGRAL])
+        direction = s[k.YOYO_DIRECTION]
         return {
-            "pid": {k: getattr(self, k).get_state()
-                    for k in ("pid_speed", "pid_heading", "pid_pitch", "pid_depth")},
-            "mission": self.mission.get_state(),
-            "yoyo": None if self.yoyo is None else self.yoyo.get_state(),
-            "zz": [self.zz_base, self.zz_sign, self.zz_switches],
-            "alt_depth_ref": self.alt_depth_ref,
-            "out": dict(vars(self.out)),
+            "pid": loops,
+            "mission": mission,
+            "yoyo": None if self.yoyo is None else {"descending": None if direction < 0 else bool(direction),
+                                                    "switches": int(s[k.YOYO_SWITCHES])},
+            "zz": [float(s[k.ZIGZAG_BASE]) if s[k.ZIGZAG_STARTED] else None, float(s[k.ZIGZAG_SIGN]),
+                   int(s[k.ZIGZAG_SWITCHES])],
+            "alt_depth_ref": float(s[k.ALTITUDE_DEPTH_REF]) if s[k.ALTITUDE_HAS_REF] else None,
+            "held": [float(s[k.HELD_HEADING_REF]), float(s[k.HELD_CROSS_TRACK])],
         }
 
-    def set_state(self, s: Dict) -> None:
-        for k, v in s["pid"].items():
-            getattr(self, k).set_state(v)
-        self.mission.set_state(s["mission"])
-        if self.yoyo is not None and s["yoyo"] is not None:
-            self.yoyo.set_state(s["yoyo"])
-        self.zz_base, self.zz_sign, self.zz_switches = s["zz"][0], float(s["zz"][1]), int(s["zz"][2])
-        self.alt_depth_ref = s["alt_depth_ref"]
-        for k, v in s["out"].items():
-            setattr(self.out, k, v)
+    def set_state(self, state: Dict) -> None:
+        k, s = self._kernel, self.state
+        for row, name in enumerate(("pid_speed", "pid_heading", "pid_pitch", "pid_depth")):
+            at, loop = row * k.LOOP_STATE_SIZE, state["pid"][name]
+            s[at + k.LOOP_INTEGRAL] = float(loop["integral"])
+            s[at + k.LOOP_HAS_PREV] = 0.0 if loop["prev_meas"] is None else 1.0
+            s[at + k.LOOP_PREV_MEAS] = 0.0 if loop["prev_meas"] is None else float(loop["prev_meas"])
+            s[at + k.LOOP_DERIV] = float(loop["deriv"])
+            s[at + k.LOOP_LAST_OUTPUT] = float(loop["last_output"])
+            s[at + k.LOOP_SATURATED] = 1.0 if loop["saturated"] else 0.0
+        self.mission.set_state(state["mission"])
+        s[k.CROSS_TRACK_INTEGRAL] = self.mission.cross_track_integral
+        self.segment[:] = 0.0
+        if self.mission.start is not None:
+            self._prepare_segment()
+        if self.yoyo is not None and state["yoyo"] is not None:
+            descending = state["yoyo"]["descending"]
+            s[k.YOYO_DIRECTION] = -1.0 if descending is None else float(bool(descending))
+            s[k.YOYO_SWITCHES] = int(state["yoyo"]["switches"])
+        base, sign, switches = state["zz"]
+        s[k.ZIGZAG_STARTED], s[k.ZIGZAG_BASE] = (0.0, 0.0) if base is None else (1.0, float(base))
+        s[k.ZIGZAG_SIGN], s[k.ZIGZAG_SWITCHES] = float(sign), int(switches)
+        alt = state["alt_depth_ref"]
+        s[k.ALTITUDE_HAS_REF], s[k.ALTITUDE_DEPTH_REF] = (0.0, 0.0) if alt is None else (1.0, float(alt))
+        s[k.HELD_HEADING_REF], s[k.HELD_CROSS_TRACK] = (float(v) for v in state["held"])

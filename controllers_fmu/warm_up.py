@@ -11,14 +11,20 @@ from __future__ import annotations
 
 from typing import Optional
 
+from .control import ControlConfig, ControlInputs, ControlStack
 from .sensors import SensorConfig, SensorSuite, TruthInputs
 
 
 def exercise_kernels(vehicle_file: Optional[str] = None) -> None:
-    """Initialise and sample the instruments (a bad input too: the kernel's second call).
-    `vehicle_file` is the builder's argument for vehicles built from a file: unused."""
+    """Initialise and sample the instruments (a bad input too: the kernel's second call), and
+    initialise and step the control stack in each guidance mode. `vehicle_file` is the
+    builder's argument for vehicles built from a file: unused."""
     suite = SensorSuite(SensorConfig())
     truth = TruthInputs(pos=(1.0, 2.0, 3.0), euler=(0.1, 0.2, 0.3), depth=3.0, speed=1.4, altitude=10.0)
     suite.initialize(truth)
     suite.sample(truth, 0.1)
     suite.sample(TruthInputs(pos=(float("inf"), 2.0, 3.0), depth=3.0, speed=1.4), 0.1)
+    for mode in ("mission", "hold", "zigzag"):
+        stack = ControlStack(ControlConfig(GuidanceMode=mode, Waypoints="10,0,5; 10,10,5"))
+        stack.initialize(ControlInputs(altitude_valid=True, altitude=10.0))
+        stack.step(ControlInputs(north=1.0, speed=1.4), 0.1)

@@ -124,7 +124,8 @@ def test_yoyo_mode_pitch_reference():
 def test_initialize_does_not_advance_integrators():
     s = hold(SpeedKi=10.0)
     s.initialize(ControlInputs(speed=1.0, speed_cmd=1.5, depth=5.0, depth_cmd=5.1))
-    assert s.pid_speed.integral == 0.0 and s.pid_depth.integral == 0.0
+    loops = s.get_state()["pid"]
+    assert loops["pid_speed"]["integral"] == 0.0 and loops["pid_depth"]["integral"] == 0.0
 
 
 def test_state_roundtrip_is_bit_for_bit():
