@@ -6,12 +6,21 @@ variables are varied too, each combination of their values is one line (up to 8 
 that the points are only scattered); the seeds of one combination are drawn as points and their
 mean as the line. Failed runs have no figures and are counted in the panel title. Text, lists
 and booleans on the x axis are spread as categories.
+
+``PlotProcess``: the same plots drawn by a process forked before the campaign's cluster starts,
+which imports matplotlib while the runs go, so that the user does not wait for that after the
+last run.
 """
 
 from __future__ import annotations
 
 import math
+import os
+import pickle
 import re
+import select
+import signal
+import time
 from pathlib import Path
 from typing import Any
 
@@ -152,3 +161,178 @@ def make_plots(table, out_dir: Path, seed_variable: str | None = None, max_panel
         plt.close(fig)
         written.append(path)
     return written
+
+
+# --------------------------------------------------------------------------------------------
+# the plots drawn by a process that got ready while the campaign ran
+# --------------------------------------------------------------------------------------------
+
+#: seconds the sweep waits for its plot process's answer (the table sent, the files back) before
+#: it kills it and draws the plots itself: a stuck plot process must not hold the sweep for ever
+PLOT_TIMEOUT_S = 300.0
+
+#: the plot process's priority (``nice``) while it gets ready: the lowest, so that it runs on
+#: what nothing else wants (a core the cluster leaves free, the end of the campaign when one
+#: worker waits for the other's last run), never instead of a run. At ``nice`` +5 it took CPU
+#: from the starting workers on the busy 2-core machine (their first run started later).
+PREPARE_NICE = 19
+
+
+def warm_up() -> None:
+    """What a process's first figure costs beyond its own drawing: importing matplotlib and
+    pyplot, the Agg canvas, the fonts, the PNG writer (a small figure drawn to memory)."""
+    import io
+
+    import matplotlib
+
+    matplotlib.use("Agg", force=False)
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(2.0, 1.5))
+    ax.plot([0.0, 1.0], [0.0, 1.0], "o-", ms=3, lw=1.2)
+    ax.scatter([0.5], [0.5], s=10, alpha=0.5)
+    ax.set_title("warm-up", fontsize=9, y=1.0)
+    ax.set_xlabel("x", fontsize=8)
+    ax.tick_params(labelsize=8)
+    ax.grid(True, alpha=0.3)
+    fig.suptitle("warm-up", fontsize=10)
+    fig.savefig(io.BytesIO(), format="png", dpi=90)
+    plt.close(fig)
+
+
+class PlotProcess:
+    """A child process that draws the campaign's plots (``make_plots``, so the same files).
+
+    Forked (``master.fork_drawer``: it dies with the sweep) before the cluster starts; it gets
+    ready (``warm_up``) at a lower priority, then waits for the table. ``start`` returns None
+    where ``fork_drawer`` declines (no ``fork``, one CPU, another thread alive in this process,
+    ``AUV_MASTER_PLOTS=serial``): the plots are then drawn in this process after the runs, as
+    they always were. If the plot process fails, dies or does not answer within
+    ``PLOT_TIMEOUT_S``, this process draws them itself (an error is then its own)."""
+
+    def __init__(self, pid: int, to_child: int, from_child: int):
+        self.pid: int | None = pid
+        self._to_child: int | None = to_child
+        self._from_child: int | None = from_child
+        self.drew = False  # whether the files ``draw`` returned are the plot process's
+
+    @classmethod
+    def start(cls) -> PlotProcess | None:
+        from master import fork_drawer, widen_pipe
+
+        data_r, data_w, result_r, result_w = os.pipe() + os.pipe()
+        widen_pipe(data_w)
+        try:
+            pid = fork_drawer()
+        except OSError:
+            pid = None
+        # the plot process keeps the table's reading end and the answer's writing end, the sweep
+        # the other two, and neither any where there is no plot process
+        keep = {None: (), 0: (data_r, result_w)}.get(pid, (data_w, result_r))
+        for fd in (data_r, data_w, result_r, result_w):
+            if fd not in keep:
+                os.close(fd)
+        if pid == 0:
+            code = 1
+            try:
+                code = _serve(data_r, result_w)
+            finally:
+                os._exit(code)
+        return None if pid is None else cls(pid, data_w, result_r)
+
+    def draw(self, table, out_dir: Path, seed_variable: str | None = None) -> list[Path]:
+        """The campaign's plots, as ``make_plots(table, out_dir, seed_variable)`` returns them."""
+        answer = None
+        try:
+            try:
+                os.setpriority(os.PRIO_PROCESS, self.pid, os.getpriority(os.PRIO_PROCESS, 0))
+            except (AttributeError, OSError):
+                # raising it back takes a privilege (CAP_SYS_NICE, RLIMIT_NICE): without it the
+                # plot process would draw at the lowest priority, slowly on a busy machine
+                self.close(kill=True)
+                return make_plots(table, out_dir, seed_variable)
+            payload = pickle.dumps((table, Path(out_dir), seed_variable), protocol=pickle.HIGHEST_PROTOCOL)
+            answer = self._exchange(payload, time.monotonic() + PLOT_TIMEOUT_S)
+        finally:
+            self.close(kill=answer is None)
+        if answer:
+            status, files = pickle.loads(answer)
+            if status == "ok":
+                self.drew = True
+                return files
+        return make_plots(table, out_dir, seed_variable)
+
+    def _exchange(self, payload: bytes, deadline: float) -> bytes | None:
+        """The payload written to the plot process, and its whole answer read; None if it is
+        gone or the deadline passes."""
+        to_child, self._to_child = self._to_child, None
+        view = memoryview(payload)
+        try:
+            os.set_blocking(to_child, False)
+            while view:
+                if not select.select([], [to_child], [], max(0.0, deadline - time.monotonic()))[1]:
+                    return None
+                try:
+                    view = view[os.write(to_child, view):]
+                except BlockingIOError:
+                    continue
+        except OSError:  # BrokenPipeError: the plot process is gone
+            return None
+        finally:
+            os.close(to_child)
+        chunks = []
+        while True:
+            if not select.select([self._from_child], [], [], max(0.0, deadline - time.monotonic()))[0]:
+                return None
+            chunk = os.read(self._from_child, 1 << 20)
+            if not chunk:
+                return b"".join(chunks) or None
+            chunks.append(chunk)
+
+    def close(self, kill: bool = True) -> None:
+        """The pipes closed and the plot process reaped (killed first unless it has answered)."""
+        for name in ("_to_child", "_from_child"):
+            fd = getattr(self, name)
+            if fd is not None:
+                setattr(self, name, None)
+                os.close(fd)
+        if self.pid is not None:
+            pid, self.pid = self.pid, None
+            if kill:
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except OSError:
+                    pass
+            try:
+                os.waitpid(pid, 0)
+            except ChildProcessError:
+                pass
+
+
+def _serve(data_fd: int, result_fd: int) -> int:
+    """The plot process: get ready at a lower priority, wait for the table, draw, answer."""
+    from master import read_all, write_all
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C at the terminal: the sweep decides
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)  # not the sweep's handler, inherited by the fork
+    try:
+        os.setpriority(os.PRIO_PROCESS, 0, PREPARE_NICE)  # raised back by the sweep with the table
+    except (AttributeError, OSError):
+        pass
+    try:
+        warm_up()
+    except Exception:
+        pass  # the same error, if it matters, comes from the plots themselves
+    select.select([data_fd], [], [])  # the table coming (or the end: no plots after all)
+    payload = read_all(data_fd)
+    os.close(data_fd)
+    if not payload:
+        return 0
+    table, out_dir, seed_variable = pickle.loads(payload)
+    try:
+        answer = ("ok", make_plots(table, out_dir, seed_variable))
+    except Exception:
+        answer = ("failed", None)  # drawn again by the sweep, which reports its own error
+    write_all(result_fd, pickle.dumps(answer, protocol=pickle.HIGHEST_PROTOCOL))
+    os.close(result_fd)
+    return 0

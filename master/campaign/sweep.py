@@ -444,9 +444,9 @@ def execute(plan: CampaignPlan, *, workers: int | None = None, scheduler: str | 
         # an unreachable scheduler is refused before anything is written
         client, _ = _make_client(workers, scheduler, len(plan.runs))
     try:
-        with _campaign_folder(plan) as out, _sigterm_interrupts():
+        with _campaign_folder(plan) as out, _sigterm_interrupts(), contextlib.ExitStack() as cleanup:
             return _execute_in(plan, out, client, own_client, cluster, workers, scheduler, retry_failed,
-                               run_plots, progress, plots, say, force_transfer)
+                               run_plots, progress, plots, say, force_transfer, cleanup)
     finally:
         if own_client and scheduler and client is not None:
             client.close()
@@ -499,7 +499,7 @@ def _sigterm_interrupts():
 
 
 def _execute_in(plan, out, client, own_client, cluster, workers, scheduler, retry_failed, run_plots, progress,
-                plots, say, force_transfer) -> CampaignTable:
+                plots, say, force_transfer, cleanup: contextlib.ExitStack) -> CampaignTable:
     atomic_write_text(out / "campaign.yaml", plan.campaign_yaml())
     token = secrets.token_hex(16)
     atomic_write_text(out / TOKEN_FILE, token + "\n")
@@ -519,8 +519,15 @@ def _execute_in(plan, out, client, own_client, cluster, workers, scheduler, retr
     def table() -> CampaignTable:
         return build_table(plan.runs, states, out)
 
+    plotter = None
     if todo and own_client and not scheduler:
         start_worker_forkserver()  # importing what the workers need while this process goes on
+        if plots:
+            from .plots import PlotProcess
+
+            plotter = PlotProcess.start()  # ready to draw when the runs end (None: drawn here then)
+            if plotter is not None:
+                cleanup.callback(plotter.close)
     table().to_csv(out / "campaign.csv")
     say(f"campaign {plan.name}: {len(plan.runs)} runs, {len(plan.runs) - len(todo)} already finished, "
         f"{len(todo)} to run -> {display_path(out)}")
@@ -595,7 +602,8 @@ def _execute_in(plan, out, client, own_client, cluster, workers, scheduler, retr
         try:
             from .plots import make_plots
 
-            t.plots = make_plots(t, out / "plots", plan.seed_variable)
+            t.plots = (plotter.draw(t, out / "plots", plan.seed_variable) if plotter is not None
+                       else make_plots(t, out / "plots", plan.seed_variable))
         except Exception as e:  # the table matters more than the pictures
             say(f"warning: campaign plots failed: {type(e).__name__}: {e}")
             t.plots = []
