@@ -23,6 +23,13 @@ load, instantiate, set parameters, initialise) in a fresh interpreter, with a co
 
     .venv/bin/python benchmarks/bench_stack.py [--hours 1] [--repeats 3] [--no-build]
     .venv/bin/python benchmarks/bench_stack.py --before DIR [--hours 0.3] [--repeats 3] ...
+    .venv/bin/python benchmarks/bench_stack.py --breakdown [--hours 0.3] [--repeats 3] [--no-build]
+
+`--breakdown` prints where a step of (a) and (b) goes instead: each FMI call (set inputs,
+doStep, get outputs of each instance) as the master's C loop times it around the FMU's function
+(master/_step_loop.c: time_calls), the slaves' own steps (`fmu_do_step`) and the vehicle's
+simulator step and DOPRI5 run as Python times them inside those calls, and what is left outside
+the calls (the loop itself, the recorder, Python between blocks of steps).
 
 `--before DIR` compares this checkout with another one (DIR: e.g. `git worktree add
 /tmp/before main`, with its FMUs built: `./build.sh` there, or tools/build_fmus.py and
@@ -347,6 +354,144 @@ def compare(args) -> None:
     os._exit(0)
 
 
+# ------------------------------------------------------------------------------ --breakdown
+KIND_NAMES = {0: "set", 1: "set", 2: "doStep", 3: "get", 4: "get"}   # master/native_loop.py: CALL_*
+
+
+def instance_order() -> list:
+    """The calling order of the survey stack's instances (scenarios/stacks/survey.yaml)."""
+    return list(yaml.safe_load((ROOT / "scenarios" / "stacks" / "survey.yaml").read_text())["order"])
+
+
+def timed_pieces():
+    """Python functions of the slaves timed inside the master's run (perf_counter_ns around each
+    call, added per name): each slave's own step (`fmu_do_step`, what FmuSlave.do_step guards)
+    and the vehicle's simulator step and its DOPRI5 run. Returns (install, remove, totals)."""
+    from fmu_support.slave import FmuSlave
+    from vehicle_model.simulator import VehicleSimulator
+
+    totals: dict = {}
+    originals = []
+
+    def wrap(owner, attribute, name):
+        original = vars(owner).get(attribute)
+        if original is None:   # (an older tree)
+            return
+        totals[name] = 0
+        clock = time.perf_counter_ns
+
+        def timed(*args):
+            started = clock()
+            try:
+                return original(*args)
+            finally:
+                totals[name] += clock() - started
+        originals.append((owner, attribute, original))
+        setattr(owner, attribute, timed)
+
+    def install():
+        for module in [m for name, m in list(sys.modules.items()) if name.endswith("_fmu")]:
+            for value in list(vars(module).values()):
+                if isinstance(value, type) and issubclass(value, FmuSlave) and value.__module__ == module.__name__:
+                    # the class that defines it (the vehicle's: VehicleSlave), under the slave's name
+                    owner = next(klass for klass in value.__mro__ if "fmu_do_step" in vars(klass))
+                    if not any(done is owner for done, _a, _o in originals):
+                        wrap(owner, "fmu_do_step", f"{value.__name__}.fmu_do_step")
+        wrap(VehicleSimulator, "step" if "step" in vars(VehicleSimulator) else "advance", "VehicleSimulator.step")
+        wrap(VehicleSimulator, "_integrate", "VehicleSimulator._integrate (DOPRI5)")
+
+    def remove():
+        for owner, attribute, original in reversed(originals):
+            setattr(owner, attribute, original)
+        originals.clear()
+    return install, remove, totals
+
+
+def breakdown(args) -> None:
+    """Where a step of the survey stack goes: the stack and its floor (the no-op twins) through
+    the master, the C loop timing each FMI call (master/_step_loop.c: time_calls) and Python
+    timing the slaves' own steps; best of the repeats, microseconds per step."""
+    import numpy as np
+
+    from master import native_loop
+
+    build(args.no_build)
+    if native_loop.available()[0] is None:
+        sys.exit(f"bench_stack --breakdown: the master's C loop is not in use: {native_loop.available()[1]}")
+    folder = Path(tempfile.mkdtemp(prefix="bench-stack-"))
+    try:
+        fmus = snapshot(folder)
+        cases = {"stack": survey_mapping(args.hours, fmus, noop=False),
+                 "floor": survey_mapping(args.hours, fmus, noop=True)}
+        for label, mapping in cases.items():   # imports, numba caches, first steps
+            run_master(dict(mapping, stop_time=10.0), folder / f"warm-{label}")
+        install, remove, totals = timed_pieces()
+        ns, kinds = np.zeros(64, dtype=np.int64), np.full(64, -1, dtype=np.int64)
+        best: dict = {}
+        for _ in range(args.repeats):
+            for label, mapping in cases.items():
+                ns[:], kinds[:] = 0, -1
+                for name in totals:
+                    totals[name] = 0
+                install()
+                native_loop.time_calls(ns, kinds)
+                try:
+                    result = run_master(mapping, folder / label)
+                finally:
+                    native_loop.time_calls(None, None)
+                    remove()
+                steps = result["steps"]
+                figures = {"wall": result["wall"] / steps * 1e6}
+                order, instance, previous = instance_order(), -1, None
+                for i in range(len(ns)):
+                    kind = int(kinds[i])
+                    if kind < 0:
+                        break
+                    part = KIND_NAMES[kind]
+                    if instance < 0 or (part in ("set", "doStep") and previous in ("doStep", "get")):
+                        instance += 1
+                    key = f"{order[instance]} {part}"
+                    figures[key] = figures.get(key, 0.0) + ns[i] / steps / 1e3
+                    previous = part
+                figures.update({name: total / steps / 1e3 for name, total in totals.items() if total})
+                kept = best.setdefault(label, {})
+                for key, value in figures.items():
+                    kept[key] = min(kept.get(key, math.inf), value)
+        print(f"bench_stack --breakdown: {args.hours:g} h simulated, best of {args.repeats} alternating repeats; "
+              f"us per step; {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.2f} after")
+        print(f"  {'':44s} {'stack':>8s} {'floor':>8s} {'stack - floor':>13s}")
+
+        def line(label, key_stack, key_floor=None):
+            a = best["stack"].get(key_stack)
+            b = best["floor"].get(key_floor) if key_floor else None
+            if a is None:
+                return
+            print(f"  {label:44s} {a:8.2f} {'' if b is None else f'{b:8.2f}':>8s}"
+                  f" {'' if b is None else f'{a - b:13.2f}':>13s}")
+        line("whole step (stepping wall / steps)", "wall", "wall")
+        twins = {"vehicle": ("Auv", "AuvNoop"), "sensors": ("AuvSensors", "AuvSensorsNoop"),
+                 "control": ("AuvControl", "AuvControlNoop")}
+        calls_total = {"stack": 0.0, "floor": 0.0}
+        for name in instance_order():
+            for part in ("set", "doStep", "get"):
+                line(f"{name} {part}", f"{name} {part}", f"{name} {part}")
+                for label in calls_total:
+                    calls_total[label] += best[label].get(f"{name} {part}", 0.0)
+            real, twin = twins[name]
+            line(f"  of doStep: {real}.fmu_do_step", f"{real}.fmu_do_step", f"{twin}.fmu_do_step")
+            if name == "vehicle":
+                line("    of which VehicleSimulator.step (or advance)", "VehicleSimulator.step")
+                line("      of which its DOPRI5 run (_integrate)", "VehicleSimulator._integrate (DOPRI5)")
+        for label in calls_total:
+            best[label]["outside"] = best[label]["wall"] - calls_total[label]
+        line("outside the FMI calls (loop, recorder, Python)", "outside", "outside")
+        print("  (the Python timers add about 0.1 us to each timed function; the C timer about 0.05 us a call)")
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+    sys.stdout.flush()
+    os._exit(0)
+
+
 # ------------------------------------------------------------------------------ main
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -357,6 +502,9 @@ def main() -> None:
     parser.add_argument("--no-build", action="store_true", help="do not bring fmus/ and fmus/noop/ up to date first")
     parser.add_argument("--before", metavar="DIR",
                         help="another checkout (e.g. of main) with its FMUs built: measure both, side by side")
+    parser.add_argument("--breakdown", action="store_true",
+                        help="where a step goes: each FMI call of the stack and of its floor timed in the master's C "
+                             "loop, the slaves' own steps in Python")
     parser.add_argument("--root", help=argparse.SUPPRESS)        # read at import (see ROOT)
     parser.add_argument("--json", help=argparse.SUPPRESS)        # a child of --before writes its figures
     parser.add_argument("--startup-child", help=argparse.SUPPRESS)
@@ -365,6 +513,8 @@ def main() -> None:
         startup_child(args.startup_child)
     if args.before:
         compare(args)
+    if args.breakdown:
+        breakdown(args)
 
     build(args.no_build)
     folder = Path(tempfile.mkdtemp(prefix="bench-stack-"))

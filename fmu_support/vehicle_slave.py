@@ -51,7 +51,8 @@ class VehicleSlave(FmuSlave):
     vehicle_class: ClassVar[Any] = None
     parameter_classes: ClassVar[Tuple[type, ...]] = ()
     #: `vehicle_model.VehicleSimulator` (or anything with its constructor, state, set_state
-    #: and advance).
+    #: and advance; with `step`, advance without the copy of the state, and `inputs`, the array
+    #: it reads the held inputs from, the slave copies neither).
     simulator_class: ClassVar[Any] = None
     #: Start values of the initial-state parameters, by name (STATE part + "0").
     initial_state_defaults: ClassVar[Dict[str, Any]] = {}
@@ -243,6 +244,12 @@ class VehicleSlave(FmuSlave):
         self._write_outputs = getattr(model, "write_outputs", None) or self._write_by_vectors
         self._sim = self.simulator_class(model, x, rtol=rtol, atol=atol)
         self._built_key = key
+        # the input variables become the elements of the array the integrator reads the held
+        # inputs from (VehicleSimulator.inputs): a step then copies nothing
+        held = getattr(self._sim, "inputs", None)
+        if held is not None and held is not self._inputs_now:
+            held[:] = self._inputs_now
+            self._inputs_now = held
         return True
 
     def initial_state_parts(self, model) -> Dict[str, Any]:
@@ -309,7 +316,9 @@ class VehicleSlave(FmuSlave):
             self._build()  # tunable parameters; the vehicle stays as it was on failure
             self.parameters_changed = False
         # A failed advance raises and leaves the vehicle at the start of the step.
-        x = self._sim.advance(current_time, current_time + step_size, u)   # a copy of the state
+        step = getattr(self._sim, "step", None)
+        x = (step(current_time, current_time + step_size, u) if step is not None   # the state itself
+             else self._sim.advance(current_time, current_time + step_size, u))
         self._write_outputs(x, u, current_time + step_size, self._outputs, self._locals)
         self._time = current_time + step_size
 

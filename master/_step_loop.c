@@ -79,12 +79,35 @@ static double monotonic_seconds(void)
     return (double)now.tv_sec + 1e-9 * (double)now.tv_nsec;
 }
 
+static int64_t monotonic_nanoseconds(void)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (int64_t)now.tv_sec * 1000000000 + (int64_t)now.tv_nsec;
+}
+
+/* Where a step's time goes, for benchmarks (benchmarks/bench_stack.py --breakdown): while
+ * `timed_ns` is set, the nanoseconds spent in call i (the FMU's function, nothing around it)
+ * are added to timed_ns[i] and its kind written to timed_kind[i], for the first `timed_calls`
+ * calls. Off in every run of the master (no call is timed): one comparison a call. */
+static int64_t *timed_ns = NULL, *timed_kind = NULL;
+static int64_t timed_calls = 0;
+
+void time_calls(int64_t *ns, int64_t *kind, int64_t n)
+{
+    timed_ns = ns;
+    timed_kind = kind;
+    timed_calls = ns != NULL ? n : 0;
+}
+
 /* One step's calls; the index of the failing call (status in *status), or -1. */
 static int64_t one_step(const Call *calls, int64_t n_calls, double *row, double t, double h, int64_t *status)
 {
     for (int64_t i = 0; i < n_calls; i++) {
         const Call *c = &calls[i];
         int result;
+        const int timed = i < timed_calls;
+        const int64_t started = timed ? monotonic_nanoseconds() : 0;
         switch (c->kind) {
         case SET_REAL: {
             double *values = (double *)c->buffer;
@@ -121,6 +144,10 @@ static int64_t one_step(const Call *calls, int64_t n_calls, double *row, double 
             }
             break;
         }
+        }
+        if (timed) {
+            timed_ns[i] += monotonic_nanoseconds() - started;
+            timed_kind[i] = c->kind;
         }
         if (result > 1) {   /* above fmi2Warning, as fmpy and the Python loop check */
             *status = result;

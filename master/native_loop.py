@@ -128,6 +128,21 @@ def available():
     return _loaded
 
 
+def time_calls(ns, kinds) -> None:
+    """Time each FMI call the C loop makes from now on, for benchmarks (benchmarks/bench_stack.py
+    --breakdown): the nanoseconds spent in call i (the FMU's function alone) are added to ns[i]
+    and its kind (CALL_*) written to kinds[i], for as many calls as the two int64 numpy arrays
+    hold (in the order the engine lists them: per instance its transfers in, fmi2DoStep, its
+    reads); `time_calls(None, None)` stops. The arrays must outlive the timing."""
+    library = ctypes.CDLL(str(build()))   # the library run_steps is in (dlopen: the same one)
+    library.time_calls.restype = None
+    library.time_calls.argtypes = [c_void_p, c_void_p, c_int64]
+    if ns is None:
+        library.time_calls(None, None, 0)
+    else:
+        library.time_calls(ns.ctypes.data, kinds.ctypes.data, min(len(ns), len(kinds)))
+
+
 def address(obj) -> int:
     """The address of a ctypes object's or a numpy array's data."""
     return obj.ctypes.data if hasattr(obj, "ctypes") else ctypes.addressof(obj)

@@ -152,6 +152,13 @@ class VehicleSimulator:
     def state(self) -> np.ndarray:
         return self._x.copy()
 
+    @property
+    def inputs(self) -> np.ndarray:
+        """The array the integrator reads the held inputs from (INPUTS' order). A caller that
+        keeps its inputs in it (the FMU's slave: its input variables are its elements) hands it
+        to `advance` as `u`, which then copies nothing."""
+        return self._u
+
     def set_state(self, x) -> None:
         x = np.array(x, dtype=float)
         if x.shape != self._x.shape or not np.all(np.isfinite(x)):
@@ -159,18 +166,26 @@ class VehicleSimulator:
         self._x = x
 
     def advance(self, t0: float, t1: float, u) -> np.ndarray:
-        """Integrate from t0 to t1 with the inputs u held; returns (and keeps) the new state."""
-        u = np.asarray(u, dtype=float)
-        if u.shape != self._u.shape:
-            raise ValueError(f"inputs must be {self._u.size} numbers {self._input_names}, got {u!r}")
+        """Integrate from t0 to t1 with the inputs u held; returns (a copy of) the new state,
+        which it keeps."""
+        return self.step(t0, t1, u).copy()
+
+    def step(self, t0: float, t1: float, u) -> np.ndarray:
+        """`advance` without the copy: returns the simulator's own state array, which the caller
+        reads and must not change (the FMU's slave writes its outputs from it)."""
+        if u is not self._u:    # (the simulator's own input array is right as it is)
+            u = np.asarray(u, dtype=float)
+            if u.shape != self._u.shape:
+                raise ValueError(f"inputs must be {self._u.size} numbers {self._input_names}, got {u!r}")
         if not _all_finite(u):
             name, value = next((n, v) for n, v in zip(self._input_names, u) if not math.isfinite(v))
             raise ValueError(f"input {name} = {float(value)!r} is not finite")
         if not t1 > t0:
             if t1 == t0:
-                return self.state
+                return self._x
             raise ValueError(f"cannot integrate backwards from t={t0} to t={t1}")
-        self._u[:] = u
+        if u is not self._u:
+            self._u[:] = u
         if self._step_derivative is None:
             x = self._integrate(self._x, t0, t1)   # a new array each call: kept without a copy
         else:
@@ -183,7 +198,7 @@ class VehicleSimulator:
                 f"{self._integrator.messages.get(code, 'unknown')}); last state {x!r}")
         self.model.project_state(x)
         self._x = x    # only now: a failed advance leaves the simulator where it was
-        return self.state
+        return x
 
     def _integrate(self, y0: np.ndarray, t0: float, t1: float) -> np.ndarray:
         """y at t1 from y0 at t0: one run of SciPy's DOPRI5 (or DOP853) restarted from y0 alone.

@@ -148,6 +148,20 @@ def test_a_tunable_parameter_rebuilds_the_vehicle_and_keeps_its_state():
     np.testing.assert_array_equal(slave._sim.state, before)
 
 
+def test_the_inputs_are_the_simulators_input_array_and_survive_a_rebuild():
+    """A step copies no input: the input variables are the elements of the array the integrator
+    reads (VehicleSimulator.inputs), also after a tunable parameter rebuilt the simulator."""
+    slave = started(Position0=1.0)
+    r = refs(slave)
+    slave.set_real([r["Force"], r["TurnRate"]], [0.5, 0.25])
+    assert slave._inputs_now is slave._sim.inputs
+    slave.do_step(0.0, 0.1)
+    slave.set_real([r["Damping"]], [2.0])
+    slave.do_step(0.1, 0.1)   # rebuilt: a new simulator, the same inputs in its array
+    assert slave._inputs_now is slave._sim.inputs and slave._sim.inputs.tolist() == [0.5, 0.25]
+    assert slave.get_real([r["Force"], r["TurnRate"]]) == [0.5, 0.25]
+
+
 def test_a_restored_state_continues_bit_for_bit():
     slave = started(Position0=1.0)
     slave.do_step(0.0, 0.5)

@@ -128,3 +128,26 @@ def test_no_compiler_means_the_python_loop_with_the_reason(tmp_path, monkeypatch
     monkeypatch.delenv("CC")
     monkeypatch.setenv("AUV_MASTER_NATIVE_LOOP", "0")
     assert native_loop.available() == (None, "AUV_MASTER_NATIVE_LOOP=0")
+
+
+def test_timing_the_calls_changes_nothing_and_times_every_call(c_loop, tmp_path, monkeypatch):
+    """native_loop.time_calls (benchmarks/bench_stack.py --breakdown): the same results with the
+    calls timed; each call of the survey stack's step timed, in the engine's order (per instance
+    its transfers in, fmi2DoStep, its reads), and nothing timed once it is stopped."""
+    np = pytest.importorskip("numpy")
+    mapping = {"include": (REPO / "scenarios" / "survey.yaml").as_posix(), "stop_time": 30.0}
+    plain = _run(mapping, tmp_path / "plain", "c", monkeypatch)
+    ns, kinds = np.zeros(64, dtype=np.int64), np.full(64, -1, dtype=np.int64)
+    native_loop.time_calls(ns, kinds)
+    try:
+        timed = _run(mapping, tmp_path / "timed", "c", monkeypatch)
+    finally:
+        native_loop.time_calls(None, None)
+    assert timed.results_csv.read_bytes() == plain.results_csv.read_bytes()
+    used = kinds[kinds >= 0]
+    assert list(used).count(native_loop.CALL_DO_STEP) == 3                  # control, vehicle, sensors
+    assert (ns[:len(used)] > 0).all() and (kinds[len(used):] == -1).all()
+    assert used[0] in (native_loop.CALL_SET_REAL, native_loop.CALL_SET_DISCRETE)
+    before = ns.copy()
+    _run(mapping, tmp_path / "after", "c", monkeypatch)
+    assert (ns == before).all()
