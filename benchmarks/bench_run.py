@@ -28,7 +28,11 @@ with ratios: x real time, us per step, the command against the floor, each targe
 The stepping floor itself (the master's loop with no-op twins, per-FMU per-call costs) is
 ``benchmarks/bench_stack.py``; this script reuses its FMU snapshot and scenario helpers.
 
-    .venv/bin/python benchmarks/bench_run.py [--repeats 3] [--no-build] [--before DIR]
+    .venv/bin/python benchmarks/bench_run.py [--repeats 3] [--no-build] [--before DIR] [--commands-only]
+
+``--commands-only`` runs only the survey's command with and without plots (and DIR's): each
+one's wall and CPU seconds, its time outside start-up and stepping, its own start-up and
+stepping (summary.json: what the plot process, preparing while the run steps, costs them).
 
 ``--before DIR`` adds the whole command (with plots, and ``--no-plots``) of another checkout
 of the project as two more interleaved cases: DIR is e.g. ``git archive COMMIT | tar -x -C
@@ -201,11 +205,40 @@ def med(values: list[float]) -> float:
     return statistics.median(values)
 
 
+def print_run_times(startups: dict, steppings: dict) -> None:
+    """The commands' own start-up and stepping (summary.json): what the plot process, working
+    while the run starts and steps, costs them."""
+    print("  the commands' start-up and stepping (summary.json startup_time_s, stepping_time_s; the plot "
+          "process prepares while they run):")
+    for key in [k for k in ("plots", "no-plots", "before plots", "before no-plots") if k in steppings]:
+        print(f"    {key:16s} start-up {med(startups[key]):6.3f} s, stepping {med(steppings[key]):6.3f} s")
+
+
+def commands_only(walls: dict, cpus: dict, afters: dict, startups: dict, steppings: dict, hashes: set) -> None:
+    """The report of ``--commands-only``: each command's wall and CPU seconds, what the plots add,
+    where the run's time goes (summary.json)."""
+    print()
+    print(f"{'whole command (medians)':44s} {'wall s':>7s} {'cpu s':>7s} {'outside start-up, stepping s':>29s}")
+    for key in [k for k in ("plots", "before plots", "no-plots", "before no-plots") if k in walls]:
+        print(f"{key:44s} {med(walls[key]):7.2f} {med(cpus[key]):7.2f} {med(afters[key]):29.3f}")
+    print(f"  what the plots add (plots - no-plots, wall): {med(walls['plots']) - med(walls['no-plots']):.2f} s"
+          + (f", before {med(walls['before plots']) - med(walls['before no-plots']):.2f} s"
+             if "before plots" in walls else ""))
+    print("  (outside start-up and stepping: summary.json wall_time_s - startup_time_s - stepping_time_s: the scenario, the "
+          "plan and the plot process's fork before the start-up, the recorder's close, the summary and the plots)")
+    print_run_times(startups, steppings)
+    if BASELINE.is_file():
+        print(f"results.csv byte-identical to {BASELINE} in every run: {'yes' if hashes == {digest(BASELINE)} else 'NO'}")
+    print(f"load average after: {os.getloadavg()[0]:.2f}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--repeats", type=int, default=3, help="interleaved repeats, the median counts (default 3)")
     parser.add_argument("--no-build", action="store_true", help="do not bring fmus/ and fmus/noop/ up to date first")
     parser.add_argument("--before", help="another checkout of the project (with its fmus/) to run side by side")
+    parser.add_argument("--commands-only", action="store_true",
+                        help="only the survey's command with and without plots (and --before's): no floor, no parts")
     parser.add_argument("--parts-child", help=argparse.SUPPRESS)
     parser.add_argument("--import-child", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -234,6 +267,8 @@ def main() -> None:
         floor_path = None
 
         afters: dict[str, list[float]] = {}
+        startups: dict[str, list[float]] = {}
+        steppings: dict[str, list[float]] = {}
 
         def keep(key, wall, cpu, out=None):
             walls.setdefault(key, []).append(wall)
@@ -241,6 +276,8 @@ def main() -> None:
             if out is not None:  # summary.json: the run's time outside start-up and stepping
                 s = json.loads((out / "summary.json").read_text())
                 afters.setdefault(key, []).append(s["wall_time_s"] - s["startup_time_s"] - s["stepping_time_s"])
+                startups.setdefault(key, []).append(s["startup_time_s"])
+                steppings.setdefault(key, []).append(s["stepping_time_s"])
 
         for r in range(args.repeats):
             out = folder / "plots"
@@ -264,6 +301,8 @@ def main() -> None:
                 w, c, _ = timed([py, "-m", "master", "run", "survey", "--no-plots", "--out", str(out)], cwd=before)
                 keep("before no-plots", w, c, out)
                 hashes.add(digest(out / "results.csv"))
+            if args.commands_only:
+                continue
             w, c, _ = timed([py, "-m", "master", "run", str(floor_path), "--no-plots", "--out", str(folder / "floor")])
             keep("floor", w, c)
             w, c, _ = timed([py, "-c", "pass"])
@@ -279,6 +318,9 @@ def main() -> None:
             parts.append(p)
             hashes.add(p["csv"])
 
+        if args.commands_only:
+            commands_only(walls, cpus, afters, startups, steppings, hashes)
+            return
         steps, sim = parts[0]["steps"], parts[0]["simulated"]
         print(f"survey: {sim:.1f} s simulated, {steps} steps")
         print()
@@ -352,6 +394,7 @@ def main() -> None:
               "the recorder's close, the summary, the plots):")
         for key in [k for k in ("plots", "no-plots", "before plots", "before no-plots") if k in afters]:
             print(f"    {key:16s} {med(afters[key]):6.3f} s")
+        print_run_times(startups, steppings)
         print(f"  command / floor command (wall): {med(walls['no-plots']) / floor_wall:.2f} (no plots), "
               f"{med(walls['plots']) / floor_wall:.2f} (plots); floor command {floor_step_us:.1f} us a step "
               "beyond the interpreter's own start")
