@@ -355,14 +355,19 @@ def _tight_layout(fig) -> None:
     answer. A legend that does not fit is searched as before."""
     renderer = fig.canvas.get_renderer()
     left_out = []
-    for ax in fig.axes:
-        legend = ax.get_legend()
-        if legend is None or legend._loc != 0:  # 0: "best"
-            continue
-        _search_once(legend)
-        if legend.get_in_layout() and _fits_inside(legend, renderer):
-            legend.set_in_layout(False)
-            left_out.append(legend)
+    try:
+        for ax in fig.axes:
+            legend = ax.get_legend()
+            if legend is None or legend._loc != 0:  # 0: "best"
+                continue
+            _search_once(legend)
+            if legend.get_in_layout() and _fits_inside(legend, renderer):
+                legend.set_in_layout(False)
+                left_out.append(legend)
+    except AttributeError:  # a matplotlib without these internals: laid out as matplotlib does
+        for legend in left_out:
+            legend.set_in_layout(True)
+        left_out = []
     try:
         fig.tight_layout()
     finally:

@@ -93,3 +93,24 @@ def test_ticks_are_placed_again_when_the_view_changes():
     after = [tick.get_loc() for tick in ax.xaxis._update_ticks()]
     plt.close(fig)
     assert max(before) <= 10.0 and max(after) > 100.0
+
+
+def test_without_the_legend_internals_the_layout_is_matplotlibs(monkeypatch):
+    """A matplotlib whose legends lack the internals the shortcut reads: laid out as before."""
+    import analyses.auv_plots as ap
+
+    def missing(legend, renderer):
+        raise AttributeError("no _legend_box here")
+
+    plt = ap._mpl()
+    theirs = _figure(plt)
+    theirs.tight_layout()
+    expected = _pixels(theirs)
+    plt.close(theirs)
+    monkeypatch.setattr(ap, "_fits_inside", missing)
+    ours = _figure(plt)
+    ap._tight_layout(ours)
+    got = _pixels(ours)
+    in_layout = [ax.get_legend().get_in_layout() for ax in ours.axes]
+    plt.close(ours)
+    assert in_layout == [True, True, True] and np.array_equal(got, expected)
