@@ -5,13 +5,18 @@ worker counts alternated repeat after repeat, the median kept; and whether both 
 results.csv files, run by run.
 
     .venv/bin/python benchmarks/bench_sweep.py [--repeats 1] [--runs 12] [--stop-time 1200]
-                                               [--before DIR] [--timeline]
+                                               [--before DIR] [--levers] [--timeline]
 
 ``--before DIR`` adds the same two sweeps of another checkout of the project (e.g. ``git
 archive COMMIT | tar -x -C DIR`` with its ``fmus/`` built), run with this interpreter from DIR
 (``python -m master`` there imports DIR's master, and the Dask workers inherit its path),
 interleaved with this tree's: a before/after side by side under the same load. Its results.csv
 files must equal this tree's too.
+
+``--levers`` adds this tree's sweeps without its start-up and plot levers (Dask's spawned
+workers, ``AUV_CAMPAIGN_WORKER_START=spawn``; the campaign plots drawn in the sweep's process
+after the runs, ``AUV_MASTER_PLOTS=serial``), interleaved too: what those two levers gain, apart
+from everything else that differs from ``--before``.
 
 ``--timeline`` prints, for the last repeat of each case, where the time went, from the files
 the sweep writes (their modification times, and each run's summary.json: its worker, its
@@ -40,13 +45,19 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def sweep(out: Path, workers: int, runs: int, stop_time: float, tree: Path = ROOT) -> tuple[float, float]:
+#: the environment of the ``--levers`` case: workers spawned by Dask, the plots drawn in the sweep
+WITHOUT_LEVERS = {"AUV_CAMPAIGN_WORKER_START": "spawn", "AUV_MASTER_PLOTS": "serial"}
+
+
+def sweep(out: Path, workers: int, runs: int, stop_time: float, tree: Path = ROOT,
+          env: dict | None = None) -> tuple[float, float]:
     """(wall seconds, the command's start as time.time()) of one sweep of ``tree``'s master."""
     epoch = time.time()
     start = time.perf_counter()
     result = subprocess.run([sys.executable, "-m", "master", "sweep", "depth_step", "--seeds", str(runs),
                              "--stop-time", str(stop_time), "--workers", str(workers), "--out", str(out),
-                             "--no-progress"], cwd=str(tree), capture_output=True, text=True)
+                             "--no-progress"], cwd=str(tree), capture_output=True, text=True,
+                            env=dict(os.environ, **(env or {})))
     wall = time.perf_counter() - start
     if result.returncode != 0:
         sys.exit(f"bench_sweep: the sweep on {workers} worker(s) of {tree} failed:\n{result.stdout}\n{result.stderr}")
@@ -98,9 +109,15 @@ def main(argv=None) -> int:
     parser.add_argument("--runs", type=int, default=12)
     parser.add_argument("--stop-time", type=float, default=1200.0)
     parser.add_argument("--before", help="another checkout of the project (with its fmus/) to sweep side by side")
+    parser.add_argument("--levers", action="store_true",
+                        help="also this tree without the forkserver and the plot process (interleaved)")
     parser.add_argument("--timeline", action="store_true", help="print where the time went in each case's last repeat")
     args = parser.parse_args(argv)
     trees = {"now": ROOT}
+    envs = {"now": None}
+    if args.levers:
+        trees["no levers"] = ROOT
+        envs["no levers"] = WITHOUT_LEVERS
     if args.before:
         trees["before"] = Path(args.before).resolve()
         if not (trees["before"] / "master").is_dir():
@@ -114,8 +131,9 @@ def main(argv=None) -> int:
             outs = {}
             for workers in (1, 2):
                 for tree in trees:
-                    outs[tree, workers] = Path(folder) / f"{tree}-w{workers}-{r}"
-                    wall, epoch = sweep(outs[tree, workers], workers, args.runs, args.stop_time, trees[tree])
+                    outs[tree, workers] = Path(folder) / f"{tree.replace(' ', '-')}-w{workers}-{r}"
+                    wall, epoch = sweep(outs[tree, workers], workers, args.runs, args.stop_time, trees[tree],
+                                        envs.get(tree))
                     walls[tree, workers].append(wall)
                     if args.timeline:
                         lines[tree, workers] = timeline(outs[tree, workers], epoch, wall)
@@ -126,14 +144,15 @@ def main(argv=None) -> int:
           f"{os.getloadavg()[0]:.2f} after")
     for tree in trees:
         one, two = statistics.median(walls[tree, 1]), statistics.median(walls[tree, 2])
-        name = "" if tree == "now" else f" before ({args.before})"
+        name = {"now": "", "no levers": " without the levers"}.get(tree, f" before ({args.before})")
         print(f"  1 worker{name} : {one:6.1f} s ({one / args.runs:.2f} s a run)")
         print(f"  2 workers{name}: {two:6.1f} s ({two / args.runs:.2f} s a run)")
         print(f"  speed-up{name} {one / two:.2f} (target >= 1.6)")
-    if args.before:
+    for other in [t for t in trees if t != "now"]:
         for w in (1, 2):
-            print(f"  {w} worker(s): now / before wall {statistics.median(walls['now', w]) / statistics.median(walls['before', w]):.2f}")
-    print(f"  results.csv identical run by run{' (now and before)' if args.before else ''}: {'yes' if same else 'NO'}")
+            print(f"  {w} worker(s): now / {other} wall "
+                  f"{statistics.median(walls['now', w]) / statistics.median(walls[other, w]):.2f}")
+    print(f"  results.csv identical run by run{' (in every case)' if len(trees) > 1 else ''}: {'yes' if same else 'NO'}")
     for key, text in lines.items():
         print(f"  timeline, {key[0]}, {key[1]} worker(s) (s from the command's start):")
         print("\n".join(text))
