@@ -59,7 +59,11 @@ from pythonfmu.variables import Boolean, Integer, Real, ScalarVariable, String
 
 from .units import is_known
 
-STATE_FORMAT = 1
+#: the layout of a serialized FMU state (fmi2SerializeFMUstate). Raised whenever a slave's own
+#: ``fmu_get_state`` changes what it holds, so that a state saved by an older build is refused
+#: by name instead of failing on a missing key: 2 since the AUV's instruments and control keep
+#: their state for the compiled kernels (controllers_fmu/sensor_kernel.py, control_kernel.py)
+STATE_FORMAT = 2
 
 _PARAMETER_CAUSALITIES = ("parameter", "calculatedParameter", "structuralParameter")
 
@@ -822,6 +826,9 @@ class FmuSlave(Fmi2Slave):
     def _set_fmu_state(self, state: Dict[str, Any]):
         try:
             if not isinstance(state, dict) or state.get("format") != STATE_FORMAT:
+                if isinstance(state, dict) and isinstance(state.get("format"), int):
+                    raise FmuError(f"a state saved by another build of this FMU (state format "
+                                   f"{state['format']}; this build reads format {STATE_FORMAT})")
                 raise FmuError(f"not an FMU state of this FMU: {state.get('error', 'unknown format')}"
                                if isinstance(state, dict) else "not an FMU state of this FMU")
             if state.get("model") != type(self).__name__ or len(state["variables"]) != len(self.vars):

@@ -9,6 +9,7 @@ import pytest
 from pythonfmu.enums import Fmi2Status
 
 from fmu_support import FmuError, FmuSlave
+from fmu_support.slave import STATE_FORMAT
 from fmu_support.declare import Var, parameters_of, register, register_with_real_outputs
 
 
@@ -173,6 +174,15 @@ def test_a_foreign_state_is_refused():
     slave = initialised()
     with pytest.raises(FmuError, match="not an FMU state of this FMU"):
         slave._set_fmu_state({"format": None, "error": "garbage"})
+
+
+def test_a_state_of_another_format_is_refused_by_its_format():
+    slave = initialised()
+    saved = slave._get_fmu_state()
+    saved["format"] = STATE_FORMAT - 1
+    with pytest.raises(FmuError, match=f"another build of this FMU \\(state format {STATE_FORMAT - 1}; "
+                                       f"this build reads format {STATE_FORMAT}\\)"):
+        slave._set_fmu_state(saved)
 
 
 def test_a_percent_sign_reaches_the_host_escaped():
