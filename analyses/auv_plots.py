@@ -15,7 +15,6 @@ from __future__ import annotations
 import math
 import os
 import pickle
-import signal
 import struct
 import threading
 import zlib
@@ -24,7 +23,7 @@ from typing import Callable
 
 import numpy as np
 
-from master import RunData, fork_drawer, param, read_all, rows_from_handle, rows_handle, widen_pipe, write_all
+from master import RunData, end_drawer, fork_drawer, param, read_all, rows_from_handle, rows_handle, widen_pipe, write_all
 
 from .auv import TURNING_CIRCLE, controls_of, driven_vehicle, vehicles_of, waypoints_of
 
@@ -157,22 +156,11 @@ def make_plots(run: RunData, out_dir: Path) -> list[Path]:
         files = _draw(run, out_dir, _not_share)
         _, status = os.waitpid(child, 0)
     except BaseException:  # an error, or Ctrl-C / SIGTERM abandoning the plots: the child's too
-        _abandon(child)
+        end_drawer(child)
         raise
     if status != 0:
         _draw(run, out_dir, _share)
     return files
-
-
-def _abandon(child: int) -> None:
-    try:
-        os.kill(child, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
-    try:
-        os.waitpid(child, 0)
-    except ChildProcessError:
-        pass
 
 
 class _Prepared:
@@ -245,7 +233,7 @@ class _Prepared:
             os.close(self.to_helper)
             self.to_helper = None
         if self.helper is not None:
-            _abandon(self.helper)
+            end_drawer(self.helper)
             self.helper = None
         plt = _mpl()
         for _, fig, _ in self.figures:

@@ -31,7 +31,7 @@ _WHERE = {
     "find_step": ".signals",
     # a child process a plot function forks to share the drawing: dies with its parent; the
     # pipes between them; the run's rows in shared memory for it to map
-    **dict.fromkeys(("die_with_parent", "fork_drawer", "widen_pipe", "read_all", "write_all", "rows_handle",
+    **dict.fromkeys(("die_with_parent", "fork_drawer", "end_drawer", "widen_pipe", "read_all", "write_all", "rows_handle",
                      "rows_from_handle"), ".plot_process"),
     # messages, files
     **dict.fromkeys(("display_path", "format_loc", "pydantic_problems"), ".scenario"),

@@ -205,6 +205,23 @@ def rows_handle(data: np.ndarray) -> SharedRows | None:
 _master_pipes: set[int] = set()
 
 
+def end_drawer(pid: int, kill: bool = True) -> None:
+    """Wait for the drawing process ``pid`` (a child of this process) to end, after killing it
+    (SIGKILL), and the process group it leads if it leads one, when ``kill``: a drawer abandoned
+    (an error, Ctrl-C, no answer in time) must not go on writing files. A process already gone
+    is no error."""
+    if kill:
+        for send in (os.killpg, os.kill):
+            try:
+                send(pid, signal.SIGKILL)
+            except OSError:
+                pass
+    try:
+        os.waitpid(pid, 0)
+    except ChildProcessError:
+        pass
+
+
 def fork_drawer() -> int | None:
     """A child process that a plot function forks to draw part of the plots on another core:
     its pid in the parent, 0 in the child, None (draw everything here) where that is not safe
@@ -349,20 +366,9 @@ class PlotProcess:
         self._reap(kill=True)
 
     def _reap(self, kill: bool) -> None:
-        if self.pid is None:
-            return
-        pid = self.pid
-        if kill:
-            for send in (os.killpg, os.kill):
-                try:
-                    send(pid, signal.SIGKILL)
-                except OSError:
-                    pass
-        try:
-            os.waitpid(pid, 0)
-        except ChildProcessError:
-            pass
-        self.pid = None
+        if self.pid is not None:
+            pid, self.pid = self.pid, None
+            end_drawer(pid, kill)
 
 
 #: how much lower the plot process's scheduling priority (``nice``) is while the run steps: what

@@ -297,16 +297,10 @@ class PlotProcess:
                 setattr(self, name, None)
                 os.close(fd)
         if self.pid is not None:
+            from master import end_drawer
+
             pid, self.pid = self.pid, None
-            if kill:
-                try:
-                    os.kill(pid, signal.SIGKILL)
-                except OSError:
-                    pass
-            try:
-                os.waitpid(pid, 0)
-            except ChildProcessError:
-                pass
+            end_drawer(pid, kill)
 
 
 def _serve(data_fd: int, result_fd: int) -> int:

@@ -307,3 +307,58 @@ def test_rows_in_shared_memory_are_the_rows_and_each_process_writes_its_own_copy
     finally:
         pp._mapped = None
         os.close(fd)
+
+
+def test_end_drawer_kills_the_drawer_and_its_group_and_reaps_it():
+    import signal as _signal
+    import time as _time
+
+    from master import end_drawer
+
+    read_fd, write_fd = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # a drawer leading its group, with a grandchild of its own
+        try:
+            os.setpgid(0, 0)
+            grandchild = os.fork()
+            if grandchild == 0:
+                _time.sleep(60)
+                os._exit(0)
+            os.write(write_fd, str(grandchild).encode())
+            _time.sleep(60)
+        finally:
+            os._exit(0)
+    os.close(write_fd)
+    grandchild = int(os.read(read_fd, 64))
+    os.close(read_fd)
+    end_drawer(pid)
+    with pytest.raises(ChildProcessError):  # reaped: no zombie left
+        os.waitpid(pid, os.WNOHANG)
+    def dead(pid):  # gone, or a zombie its new parent has not reaped yet
+        try:
+            with open(f"/proc/{pid}/stat") as stat:
+                return stat.read().rsplit(")", 1)[1].split()[0] in ("Z", "X")
+        except FileNotFoundError:
+            return True
+        except OSError:
+            try:
+                os.kill(pid, 0)
+            except ProcessLookupError:
+                return True
+            return False
+
+    deadline = _time.monotonic() + 5.0
+    while _time.monotonic() < deadline:  # the grandchild died with the group
+        if dead(grandchild):
+            break
+        _time.sleep(0.01)
+    else:
+        os.kill(grandchild, _signal.SIGKILL)
+        pytest.fail("the drawer's group outlived end_drawer")
+    end_drawer(pid)  # already gone: no error
+    child = os.fork()
+    if child == 0:
+        os._exit(0)
+    end_drawer(child, kill=False)  # only waited for
+    with pytest.raises(ChildProcessError):
+        os.waitpid(child, os.WNOHANG)
