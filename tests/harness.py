@@ -42,6 +42,56 @@ def build(*names: str) -> None:
     assert result.returncode == 0, result.stdout + result.stderr
 
 
+#: put before the script `numba_cache_report` runs: its imports, and `instantiate_all()`, the FMUs
+#: of sys.argv[1:] unzipped and instantiated in that order, {model identifier: (description, FMU2Slave)}
+_LOADING = r"""
+import json, os, sys
+from fmpy import extract, read_model_description
+from fmpy.fmi2 import FMU2Slave
+
+def instantiate_all():
+    fmus = {}
+    for path in sys.argv[1:]:
+        md = read_model_description(path)
+        fmu = FMU2Slave(guid=md.guid, unzipDirectory=extract(path), modelIdentifier=md.coSimulation.modelIdentifier,
+                        instanceName=md.coSimulation.modelIdentifier)
+        fmu.instantiate()
+        fmus[md.coSimulation.modelIdentifier] = (md, fmu)
+    return fmus
+"""
+
+#: appended to the script `numba_cache_report` runs: which compiled functions the FMUs loaded from
+#: a cache, which they compiled (KERNEL is the module whose cache hits count)
+_CACHE_REPORT = r"""
+from numba.core.dispatcher import Dispatcher as _Dispatcher
+_kernel = sys.modules[KERNEL]
+_dispatchers = [v for name, m in list(sys.modules.items()) if name.startswith(("vehicle_model", "controllers_fmu"))
+                for v in vars(m).values() if isinstance(v, _Dispatcher)]
+print(json.dumps({"kernel": _kernel.__file__,
+                  "hits": sum(sum(d._cache_hits.values()) for d in vars(_kernel).values() if isinstance(d, _Dispatcher)),
+                  "misses": {d.py_func.__module__ + "." + d.__name__: sum(d._cache_misses.values())
+                             for d in _dispatchers if sum(d._cache_misses.values())}}))
+sys.stdout.flush()
+os._exit(0)
+"""
+
+
+def numba_cache_report(script: str, kernel: str, fmus: List[Path]) -> dict:
+    """Run ``script`` in a fresh interpreter outside the checkout (no PYTHONPATH, numba on): it
+    loads and steps the freshly unzipped FMUs ``fmus`` (its sys.argv[1:]; json, os, sys, fmpy's
+    ``extract``, ``read_model_description``, ``FMU2Slave`` and ``instantiate_all()`` are there for it). Then report what numba did: ``kernel``, the file the module ``kernel`` was
+    imported from (an FMU's copy or the checkout's); ``hits``, the cache hits of that module's
+    compiled functions; ``misses``, the compilations of every compiled function of vehicle_model
+    and controllers_fmu, by name (empty when nothing was compiled)."""
+    env = dict(os.environ, PYTHONPATH="")
+    env.pop("AUV_NO_JIT", None)
+    code = f"KERNEL = {kernel!r}\n{_LOADING}\n{script}\n{_CACHE_REPORT}"
+    proc = subprocess.run([sys.executable, "-c", code, *map(str, fmus)], cwd="/", env=env, capture_output=True,
+                          text=True, timeout=900)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
 def unpack(name: str, folder: Path):
     """(model description, extracted folder) of fmus/<name>.fmu, validated by fmpy."""
     fmu = FMU_DIR / f"{name}.fmu"

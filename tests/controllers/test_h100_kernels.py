@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import json
 import math
-import os
-import subprocess
 import sys
 from pathlib import Path
 
@@ -210,11 +208,6 @@ def test_a_restored_controller_continues_bit_for_bit(name):
 #: controllers_fmu is then theirs, shared by the control FMU) and steps the control FMU with each
 #: controller and allocator; how many compiled functions were loaded from a cache and compiled
 SCRIPT = r"""
-import json, os, sys
-from fmpy import extract, read_model_description
-from fmpy.fmi2 import FMU2Slave
-from numba.core.dispatcher import Dispatcher
-
 def load(path, name):
     md = read_model_description(path)
     fmu = FMU2Slave(guid=md.guid, unzipDirectory=extract(path), modelIdentifier=md.coSimulation.modelIdentifier,
@@ -240,16 +233,6 @@ for k, (controller, allocator) in enumerate([("pid", "qp"), ("lqr", "qp"), ("smc
     for step in range(5):
         fmu.setReal([refs["MeasuredVelocity[1]"], refs["UsblPosition[1]"]], [0.01 * step, 3.0 * step])
         fmu.doStep(currentCommunicationPoint=0.1 * step, communicationStepSize=0.1)
-kernels = sys.modules["controllers_fmu.h100.kernels"]
-dispatchers = [v for name, m in list(sys.modules.items()) if name.startswith(("vehicle_model", "controllers_fmu"))
-               for v in vars(m).values() if isinstance(v, Dispatcher)]
-print(json.dumps({"kernels": kernels.__file__,
-                  "kernel_hits": sum(sum(v._cache_hits.values()) for v in vars(kernels).values()
-                                     if isinstance(v, Dispatcher)),
-                  "misses": {d.py_func.__module__ + "." + d.__name__: sum(d._cache_misses.values())
-                             for d in dispatchers if sum(d._cache_misses.values())}}))
-sys.stdout.flush()
-os._exit(0)
 """
 
 
@@ -258,19 +241,14 @@ os._exit(0)
 @pytest.mark.parametrize("control", ["H100Control", "H100Control_6"])
 def test_a_freshly_unzipped_control_fmu_compiles_nothing(first, control):
     pytest.importorskip("fmpy")
-    from tests.harness import FMU_DIR, build
+    from tests.harness import FMU_DIR, build, numba_cache_report
 
     build(*first, control)
-    env = dict(os.environ, PYTHONPATH="")
-    env.pop("AUV_NO_JIT", None)
-    proc = subprocess.run([sys.executable, "-c", SCRIPT, *[str(FMU_DIR / f"{n}.fmu") for n in first],
-                           str(FMU_DIR / f"{control}.fmu")], cwd="/", env=env, capture_output=True, text=True,
-                          timeout=900)
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    result = json.loads(proc.stdout.strip().splitlines()[-1])
+    result = numba_cache_report(SCRIPT, "controllers_fmu.h100.kernels",
+                                [FMU_DIR / f"{n}.fmu" for n in (*first, control)])
     # the kernels are those of the FMU loaded first (a module the host imported is shared)
-    assert not result["kernels"].startswith(str(ROOT)), result
-    assert result["kernel_hits"] > 0, result
+    assert not result["kernel"].startswith(str(ROOT)), result
+    assert result["hits"] > 0, result
     assert result["misses"] == {}, result
 
 

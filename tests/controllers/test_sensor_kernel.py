@@ -7,11 +7,8 @@ is refused with its name and nothing advances; a freshly unzipped AuvSensors.fmu
 whichever FMU of the survey stack brought controllers_fmu."""
 from __future__ import annotations
 
-import json
 import math
-import os
 import re
-import subprocess
 import sys
 from pathlib import Path
 
@@ -180,18 +177,7 @@ def test_a_bad_input_is_named_and_nothing_advances(name, index):
 #: shared: controllers_fmu and vehicle_model come from the first FMU that carries them) and steps the
 #: instruments; how many compiled functions were loaded from a cache and how many compiled
 SCRIPT = r"""
-import json, os, sys
-from fmpy import extract, read_model_description
-from fmpy.fmi2 import FMU2Slave
-from numba.core.dispatcher import Dispatcher
-
-fmus = {}
-for path in sys.argv[1:]:
-    md = read_model_description(path)
-    fmu = FMU2Slave(guid=md.guid, unzipDirectory=extract(path), modelIdentifier=md.coSimulation.modelIdentifier,
-                    instanceName=md.coSimulation.modelIdentifier)
-    fmu.instantiate()
-    fmus[md.coSimulation.modelIdentifier] = (md, fmu)
+fmus = instantiate_all()
 md, fmu = fmus["AuvSensors"]
 refs = {v.name: v.valueReference for v in md.modelVariables}
 fmu.setupExperiment(startTime=0.0)
@@ -200,15 +186,6 @@ fmu.exitInitializationMode()
 for step in range(5):
     fmu.setReal([refs["Pos[1]"], refs["Altitude"]], [0.5 * step, 40.0 - 5.0 * step])
     fmu.doStep(currentCommunicationPoint=0.1 * step, communicationStepSize=0.1)
-kernel = sys.modules["controllers_fmu.sensor_kernel"]
-dispatchers = [v for name, m in list(sys.modules.items()) if name.startswith(("vehicle_model", "controllers_fmu"))
-               for v in vars(m).values() if isinstance(v, Dispatcher)]
-print(json.dumps({"kernel": kernel.__file__,
-                  "hits": sum(sum(d._cache_hits.values()) for d in vars(kernel).values() if isinstance(d, Dispatcher)),
-                  "misses": {d.py_func.__module__ + "." + d.__name__: sum(d._cache_misses.values())
-                             for d in dispatchers if sum(d._cache_misses.values())}}))
-sys.stdout.flush()
-os._exit(0)
 """
 
 
@@ -217,15 +194,10 @@ os._exit(0)
                          ids=["alone", "after the vehicle", "after the control"])
 def test_a_freshly_unzipped_instruments_fmu_compiles_nothing(order):
     pytest.importorskip("fmpy")
-    from tests.harness import FMU_DIR, build
+    from tests.harness import FMU_DIR, build, numba_cache_report
 
     build(*order)
-    env = dict(os.environ, PYTHONPATH="")
-    env.pop("AUV_NO_JIT", None)
-    proc = subprocess.run([sys.executable, "-c", SCRIPT, *[str(FMU_DIR / f"{name}.fmu") for name in order]],
-                          cwd="/", env=env, capture_output=True, text=True, timeout=900)
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    result = json.loads(proc.stdout.strip().splitlines()[-1])
+    result = numba_cache_report(SCRIPT, "controllers_fmu.sensor_kernel", [FMU_DIR / f"{name}.fmu" for name in order])
     assert not result["kernel"].startswith(str(ROOT)), result   # the FMU's copy, not the checkout's
     assert result["hits"] > 0, result
     assert result["misses"] == {}, result
