@@ -70,6 +70,7 @@ class VehicleSlave(FmuSlave):
         super().__init__(**kwargs)
         self._model = None
         self._write_outputs = None   # chosen with the model (_build)
+        self._advance = None         # chosen with the simulator (_build)
         self._sim = None
         self._built_key = None
         self._time = 0.0
@@ -243,6 +244,9 @@ class VehicleSlave(FmuSlave):
         # can (see vehicle_model.protocol), else one output_vector (and local_vector) per step
         self._write_outputs = getattr(model, "write_outputs", None) or self._write_by_vectors
         self._sim = self.simulator_class(model, x, rtol=rtol, atol=atol)
+        # chosen once per simulator, not at every step: `step` returns the state itself where the
+        # simulator has it, `advance` a copy
+        self._advance = getattr(self._sim, "step", None) or self._sim.advance
         self._built_key = key
         # the input variables become the elements of the array the integrator reads the held
         # inputs from (VehicleSimulator.inputs): a step then copies nothing
@@ -316,9 +320,7 @@ class VehicleSlave(FmuSlave):
             self._build()  # tunable parameters; the vehicle stays as it was on failure
             self.parameters_changed = False
         # A failed advance raises and leaves the vehicle at the start of the step.
-        step = getattr(self._sim, "step", None)
-        x = (step(current_time, current_time + step_size, u) if step is not None   # the state itself
-             else self._sim.advance(current_time, current_time + step_size, u))
+        x = self._advance(current_time, current_time + step_size, u)
         self._write_outputs(x, u, current_time + step_size, self._outputs, self._locals)
         self._time = current_time + step_size
 
