@@ -47,7 +47,7 @@ import math
 
 import numpy as np
 
-from vehicle_model._jit import jit
+from vehicle_model._jit import jit, jit_inlined
 
 #: the layout of ``inputs``
 DEPTH, PITCH, HEADING, SPEED, ALTITUDE, NORTH, EAST, SPEED_COMMAND, HEADING_COMMAND, DEPTH_COMMAND = range(10)
@@ -99,7 +99,7 @@ DISTANCE_MARGIN = 1e-6
 TWO_PI = 2.0 * math.pi
 
 
-@jit
+@jit_inlined
 def wrap_pi(angle):
     """controllers_fmu.angles.wrap_pi of a finite angle (numpy's fmod: numba has no math.fmod;
     both are the C library's, whose result is exact)."""
@@ -111,7 +111,7 @@ def wrap_pi(angle):
     return a
 
 
-@jit
+@jit_inlined
 def pid_update(loop, k, ref, meas, dt, ff, wrap):
     """controllers_fmu.pid.PID.update on the loop's state ``loop`` (LOOP_*) and constants ``k``
     (LOOP_K*, the derivative filter's coefficient of this dt in LOOP_LAG)."""
@@ -153,7 +153,7 @@ def pid_update(loop, k, ref, meas, dt, ff, wrap):
     return u
 
 
-@jit
+@jit_inlined
 def _loop(state, constants, which, ref, meas, dt, ff, wrap):
     s = which * LOOP_STATE_SIZE
     c = which * LOOP_CONSTANTS_SIZE

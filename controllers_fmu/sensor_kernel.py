@@ -33,7 +33,7 @@ import math
 
 import numpy as np
 
-from vehicle_model._jit import jit
+from vehicle_model._jit import jit, jit_inlined
 
 #: the channels, as sensors.NOISE_CHANNELS
 DEPTH, ROLL, PITCH, HEADING, SPEED, ALTITUDE, NORTH, EAST = range(8)
@@ -61,7 +61,7 @@ SAMPLED, CHECK_INPUTS = 0, 1
 TWO_PI = 2.0 * math.pi
 
 
-@jit
+@jit_inlined
 def _wrap_pi(angle):
     """controllers_fmu.angles.wrap_pi of a finite angle (numpy's fmod: numba has no math.fmod;
     both are the C library's, whose result is exact). Python's math.fmod refuses an infinite
@@ -74,7 +74,7 @@ def _wrap_pi(angle):
     return a
 
 
-@jit
+@jit_inlined
 def _lag(channel, x, constants, state, angle):
     """filters.FirstOrderLag.update (AngleLag.update when ``angle``) of one channel, its
     coefficient that of the step length (constants[COEFFICIENT + channel])."""
@@ -92,12 +92,12 @@ def _lag(channel, x, constants, state, angle):
     return y
 
 
-@jit
+@jit_inlined
 def _clamp(x, lo, hi):
     return lo if x < lo else hi if x > hi else x
 
 
-@jit
+@jit_inlined
 def _reading(channel, x, constants, state, noise, at, angle):
     """lag(x) + bias + std z of one channel (wrapped for an angle afterwards by the caller)."""
     return (_lag(channel, x, constants, state, angle) + constants[BIAS + channel]

@@ -25,12 +25,27 @@ try:
     def jit(function):
         return load_cache_lightly(numba.njit(cache=True, fastmath=False, error_model="numpy")(function))
 
+    def jit_inlined(function):
+        return numba.njit(inline="always", fastmath=False, error_model="numpy")(function)
+
     JIT_ENABLED = True
 except ImportError:  # pragma: no cover - exercised with AUV_NO_JIT=1
     def jit(function):
         return function
 
+    def jit_inlined(function):
+        return function
+
     JIT_ENABLED = False
+
+
+jit_inlined.__doc__ = """A small helper of compiled kernels, compiled into each compiled function that
+calls it (numba's ``inline="always"``: its code is put in the caller's before the caller is
+typed), where `jit` would compile and cache a version of it for every distinct literal argument
+a caller passes (a channel or loop number, a flag: a kernel's helpers made 31 cache files of
+the AUV's instruments, in two FMUs). Same arithmetic in the same order (no fastmath, as `jit`):
+the caller's results are the same bit for bit. Called from Python (a kernel's ``py_func``, a
+test) it is compiled as `jit` would, uncached. Without numba: the function itself."""
 
 
 def compiled_entry(function, *example_args):
