@@ -34,9 +34,11 @@ tests compare both ways, bit for bit).
 from __future__ import annotations
 
 import hashlib
+import inspect
 import os
 import pickle
 import sys
+import types
 from contextlib import contextmanager
 
 import llvmlite
@@ -45,6 +47,7 @@ import numba
 import numpy as np
 from numba.core import entrypoints
 from numba.core.caching import FunctionCache
+from numba.core.dispatcher import Dispatcher
 from numba.core.runtime import nrtdynmod, rtsys
 
 #: numba versions (major, minor) whose FunctionCache.load_overload this replaces
@@ -56,21 +59,77 @@ def _version() -> tuple[int, int]:
     return int(major), int(minor)
 
 
+def _compiled_callees(py_func, found: dict) -> dict:
+    """The compiled functions `py_func` calls, directly or through others, by their Python
+    functions: each global name its code (and its nested functions' code) uses that is a numba
+    dispatcher, or an attribute of such a name that is one (`rotation.skew`)."""
+    names, codes = set(), [py_func.__code__]
+    while codes:
+        code = codes.pop()
+        names.update(code.co_names)
+        codes.extend(c for c in code.co_consts if hasattr(c, "co_names"))
+    values = [py_func.__globals__.get(name) for name in names]
+    values += [getattr(value, name, None) for value in values if isinstance(value, types.ModuleType)
+               for name in names]
+    for value in values:
+        callee = getattr(value, "py_func", None) if isinstance(value, Dispatcher) else None
+        if callee is not None and callee not in found:
+            found[callee] = True
+            _compiled_callees(callee, found)
+    return found
+
+
+_file_digests: dict[str, str] = {}
+
+
+def _file_digest(path: str) -> str:
+    digest = _file_digests.get(path)
+    if digest is None:
+        with open(path, "rb") as source:
+            digest = _file_digests[path] = hashlib.sha256(source.read()).hexdigest()
+    return digest
+
+
+def callees_stamp(py_func) -> tuple:
+    """What the cache of `py_func` must also match, beside numba's stamp of its own source
+    file: (module, SHA-256 of its source) of every other module whose compiled functions it
+    calls, directly or not.
+    numba checks only the file of the function it compiled, but a compiled function carries
+    the machine code of every compiled function it calls: with that check alone, a change to
+    `forces.py` left the AUV's derivative in `dynamics.py` running the old forces from the
+    cache, in this checkout's tests and flights. (Constants a compiled function reads are
+    frozen into it too: they are declared in the file of the functions that read them,
+    vehicle_model/protocol.py.) Computed at the function's first load or save, when every
+    module it calls into has been imported."""
+    own = inspect.getfile(py_func)
+    files = {(callee.__module__, inspect.getfile(callee)) for callee in _compiled_callees(py_func, {})}
+    return tuple(sorted((module, _file_digest(path)) for module, path in files if path != own))
+
+
 class _ForgivingCache(FunctionCache):
     """numba's cache of one function, where a cache file that cannot be read (a corrupt or
     truncated index or data file, shipped in an FMU or left by a crash) is a miss: the function
     is compiled, as with no cache at all, instead of the call raising numba's UnpicklingError
     (the cache is an optimisation, never a requirement: fmu_support/numba_cache.py). A cache
-    that cannot be written then is left as it is (the code compiled stays in use)."""
+    that cannot be written then is left as it is (the code compiled stays in use). Valid only
+    while the sources of the compiled functions it calls are unchanged too (`callees_stamp`)."""
+
+    def _stamp_callees(self):
+        cache_file = self._cache_file
+        if not getattr(cache_file, "_callees_stamped", False):
+            cache_file._source_stamp = (cache_file._source_stamp, callees_stamp(self._py_func))
+            cache_file._callees_stamped = True
 
     def load_overload(self, sig, target_context):
         try:
+            self._stamp_callees()
             return super().load_overload(sig, target_context)
         except Exception:
             return None
 
     def save_overload(self, sig, data):
         try:
+            self._stamp_callees()
             super().save_overload(sig, data)
         except Exception:
             pass
@@ -83,6 +142,7 @@ class _LightlyLoadingCache(_ForgivingCache):
         try:
             import numba.cpython.hashing  # noqa: F401  (registers its symbols when imported)
 
+            self._stamp_callees()
             start_runtime(target_context)
             with self._guard_against_spurious_io_errors(), _unserializing_lightly(target_context.codegen()):
                 loaded = self._load_overload(sig, target_context)
@@ -275,8 +335,9 @@ ENABLED = _version() in CHECKED and os.environ.get("AUV_NUMBA_FULL_LOAD", "") in
 
 
 def load_cache_lightly(dispatcher):
-    """The dispatcher, its cache loading lightly where that is known to work (see the module),
-    an unreadable cache file a miss in any case (`_ForgivingCache`)."""
+    """The dispatcher, its cache valid only while the compiled functions it calls are unchanged
+    too (`callees_stamp`), an unreadable cache file a miss (`_ForgivingCache`), loading lightly
+    where that is known to work (see the module)."""
     if type(getattr(dispatcher, "_cache", None)) is FunctionCache:
         dispatcher._cache.__class__ = _LightlyLoadingCache if ENABLED else _ForgivingCache
         if ENABLED:

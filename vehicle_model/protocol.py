@@ -23,8 +23,9 @@ worked example; a second vehicle follows these steps:
 3. Physics: pure functions, one per force, compiled with `vehicle_model._jit.jit`, taking the
    state x, the inputs u and one flat float vector c of constants. The slots of c come from a
    `ConstantTable` declared in the SAME file as the compiled functions that read them (numba
-   freezes a global integer into the machine code it caches, and checks only that file's time
-   to decide whether the cache is stale). Shared pieces: `rotation` (rotations, quaternion
+   freezes a global integer into the machine code it caches, and checks only that file, and
+   the files of the compiled functions it calls, to decide whether the cache is stale:
+   vehicle_model/_numba_load.py `callees_stamp`). Shared pieces: `rotation` (rotations, quaternion
    kinematics of seed 003), `environment` (current, sea floor; waves later).
 4. The model class implementing `Vehicle` (below): it packs c once, and hands out the compiled
    derivative with the time first (`derivative_at(t, x, u, c)`, the signature SciPy calls),

@@ -10,8 +10,7 @@ kernel cannot reproduce stays in Python around it: the products of small matrice
 through BLAS, whose summation order a loop does not reproduce: the LQR gain and the
 allocation's pseudo-inverse), ``math.hypot`` (CPython's own algorithm, not the C library's: the
 kernel reports when the speed limit may bind and takes the norm from the caller), the
-vehicle library's motion wrench (its own compiled function, called between two kernels: a
-kernel calling it would keep a stale copy in numba's cache when the library changes) and
+vehicle library's motion wrench (its own compiled function, called between two kernels) and
 Python's ``round`` of the LQR schedule.
 
 The arrays (all float64, C-contiguous, preallocated by their owners):
