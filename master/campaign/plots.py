@@ -171,11 +171,21 @@ def make_plots(table, out_dir: Path, seed_variable: str | None = None, max_panel
 #: it kills it and draws the plots itself: a stuck plot process must not hold the sweep for ever
 PLOT_TIMEOUT_S = 300.0
 
-#: the plot process's priority (``nice``) while it gets ready: the lowest, so that it runs on
-#: what nothing else wants (a core the cluster leaves free, the end of the campaign when one
-#: worker waits for the other's last run), never instead of a run. At ``nice`` +5 it took CPU
-#: from the starting workers on the busy 2-core machine (their first run started later).
+#: the plot process's priority (``nice``) while the cluster starts: the lowest, so that it gets
+#: ready on what nothing else wants (a core the starting cluster leaves free), never instead of
+#: the cluster's start. At ``nice`` +5 it took CPU from the starting workers on the busy 2-core
+#: machine (their first run started later).
 PREPARE_NICE = 19
+
+#: its priority (``nice`` above the sweep's own) once the cluster is up and the runs go
+#: (``PlotProcess.runs_going``): if it is not ready yet, it gets ready then, at the runs'
+#: expense. With a worker on each core, at ``PREPARE_NICE`` it got next to nothing until the
+#: last run ended, and the user waited after the last run for its imports (about 0.45 s of CPU
+#: on the 2-core machine) on one core; taken from two workers' runs, the same CPU delays the
+#: last run by about half of that (the worker it slows runs fewer of the remaining runs). With
+#: a core to spare (one worker) it changes nothing. At +5 a worker that shares its core with it
+#: keeps about 3/4 of that core.
+RUNS_NICE = 5
 
 
 def warm_up() -> None:
@@ -238,7 +248,24 @@ class PlotProcess:
                 code = _serve(data_r, result_w)
             finally:
                 os._exit(code)
-        return None if pid is None else cls(pid, data_w, result_r)
+        if pid is None:
+            return None
+        try:  # set here, not by the plot process itself: ``runs_going`` may come before it would
+            os.setpriority(os.PRIO_PROCESS, pid, PREPARE_NICE)
+        except (AttributeError, OSError):
+            pass
+        return cls(pid, data_w, result_r)
+
+    def runs_going(self) -> None:
+        """The cluster is up and the runs go: the plot process (if it is not ready yet, it gets
+        ready then) at ``RUNS_NICE``. Where raising a process's priority takes a privilege this
+        process lacks, it stays at ``PREPARE_NICE``."""
+        try:
+            nice = min(os.getpriority(os.PRIO_PROCESS, 0) + RUNS_NICE, 19)  # below the sweep's own
+            if os.getpriority(os.PRIO_PROCESS, self.pid) > nice:
+                os.setpriority(os.PRIO_PROCESS, self.pid, nice)
+        except (AttributeError, OSError):
+            pass
 
     def draw(self, table, out_dir: Path, seed_variable: str | None = None) -> list[Path]:
         """The campaign's plots, as ``make_plots(table, out_dir, seed_variable)`` returns them."""
@@ -304,16 +331,13 @@ class PlotProcess:
 
 
 def _serve(data_fd: int, result_fd: int) -> int:
-    """The plot process: get ready at a lower priority, wait for the table, draw, answer."""
+    """The plot process: get ready (at the priority the sweep gives it), wait for the table,
+    draw, answer."""
     from master import read_all, write_all
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C at the terminal: the sweep decides
     signal.signal(signal.SIGTERM, signal.SIG_DFL)  # not the sweep's handler, inherited by the fork
-    try:
-        os.setpriority(os.PRIO_PROCESS, 0, PREPARE_NICE)  # raised back by the sweep with the table
-    except (AttributeError, OSError):
-        pass
-    try:
+    try:  # at PREPARE_NICE (set by the sweep, which raises it back with the table)
         warm_up()
     except Exception:
         pass  # the same error, if it matters, comes from the plots themselves

@@ -535,6 +535,8 @@ def _execute_in(plan, out, client, own_client, cluster, workers, scheduler, retr
     if todo:
         if own_client and not scheduler:
             client, cluster = _make_client(workers, scheduler, len(todo))
+            if plotter is not None:
+                plotter.runs_going()  # ready before the last run ends, even with a worker on each core
         where = (f"scheduler {scheduler}" if scheduler else
                  f"local cluster of {len(client.scheduler_info().get('workers', {}))} worker processes"
                  if cluster is not None else "the given Dask client")

@@ -43,6 +43,12 @@ plotter = PlotProcess.start()
 result["forked"] = plotter is not None
 if plotter is not None:
     pid = plotter.pid
+    if case == "nice":
+        result["nice"] = [os.getpriority(os.PRIO_PROCESS, 0), os.getpriority(os.PRIO_PROCESS, pid)]
+        plotter.runs_going()
+        result["nice"].append(os.getpriority(os.PRIO_PROCESS, pid))
+        result["child"] = digests(plotter.draw(table, out / "child", "sensors.Seed"))
+        result["drew"] = plotter.drew
     if case == "draw":
         result["child"] = digests(plotter.draw(table, out / "child", "sensors.Seed"))
         result["drew"] = plotter.drew
@@ -85,6 +91,20 @@ def test_the_plot_process_draws_the_same_files(tmp_path, case):
     assert r["child"] == r["here"]
     assert r["drew"] is (case == "draw")  # killed: drawn by the sweep's own process instead
     assert r["reaped"]
+
+
+@pytest.mark.skipif(not hasattr(os, "fork") or (os.cpu_count() or 1) < 2,
+                    reason="the plot process needs fork and two CPUs")
+def test_the_plot_process_gets_ready_at_the_lowest_priority_then_at_runs_nice(tmp_path):
+    """PREPARE_NICE from its start (set by the sweep: no moment at the sweep's priority once
+    ``start`` returns), RUNS_NICE above the sweep's own once the runs go; drawing as before."""
+    from master.campaign.plots import PREPARE_NICE, RUNS_NICE
+
+    r = _run(tmp_path, "nice")
+    own, at_start, running = r["nice"]
+    assert at_start == PREPARE_NICE == 19
+    assert running == min(own + RUNS_NICE, 19) and (own > 14 or running < at_start)
+    assert r["child"] == r["here"] and r["drew"] is True and r["reaped"]
 
 
 @pytest.mark.skipif(not hasattr(os, "fork") or (os.cpu_count() or 1) < 2,
