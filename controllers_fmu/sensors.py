@@ -221,7 +221,7 @@ class SensorSuite:
             kernel.sample_into(truth, block, at, self.constants, self.state, readings, True)
         self.noise.advance()
         self.samples += 1
-        return bool(self.state[kernel.BOTTOM_LOCK])   # a bool: the native wrapper reads it without Python
+        return self.state[kernel.BOTTOM_LOCK] != 0.0   # numpy's bool: the native wrapper reads it directly
 
     @staticmethod
     def _truth_of(values: np.ndarray) -> TruthInputs:

@@ -700,8 +700,8 @@ class FmuSlave(Fmi2Slave):
     #   ("m", mapping), key   `mapping[key]` of a dict (`entry=`).
     #
     # The wrapper checks at every call what it relies on (the buffer's type, size and format,
-    # a list's length, a value that is a float or a numpy.float64 / an int / a bool, a plain
-    # dict) and, when anything differs, makes the call the usual way, through the methods
+    # a list's length, a value that is a float, an int or a bool, or numpy's float64, integer or
+    # bool_ scalar, a plain dict) and, when anything differs, makes the call the usual way, through the methods
     # below: the values and the errors are those of the Python path. No plan is offered outside the stepping phase (a
     # read may refresh the outputs during initialisation, what may be set differs), for a
     # parameter (a set also raises `parameters_changed`), for values kept elsewhere (a getter,

@@ -111,6 +111,9 @@ typedef struct {
 #define PyBUF_WRITABLE 0x0001
 #define PyBUF_RECORDS_RO 0x001c   /* PyBUF_STRIDES | PyBUF_FORMAT */
 
+/* numpy's concrete integer scalar types (numpy_scalar_types() below lists fewer). */
+#define MAX_NUMPY_INTEGER_TYPES 16
+
 /* Every function the wrapper calls, with its stable-ABI signature. */
 #define PYTHON_FUNCTIONS(X)                                                                     \
     X(int, Py_IsInitialized, (void))                                                            \
@@ -198,7 +201,7 @@ typedef struct {
     /* Python helpers compiled from HELPER_SOURCE below */
     PyObject *create_slave;
     PyObject *drain_log;
-    PyObject *numpy_float64;
+    PyObject *numpy_scalar_types;
     /* the attribute names looked up on every call, made (and interned) once */
     PyObject *log_queue_name;
     PyObject *method_names[METHOD_COUNT];
@@ -206,7 +209,11 @@ typedef struct {
     PyObject *epoch_name, *plan_name, *values_changed_name;
     PyObject *true_object, *none_object;
     void *float_type, *int_type, *bool_type, *list_type, *dict_type;
-    void *float64_type;   /* numpy.float64 (a float whose float() is its value) once numpy is imported */
+    /* numpy's scalar types once numpy is imported (by anyone: the wrapper never imports it) */
+    void *float64_type;   /* numpy.float64 (a float whose float() is its value) */
+    void *numpy_bool_type;   /* numpy.bool_ (bool() and int() read it; it has no __index__) */
+    void *numpy_integer_types[MAX_NUMPY_INTEGER_TYPES];   /* int8 ... uint64, longlong ... (have __index__) */
+    Py_ssize_t n_numpy_integer_types;
 } PythonApi;
 
 /* The one process-wide interpreter handle of this library: allocated once, never freed, so
@@ -235,9 +242,12 @@ static const char HELPER_SOURCE[] =
     "                    fmi2_exception_status=True)\n"
     "EXACT_TYPES = (float, int, bool, list, dict)\n"
     "NONE = None\n"
-    "def numpy_float64():\n"
+    "def numpy_scalar_types():\n"
     "    numpy = sys.modules.get('numpy')\n"
-    "    return getattr(numpy, 'float64', None)\n"
+    "    if numpy is None:\n"
+    "        return None\n"
+    "    integers = {numpy.dtype(code).type for code in 'bhilqpBHILQP'}\n"
+    "    return (numpy.float64, numpy.bool_) + tuple(sorted(integers, key=str))\n"
     "def drain_log(slave):\n"
     "    queue = getattr(slave, 'log_queue', None)\n"
     "    if not queue:\n"
@@ -520,7 +530,7 @@ static int load_helpers(PythonApi *api, char *error, size_t size)
     if (module != NULL) {
         api->create_slave = api->PyObject_GetAttrString(module, "create_slave");
         api->drain_log = api->PyObject_GetAttrString(module, "drain_log");
-        api->numpy_float64 = api->PyObject_GetAttrString(module, "numpy_float64");
+        api->numpy_scalar_types = api->PyObject_GetAttrString(module, "numpy_scalar_types");
         typed = load_exact_types(api, module);
         api->Py_DecRef(module);
     }
@@ -531,7 +541,7 @@ static int load_helpers(PythonApi *api, char *error, size_t size)
             && (api->plan_name = api->PyUnicode_InternFromString("_native_plan")) != NULL
             && (api->values_changed_name = api->PyUnicode_InternFromString("values_changed")) != NULL
             && (api->true_object = api->PyBool_FromLong(1)) != NULL;
-    if (api->create_slave == NULL || api->drain_log == NULL || api->numpy_float64 == NULL || !named || !typed) {
+    if (api->create_slave == NULL || api->drain_log == NULL || api->numpy_scalar_types == NULL || !named || !typed) {
         snprintf(error, size, "cannot compile the wrapper's Python helpers");
         api->PyErr_Clear();
         return 0;
@@ -812,13 +822,37 @@ static int is_real(PyObject *object)
            (python->float64_type != NULL && is_type(object, python->float64_type));
 }
 
-/* Look for numpy.float64 until numpy is imported (GIL held); the reference is kept. */
-static void find_float64(void)
+/* numpy.bool_: bool() and int() read its truth (PyObject_IsTrue). */
+static int is_numpy_bool(PyObject *object)
+{
+    return python->numpy_bool_type != NULL && is_type(object, python->numpy_bool_type);
+}
+
+/* One of numpy's integer scalars: int() and bool() read its value (PyLong_AsLong goes through
+ * its __index__, PyObject_IsTrue through its __bool__), as for an int. */
+static int is_numpy_integer(PyObject *object)
+{
+    if (object == NULL) return 0;
+    for (Py_ssize_t i = 0; i < python->n_numpy_integer_types; i++)
+        if (TYPE_OF(object) == python->numpy_integer_types[i]) return 1;
+    return 0;
+}
+
+/* Look for numpy's scalar types (float64, bool_, the integers) until numpy is imported (GIL
+ * held): a slave computing with numpy hands its getters numpy's scalars, which are read
+ * directly as Python's float, bool and int are. The references are kept. */
+static void find_numpy_types(void)
 {
     if (python->float64_type != NULL) return;
-    PyObject *type = python->PyObject_CallObject(python->numpy_float64, NULL);
-    if (type != NULL && type != python->none_object) python->float64_type = type;
-    else if (type != NULL) python->Py_DecRef(type);
+    PyObject *types = python->PyObject_CallObject(python->numpy_scalar_types, NULL);
+    Py_ssize_t n = types != NULL && types != python->none_object ? python->PySequence_Size(types) : -1;
+    if (n >= 2 && n - 2 <= MAX_NUMPY_INTEGER_TYPES) {
+        for (Py_ssize_t i = 2; i < n; i++)   /* each reference kept */
+            python->numpy_integer_types[python->n_numpy_integer_types++] = python->PySequence_GetItem(types, i);
+        python->numpy_bool_type = python->PySequence_GetItem(types, 1);
+        python->float64_type = python->PySequence_GetItem(types, 0);   /* last: the types are found */
+    }
+    if (types != NULL) python->Py_DecRef(types);
     python->PyErr_Clear();
 }
 
@@ -900,7 +934,7 @@ static Plan *plan_for(Instance *inst, Method method, const fmi2ValueReference vr
     }
     clear_plan(plan);
     plan->epoch = epoch;
-    find_float64();
+    find_numpy_types();
     const char *type = (method == GET_REAL || method == SET_REAL) ? "Real"
                        : (method == GET_INTEGER || method == SET_INTEGER) ? "Integer" : "Boolean";
     int setting = method == SET_REAL || method == SET_INTEGER || method == SET_BOOLEAN;
@@ -1015,13 +1049,20 @@ static int direct_get(Instance *inst, Method method, const fmi2ValueReference vr
             continue;
         }
         PyObject *item = item_of(plan, sources, i);
-        if (method == GET_INTEGER) {   /* int(item), as the slave's getter, for an int or a bool */
-            ok = is_type(item, python->int_type) || is_type(item, python->bool_type);
-            long number = ok ? python->PyLong_AsLong(item) : 0;
-            ok = ok && !(number == -1 && python->PyErr_Occurred());
+        if (method == GET_INTEGER) {   /* int(item), as the slave's getter, for an int or a bool (numpy's too) */
+            long number = 0;
+            if (is_numpy_bool(item)) {
+                number = python->PyObject_IsTrue(item);
+                ok = number >= 0;
+            } else {
+                ok = is_type(item, python->int_type) || is_type(item, python->bool_type) || is_numpy_integer(item);
+                number = ok ? python->PyLong_AsLong(item) : 0;   /* an int too large: through Python */
+                ok = ok && !(number == -1 && python->PyErr_Occurred());
+            }
             ((fmi2Integer *)value)[i] = (fmi2Integer)number;
-        } else {                       /* bool(item), for a bool, an int or a float */
-            ok = is_type(item, python->bool_type) || is_type(item, python->int_type) || is_real(item);
+        } else {                       /* bool(item), for a bool, an int or a float (numpy's too) */
+            ok = is_type(item, python->bool_type) || is_type(item, python->int_type) || is_real(item) ||
+                 is_numpy_bool(item) || is_numpy_integer(item);
             ((fmi2Boolean *)value)[i] = ok && python->PyObject_IsTrue(item) > 0 ? fmi2True : fmi2False;
         }
     }

@@ -34,11 +34,18 @@ from fmu_support import FmuSlave
 #: every probe instance, so that the test can look at the slave behind the FMI calls
 INSTANCES = []
 
+#: per mode from 5: the types of the list's items, of K and of G (numpy's scalars)
+NUMPY_SCALARS = {5: (np.float64, np.int64, np.bool_), 6: (np.float64, np.int32, np.uint8),
+                 7: (np.float64, np.bool_, np.int16), 8: (np.float64, np.uint64, np.int64),
+                 9: (np.float64, np.longlong, np.bool_)}
+
 
 class DirectProbe(FmuSlave):
     """X[i] = 2 A[i] (a numpy array), L = [A[1] + B, B] (a list), K = N + 1 and G = not F
     (dict entries). Mode (an Integer input) chooses how do_step leaves the arrays: 0 in place,
-    1 a new array, 2 a float32 array, 3 an array too short, 4 the list holding ints."""
+    1 a new array, 2 a float32 array, 3 an array too short, 4 the list holding ints; from 5 on
+    the list, K and G hold numpy's scalars (NUMPY_SCALARS: what a slave computing with numpy
+    returns)."""
 
     def __init__(self, **kwargs):
         super().__init__(**kwargs)
@@ -87,6 +94,11 @@ class DirectProbe(FmuSlave):
             self.listed[:] = [int(v) for v in self.listed]
         self.values["K"] = self.values["N"] + 1
         self.values["G"] = not self.values["F"]
+        if mode in NUMPY_SCALARS:
+            real, integer, boolean = NUMPY_SCALARS[mode]
+            self.listed[:] = [real(v) for v in self.listed]
+            self.values["K"] = integer(self.values["K"] if integer is not np.bool_ else self.values["K"] > 3)
+            self.values["G"] = boolean(self.values["G"] if boolean is np.bool_ else 3 * self.values["G"])
 '''
 
 
@@ -152,6 +164,38 @@ def test_stepping_transfers_call_no_python_method_and_give_the_python_values(dir
     assert p.slave.values_changed and p.slave.values["N"] == -7 and type(p.slave.values["F"]) is bool
     assert p.fmu.getReal([p.x[2], p.x[0]]) == [float("inf"), 0.2]      # other references: a plan of their own
     assert p.python_calls() == {}
+    p.fmu.freeInstance()
+
+
+@pytest.mark.parametrize("mode", [5, 6, 7, 8, 9])
+@pytest.mark.parametrize("f", [False, True])
+def test_numpy_scalars_are_read_directly_with_the_python_values(direct_probe, mode, f):
+    """numpy's float64, bool_ and integer scalars (of a slave computing with numpy) are read as
+    Python's float, bool and int are: no Python method called, the values of the slave's own
+    getters (float(), int(), bool() of them)."""
+    p = Probe(direct_probe).started()
+    p.step(mode=mode, a=(0.25, 0.0, 0.0), b=-1.5, n=4, f=f)
+    direct = p.outputs()
+    assert p.python_calls() == {}, "every get went directly"
+    slave, vr = p.slave, p.vr
+    real, integer, boolean = sys.modules[MODULE].NUMPY_SCALARS[mode]
+    assert [type(v) for v in (*slave.listed, slave.values["K"], slave.values["G"])] == [real, real, integer, boolean]
+    python = (slave.get_real(p.x), slave.get_real([vr["L1"], vr["L2"]]), slave.get_integer([vr["K"]]),
+              slave.get_boolean([vr["G"]]))
+    assert direct == python
+    assert direct[1:] == ([-1.25, -1.5], [5 if integer is not np.bool_ else 1], [not f])
+    p.fmu.freeInstance()
+
+
+def test_a_numpy_integer_too_large_for_a_long_is_read_through_python(direct_probe):
+    p = Probe(direct_probe).started()
+    p.step(mode=8)
+    p.slave.values["K"] = np.uint64(2**63 + 5)     # PyLong_AsLong overflows: not read directly
+    try:
+        p.fmu.getInteger([p.vr["K"]])
+    except FMICallException:
+        pass    # whatever the Python path makes of it, the direct read served nothing
+    assert p.python_calls() == {"get_integer": 1}
     p.fmu.freeInstance()
 
 
