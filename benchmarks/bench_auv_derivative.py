@@ -10,7 +10,17 @@ interpreter, one after the other, best of 5 rounds):
   in Python  the derivative called from Python (dispatch, boxing of the arrays), one
              `VehicleSimulator.advance` of 0.1 s (SciPy's dopri5, 7 derivative calls), and the
              same dopri5 step with a right-hand side that returns a constant array (SciPy's own
-             floor under an `advance`).
+             floor under an `advance`);
+  one call   what one of those derivative calls costs, piece by piece: the simulator's
+             right-hand side as SciPy calls it (f(t, y): a Python frame calling the compiled
+             derivative's machine-code entry, `_packed_right_hand_side`), that entry alone
+             (`derivative_packed(t, y, work)`), the entry of a compiled function of the same
+             arguments that does nothing (numba's own cost of a call: unboxing t and two
+             arrays), a compiled function returning its last argument (an array: numba hands
+             back the same object), and a Python function of (t, y) returning an array (a frame).
+             What a cheaper callable could save per call is the frame and numba's call cost;
+             SciPy's own part of a call (it wraps y in a new array and checks what f returns)
+             is in the constant right-hand side's dopri5 step above.
 
     .venv/bin/python benchmarks/bench_auv_derivative.py [--before DIR]
 
@@ -112,7 +122,59 @@ def measure(root: str) -> dict:
         floor.integrate(0.1)
     figures["python: dopri5 0.1 s, constant right-hand side"] = best_ns(
         python_loop(floor_step, 5000), n=5000)
+    figures.update(one_call(sim, np, numba))
     return figures
+
+
+def one_call(sim, np, numba) -> dict:
+    """The pieces of one right-hand side call of `sim` as SciPy's DOPRI5 makes it (see the
+    module); {} for a checkout whose simulator has no packed right-hand side."""
+    right_hand_side = sim._solver.f
+    cells = [cell.cell_contents for cell in getattr(right_hand_side, "__closure__", None) or ()]
+    arrays = [a for a in cells if isinstance(a, np.ndarray)]
+    entries = [c for c in cells if not isinstance(c, np.ndarray)]
+    if len(arrays) != 2 or len(entries) != 1:
+        return {}
+    work, derivative = sorted(arrays, key=len, reverse=True)
+    entry = entries[0]
+    y = np.array(sim.state)
+    n = 100000
+
+    def timed(function, *args):
+        def run():
+            for _ in range(n):
+                function(*args)
+        best = float("inf")
+        run()
+        for _ in range(5):
+            start = time.perf_counter()
+            run()
+            best = min(best, time.perf_counter() - start)
+        return best / n * 1e9
+
+    @numba.njit
+    def empty(t, y, work):
+        pass
+
+    @numba.njit
+    def returning(t, y, work, derivative):
+        return derivative
+
+    def entry_of(function, *args):
+        function(*args)
+        return function.overloads[tuple(numba.typeof(a) for a in args)].entry_point
+
+    def frame(t, y):
+        return derivative
+
+    return {
+        "one call: simulator's right-hand side f(t, y)": timed(right_hand_side, 0.0, y),
+        "one call: derivative_packed's entry (t, y, work)": timed(entry, 0.0, y, work),
+        "one call: an empty compiled entry (t, y, work)": timed(entry_of(empty, 0.0, y, work), 0.0, y, work),
+        "one call: a compiled entry returning its array argument": timed(
+            entry_of(returning, 0.0, y, work, derivative), 0.0, y, work, derivative),
+        "one call: a Python function (t, y) returning an array": timed(frame, 0.0, y),
+    }
 
 
 def child(root: str) -> dict:
@@ -140,7 +202,7 @@ def main() -> int:
     print(header)
     for name, value in now.items():
         line = f"{name:52s} {value:10.0f}"
-        if before:
+        if before and name in before:
             line += f" {before[name]:10.0f} {value / before[name]:11.2f}"
         print(line)
     return 0
