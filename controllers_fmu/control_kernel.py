@@ -49,6 +49,11 @@ import numpy as np
 
 from vehicle_model._jit import jit, jit_inlined
 
+# (the loops' layouts, which controllers_fmu/control.py packs as `kernel.LOOP_*`, with the law)
+from .kernel_laws import (LOOP_CONSTANTS_SIZE, LOOP_DERIV, LOOP_HAS_PREV, LOOP_I_BAND, LOOP_I_MAX, LOOP_I_MIN,
+                          LOOP_INTEGRAL, LOOP_KD, LOOP_KI, LOOP_KP, LOOP_LAG, LOOP_LAST_OUTPUT, LOOP_OUT_MAX,
+                          LOOP_OUT_MIN, LOOP_PREV_MEAS, LOOP_SATURATED, LOOP_STATE_SIZE, pid_update, wrap_pi)
+
 #: the layout of ``inputs``
 DEPTH, PITCH, HEADING, SPEED, ALTITUDE, NORTH, EAST, SPEED_COMMAND, HEADING_COMMAND, DEPTH_COMMAND = range(10)
 INPUTS_SIZE = 10
@@ -65,10 +70,6 @@ SEGMENT_SIZE = 14
 #: ``constants`` each
 LOOP_SPEED, LOOP_HEADING, LOOP_PITCH, LOOP_DEPTH = range(4)
 LOOPS = 4
-LOOP_INTEGRAL, LOOP_PREV_MEAS, LOOP_HAS_PREV, LOOP_DERIV, LOOP_LAST_OUTPUT, LOOP_SATURATED = range(6)
-LOOP_STATE_SIZE = 6
-LOOP_KP, LOOP_KI, LOOP_KD, LOOP_OUT_MIN, LOOP_OUT_MAX, LOOP_I_MIN, LOOP_I_MAX, LOOP_I_BAND, LOOP_LAG = range(9)
-LOOP_CONSTANTS_SIZE = 9
 
 #: the layout of ``state`` after the loops
 _S = LOOPS * LOOP_STATE_SIZE
@@ -95,63 +96,6 @@ BY_DEPTH, BY_ALTITUDE, YOYO = 0, 1, 2        # control.DIVE_MODES
 DONE, CHECK_INPUTS, NEED_SEGMENT, NEED_DISTANCE = 0, 1, 2, 3
 #: the relative margin around the acceptance radius within which Python's hypot decides
 DISTANCE_MARGIN = 1e-6
-
-TWO_PI = 2.0 * math.pi
-
-
-@jit_inlined
-def wrap_pi(angle):
-    """controllers_fmu.angles.wrap_pi of a finite angle (numpy's fmod: numba has no math.fmod;
-    both are the C library's, whose result is exact)."""
-    a = np.fmod(angle, TWO_PI)
-    if a > math.pi:
-        a -= TWO_PI
-    elif a <= -math.pi:
-        a += TWO_PI
-    return a
-
-
-@jit_inlined
-def pid_update(loop, k, ref, meas, dt, ff, wrap):
-    """controllers_fmu.pid.PID.update on the loop's state ``loop`` (LOOP_*) and constants ``k``
-    (LOOP_K*, the derivative filter's coefficient of this dt in LOOP_LAG)."""
-    e = ref - meas
-    if wrap:
-        e = wrap_pi(e)
-    advance = dt > 0.0
-    deriv = loop[LOOP_DERIV]
-    if advance and loop[LOOP_HAS_PREV] != 0.0:
-        dm = meas - loop[LOOP_PREV_MEAS]
-        if wrap:
-            dm = wrap_pi(dm)
-        raw = dm / dt
-        a = k[LOOP_LAG]
-        deriv = a * deriv + (1.0 - a) * raw
-    d_term = -k[LOOP_KD] * deriv
-    p_term = k[LOOP_KP] * e
-    integral = loop[LOOP_INTEGRAL]
-    if advance and k[LOOP_KI] != 0.0 and abs(e) <= k[LOOP_I_BAND]:
-        candidate = integral + k[LOOP_KI] * e * dt
-        i_min, i_max = k[LOOP_I_MIN], k[LOOP_I_MAX]
-        candidate = i_min if candidate < i_min else i_max if candidate > i_max else candidate
-        u_try = ff + p_term + candidate + d_term
-        pushes_up = candidate > integral
-        pushes_down = candidate < integral
-        if (u_try > k[LOOP_OUT_MAX] and pushes_up) or (u_try < k[LOOP_OUT_MIN] and pushes_down):
-            candidate = integral
-        integral = candidate
-    u_raw = ff + p_term + integral + d_term
-    out_min, out_max = k[LOOP_OUT_MIN], k[LOOP_OUT_MAX]
-    u = out_min if u_raw < out_min else out_max if u_raw > out_max else u_raw
-    if advance:
-        loop[LOOP_INTEGRAL] = integral
-        loop[LOOP_DERIV] = deriv
-        loop[LOOP_PREV_MEAS] = meas
-        loop[LOOP_HAS_PREV] = 1.0
-        loop[LOOP_LAST_OUTPUT] = u
-        loop[LOOP_SATURATED] = 1.0 if u != u_raw else 0.0
-    return u
-
 
 @jit_inlined
 def _loop(state, constants, which, ref, meas, dt, ff, wrap):

@@ -31,9 +31,9 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
-
 from vehicle_model._jit import jit, jit_inlined
+
+from .kernel_laws import wrap_pi
 
 #: the channels, as sensors.NOISE_CHANNELS
 DEPTH, ROLL, PITCH, HEADING, SPEED, ALTITUDE, NORTH, EAST = range(8)
@@ -58,22 +58,6 @@ READINGS_SIZE = 8
 #: what `sample_into` returns
 SAMPLED, CHECK_INPUTS = 0, 1
 
-TWO_PI = 2.0 * math.pi
-
-
-@jit_inlined
-def _wrap_pi(angle):
-    """controllers_fmu.angles.wrap_pi of a finite angle (numpy's fmod: numba has no math.fmod;
-    both are the C library's, whose result is exact). Python's math.fmod refuses an infinite
-    angle: `sample_into` refuses an infinite roll or heading before it gets here."""
-    a = np.fmod(angle, TWO_PI)
-    if a > math.pi:
-        a -= TWO_PI
-    elif a <= -math.pi:
-        a += TWO_PI
-    return a
-
-
 @jit_inlined
 def _lag(channel, x, constants, state, angle):
     """filters.FirstOrderLag.update (AngleLag.update when ``angle``) of one channel, its
@@ -85,7 +69,7 @@ def _lag(channel, x, constants, state, angle):
     a = constants[COEFFICIENT + channel]
     y = state[LAG_OUTPUT + channel]
     if angle:
-        y = _wrap_pi(y + (1.0 - a) * _wrap_pi(x - y))
+        y = wrap_pi(y + (1.0 - a) * wrap_pi(x - y))
     else:
         y = a * y + (1.0 - a) * x
     state[LAG_OUTPUT + channel] = y
@@ -125,11 +109,11 @@ def sample_into(truth, noise, at, constants, state, readings, checked):
     readings[DEPTH] = _clamp(d, 0.0, constants[DEPTH_RANGE])
     # AHRS
     attitude_range = constants[ATTITUDE_RANGE]
-    r = _wrap_pi(_reading(ROLL, truth[EULER], constants, state, noise, at, True))
+    r = wrap_pi(_reading(ROLL, truth[EULER], constants, state, noise, at, True))
     readings[ROLL] = _clamp(r, -attitude_range, attitude_range)
     p = _reading(PITCH, truth[EULER + 1], constants, state, noise, at, False)
     readings[PITCH] = _clamp(p, -attitude_range, attitude_range)
-    readings[HEADING] = _wrap_pi(_reading(HEADING, truth[EULER + 2], constants, state, noise, at, True))
+    readings[HEADING] = wrap_pi(_reading(HEADING, truth[EULER + 2], constants, state, noise, at, True))
     # DVL: water-track speed, bottom-track altitude
     readings[SPEED] = _reading(SPEED, truth[TRUTH_SPEED], constants, state, noise, at, False)
     alt = truth[TRUTH_ALTITUDE]

@@ -33,6 +33,9 @@ import math
 
 from vehicle_model._jit import jit
 
+from ..kernel_laws import (LOOP_CONSTANTS_SIZE, LOOP_DERIV, LOOP_HAS_PREV, LOOP_I_BAND, LOOP_I_MAX, LOOP_I_MIN,
+                           LOOP_INTEGRAL, LOOP_KD, LOOP_KI, LOOP_KP, LOOP_LAG, LOOP_LAST_OUTPUT, LOOP_OUT_MAX,
+                           LOOP_OUT_MIN, LOOP_PREV_MEAS, LOOP_SATURATED, LOOP_STATE_SIZE, pid_update)
 from .frames import PITCH_LIMIT
 
 #: the layout of ``io``
@@ -40,12 +43,6 @@ EST_POS, EST_EULER, EST_NU = 0, 3, 6
 REF_POS, REF_VEL, REF_ACC, REF_HEADING_RATE, REF_HEADING_ACC, HEADING_ERROR = 12, 15, 18, 21, 22, 23
 IO_SIZE = 24
 
-#: the PID loops' state, one row per loop (pid.PID's attributes)
-LOOP_INTEGRAL, LOOP_PREV_MEAS, LOOP_HAS_PREV, LOOP_DERIV, LOOP_LAST_OUTPUT, LOOP_SATURATED = range(6)
-LOOP_STATE_SIZE = 6
-#: the PID loops' constants, one row per loop
-LOOP_KP, LOOP_KI, LOOP_KD, LOOP_OUT_MIN, LOOP_OUT_MAX, LOOP_I_MIN, LOOP_I_MAX, LOOP_I_BAND, LOOP_LAG = range(9)
-LOOP_CONSTANTS_SIZE = 9
 
 
 # ------------------------------------------------------------------------------ frames
@@ -210,53 +207,13 @@ def pid_outer(io, gains, horizontal, x, work):
 
 
 @jit
-def pid_update(loop, constants, ref, meas, dt, ff):
-    """One period of controllers_fmu.pid.PID.update (without ``wrap``) on the loop's state
-    ``loop`` (LOOP_*) and constants ``constants`` (LOOP_*: gains, limits, the derivative filter's
-    coefficient of this dt): ``clamp(ff + Kp e + I + D)`` with conditional integration; the
-    state advances when dt > 0."""
-    e = ref - meas
-    advance = dt > 0.0
-    deriv = loop[LOOP_DERIV]
-    if advance and loop[LOOP_HAS_PREV] != 0.0:
-        raw = (meas - loop[LOOP_PREV_MEAS]) / dt
-        a = constants[LOOP_LAG]
-        deriv = a * deriv + (1.0 - a) * raw
-    d_term = -constants[LOOP_KD] * deriv
-    p_term = constants[LOOP_KP] * e
-    out_min, out_max = constants[LOOP_OUT_MIN], constants[LOOP_OUT_MAX]
-    integral = loop[LOOP_INTEGRAL]
-    ki = constants[LOOP_KI]
-    if advance and ki != 0.0 and abs(e) <= constants[LOOP_I_BAND]:
-        i_min, i_max = constants[LOOP_I_MIN], constants[LOOP_I_MAX]
-        candidate = integral + ki * e * dt
-        candidate = i_min if candidate < i_min else i_max if candidate > i_max else candidate
-        u_try = ff + p_term + candidate + d_term
-        pushes_up = candidate > integral
-        pushes_down = candidate < integral
-        if (u_try > out_max and pushes_up) or (u_try < out_min and pushes_down):
-            candidate = integral
-        integral = candidate
-    u_raw = ff + p_term + integral + d_term
-    u = out_min if u_raw < out_min else out_max if u_raw > out_max else u_raw
-    if advance:
-        loop[LOOP_INTEGRAL] = integral
-        loop[LOOP_DERIV] = deriv
-        loop[LOOP_PREV_MEAS] = meas
-        loop[LOOP_HAS_PREV] = 1.0
-        loop[LOOP_LAST_OUTPUT] = u
-        loop[LOOP_SATURATED] = 1.0 if u != u_raw else 0.0
-    return u
-
-
-@jit
 def pid_inner(io, work, holding, mass, diagonal, feed_forward, loops, constants, dt, tau):
     """The inner loops (controllers.CascadePid.wrench): per body axis the PID on ``nu_d - nu``
     with the feed-forward ``M nu_ref' + holding`` (``holding`` the motion wrench; zero without
     ``feed_forward``), into ``tau``."""
     for j in range(6):
         ff = mass_times_one(mass, diagonal, work[6:12], j) + holding[j] if feed_forward else 0.0
-        tau[j] = pid_update(loops[j], constants[j], work[j], io[EST_NU + j], dt, ff)
+        tau[j] = pid_update(loops[j], constants[j], work[j], io[EST_NU + j], dt, ff, False)
 
 
 # ------------------------------------------------------------------------------ LQR

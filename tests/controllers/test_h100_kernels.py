@@ -276,4 +276,4 @@ def test_the_helpers_compute_what_their_python_computes():
         constants[kernels.LOOP_OUT_MIN] *= -1.0
         constants[kernels.LOOP_I_MIN] *= -1.0
         _assert_bitwise(kernels.pid_update, loop, constants, *rng.normal(size=2), 0.1 if trial % 3 else 0.0,
-                        rng.normal())
+                        rng.normal(), False)
