@@ -8,8 +8,8 @@ mean as the line. Failed runs have no figures and are counted in the panel title
 and booleans on the x axis are spread as categories.
 
 ``PlotProcess``: the same plots drawn by a process forked before the campaign's cluster starts,
-which imports matplotlib while the runs go, so that the user does not wait for that after the
-last run.
+which imports matplotlib and builds the usual figure (its panels and their tick objects) while
+the runs go, so that the user does not wait for that after the last run.
 """
 
 from __future__ import annotations
@@ -35,7 +35,11 @@ def _num(v: Any) -> float | None:
     return None
 
 
-def plot_figures(table, seed_variable: str | None = None, max_panels: int = 12) -> list[str]:
+#: panels of a figure at most (the headline figures first)
+MAX_PANELS = 12
+
+
+def plot_figures(table, seed_variable: str | None = None, max_panels: int = MAX_PANELS) -> list[str]:
     """The figure columns worth plotting: numeric in some completed run and not constant."""
     done = [r for r in table.rows if r.get("status") == "completed"]
     out = []
@@ -70,13 +74,53 @@ def _fixed_margins(fig, nrow: int, ncol: int) -> None:
                         top=1 - TOP_IN / height, wspace=BETWEEN_COLUMNS_IN / panel_w, hspace=BETWEEN_ROWS_IN / panel_h)
 
 
-def make_plots(table, out_dir: Path, seed_variable: str | None = None, max_panels: int = 12) -> list[Path]:
+#: tick objects made with each axis when a figure is built: matplotlib makes them one by one,
+#: lazily, when a figure is first drawn (a quarter of the 12-panel figure's drawing), and reuses
+#: them afterwards; a panel shows up to about ten. The pixels are the same (as the AUV plots'
+#: ``_TICKS``, analyses/auv_plots.py).
+TICKS = 12
+
+
+def _pyplot():
     import matplotlib
 
     matplotlib.use("Agg", force=False)
     import matplotlib.pyplot as plt
 
-    out_dir = Path(out_dir)
+    return plt
+
+
+def grid_of(n: int) -> tuple[int, int]:
+    """(rows, columns) of a figure of ``n`` panels."""
+    ncol = min(3, n)
+    return math.ceil(n / ncol), ncol
+
+
+def build_figure(nrow: int, ncol: int, ticks: int = TICKS):
+    """(figure, axes) of ``nrow`` x ``ncol`` empty panels, ``ticks`` tick objects made with
+    each axis (0: those the drawing needs, made when it needs them)."""
+    fig, axs = _pyplot().subplots(nrow, ncol, figsize=(4.6 * ncol, 3.3 * nrow), squeeze=False)
+    for ax in fig.axes if ticks else ():
+        ax.xaxis.get_major_ticks(ticks)
+        ax.yaxis.get_major_ticks(ticks)
+    return fig, axs
+
+
+def make_plots(table, out_dir: Path, seed_variable: str | None = None, max_panels: int = MAX_PANELS,
+               built: dict | None = None) -> list[Path]:
+    """The campaign's plots written into ``out_dir`` (their paths). ``built``: figures built
+    ahead (``build_figure``) by (rows, columns), each used at most once, for a figure of that
+    grid (the others are closed)."""
+    plt = _pyplot()
+    built = dict(built or {})
+    try:
+        return _make_plots(plt, table, Path(out_dir), seed_variable, max_panels, built)
+    finally:
+        for fig, _ in built.values():
+            plt.close(fig)
+
+
+def _make_plots(plt, table, out_dir: Path, seed_variable, max_panels, built: dict) -> list[Path]:
     out_dir.mkdir(parents=True, exist_ok=True)
     for old in out_dir.glob("vs_*.png"):
         old.unlink()
@@ -102,9 +146,9 @@ def make_plots(table, out_dir: Path, seed_variable: str | None = None, max_panel
         lines = len(groups) <= 8
 
         n = len(figures)
-        ncol = min(3, n)
-        nrow = math.ceil(n / ncol)
-        fig, axs = plt.subplots(nrow, ncol, figsize=(4.6 * ncol, 3.3 * nrow), squeeze=False)
+        nrow, ncol = grid_of(n)
+        # built now, its ticks made by the drawing: more made ahead would only cost more here
+        fig, axs = built.pop((nrow, ncol), None) or build_figure(nrow, ncol, ticks=0)
         for k, fname in enumerate(figures):
             ax = axs[k // ncol][k % ncol]
             failed = 0
@@ -337,8 +381,12 @@ def _serve(data_fd: int, result_fd: int) -> int:
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C at the terminal: the sweep decides
     signal.signal(signal.SIGTERM, signal.SIG_DFL)  # not the sweep's handler, inherited by the fork
+    built = {}
     try:  # at PREPARE_NICE (set by the sweep, which raises it back with the table)
         warm_up()
+        # built ahead: the figure of a campaign with at least MAX_PANELS figures that vary
+        # against one variable (the 12-run depth_step sweep's: its summary has more)
+        built[grid_of(MAX_PANELS)] = build_figure(*grid_of(MAX_PANELS))
     except Exception:
         pass  # the same error, if it matters, comes from the plots themselves
     select.select([data_fd], [], [])  # the table coming (or the end: no plots after all)
@@ -348,7 +396,7 @@ def _serve(data_fd: int, result_fd: int) -> int:
         return 0
     table, out_dir, seed_variable = pickle.loads(payload)
     try:
-        answer = ("ok", make_plots(table, out_dir, seed_variable))
+        answer = ("ok", make_plots(table, out_dir, seed_variable, built=built))
     except Exception:
         answer = ("failed", None)  # drawn again by the sweep, which reports its own error
     write_all(result_fd, pickle.dumps(answer, protocol=pickle.HIGHEST_PROTOCOL))

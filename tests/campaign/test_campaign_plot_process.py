@@ -117,3 +117,34 @@ def test_a_plot_process_stopped_without_drawing_is_reaped(tmp_path):
 def test_no_plot_process_when_asked_for_serial_plots(tmp_path):
     r = _run(tmp_path, "draw", AUV_MASTER_PLOTS="serial")
     assert r["forked"] is False and sorted(r["here"]) == ["vs_vehicle.Length.png"]
+
+
+def _table(out: Path, n_figures: int):
+    from master.campaign.store import CampaignTable
+
+    figures = [f"figure_{k}" for k in range(n_figures)]
+    rows = [{"run_id": f"r{seed}", "sensors.Seed": seed, "status": "completed", "reason": "",
+             **{f: (k + 1) * 10.0 ** (k % 5 - 2) * (1.0 + 0.1 * seed + 0.01 * (seed * k % 7)) for k, f in enumerate(figures)}}
+            for seed in range(1, 9)]
+    return CampaignTable(rows, list(rows[0]), ["sensors.Seed"], figures, out)
+
+
+@pytest.mark.parametrize("n_figures", [12, 3])
+def test_a_figure_built_ahead_draws_the_same_file(tmp_path, n_figures):
+    """make_plots with the figure the plot process builds ahead (its panels' tick objects made
+    then): the same PNG as built when drawn; a figure built ahead for another grid is not used,
+    and closed."""
+    import hashlib
+
+    import matplotlib.pyplot as plt
+
+    from master.campaign.plots import MAX_PANELS, build_figure, grid_of, make_plots
+
+    table = _table(tmp_path, n_figures)
+    fresh = make_plots(table, tmp_path / "fresh", "sensors.Seed")
+    ahead = build_figure(*grid_of(MAX_PANELS))
+    assert all(len(ax.xaxis.majorTicks) >= 12 for ax in ahead[0].axes)
+    built = make_plots(table, tmp_path / "ahead", "sensors.Seed", built={grid_of(MAX_PANELS): ahead})
+    assert [p.name for p in fresh] == [p.name for p in built] == ["vs_sensors.Seed.png"]
+    assert hashlib.sha256(fresh[0].read_bytes()).digest() == hashlib.sha256(built[0].read_bytes()).digest()
+    assert not plt.fignum_exists(ahead[0].number)
