@@ -170,6 +170,10 @@ def main(argv=None) -> int:
         print(f"  1 worker{name} : {one:6.1f} s ({one / args.runs:.2f} s a run)")
         print(f"  2 workers{name}: {two:6.1f} s ({two / args.runs:.2f} s a run)")
         print(f"  speed-up{name} {one / two:.2f} (target >= 1.6)")
+        if args.repeats > 1:  # the spread: on a shared machine it can be as large as any change
+            print(f"    each repeat: 1 worker {' '.join(f'{w:.1f}' for w in walls[tree, 1])} s; "
+                  f"2 workers {' '.join(f'{w:.1f}' for w in walls[tree, 2])} s; speed-up "
+                  f"{' '.join(f'{a / b:.2f}' for a, b in zip(walls[tree, 1], walls[tree, 2]))}")
     for other in [t for t in trees if t != "now"]:
         for w in (1, 2):
             print(f"  {w} worker(s): now / {other} wall "
