@@ -147,4 +147,6 @@ def test_a_figure_built_ahead_draws_the_same_file(tmp_path, n_figures):
     built = make_plots(table, tmp_path / "ahead", "sensors.Seed", built={grid_of(MAX_PANELS): ahead})
     assert [p.name for p in fresh] == [p.name for p in built] == ["vs_sensors.Seed.png"]
     assert hashlib.sha256(fresh[0].read_bytes()).digest() == hashlib.sha256(built[0].read_bytes()).digest()
+    # drawn into the figure built ahead only when its grid is the campaign's (12 figures: 4 x 3)
+    assert (ahead[0].axes[0].get_title() != "") == (grid_of(n_figures) == grid_of(MAX_PANELS))
     assert not plt.fignum_exists(ahead[0].number)
