@@ -23,7 +23,8 @@ from typing import Callable
 
 import numpy as np
 
-from master import RunData, end_drawer, fork_drawer, param, read_all, rows_from_handle, rows_handle, widen_pipe, write_all
+from master import (RunData, end_drawer, fork_drawer, param, read_all, rows_from_handle, rows_handle, widen_pipe,
+                    write_all, write_whole)
 
 from .auv import TURNING_CIRCLE, controls_of, driven_vehicle, vehicles_of, waypoints_of
 
@@ -394,10 +395,8 @@ def _fits_inside(legend, renderer) -> bool:
 
 
 def _write_png(fig, path: Path) -> None:
-    """``fig`` drawn and written into the PNG file ``path`` (``_png``)."""
-    data = _png(fig)
-    with open(path, "wb") as f:
-        f.write(data)
+    """``fig`` drawn and written into the PNG file ``path`` (``_png``), whole or not at all."""
+    write_whole(path, _png(fig))
 
 
 def _png(fig) -> bytes:

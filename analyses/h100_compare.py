@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import io
 import sys
 from pathlib import Path
 
@@ -56,6 +57,7 @@ def compare(scenario, controllers=CONTROLLERS, out_dir=None, stop_time=None, wor
             control: str = "control", vehicle: str = "vehicle", progress=None) -> list[dict]:
     """Run the campaign, write the table and the figure; one row per controller: controller,
     status, reason, run_dir and the COLUMNS keys."""
+    from master import write_whole
     from master.campaign import sweep
 
     name = Path(str(scenario)).stem
@@ -70,12 +72,13 @@ def compare(scenario, controllers=CONTROLLERS, out_dir=None, stop_time=None, wor
             row.update({key: _figure(run, key, control) for key, _ in COLUMNS})
         rows.append(row)
     used = [(key, label) for key, label in COLUMNS if any(r.get(key) is not None for r in rows)]
-    with open(out / "comparison.csv", "w", newline="") as f:
-        writer = csv.writer(f)
-        writer.writerow(["controller", "status", *[key for key, _ in used], "reason"])
-        for r in rows:
-            writer.writerow([r["controller"], r["status"], *["" if r.get(k) is None else r[k] for k, _ in used],
-                             "" if r["status"] == "completed" else r["reason"]])
+    table_text = io.StringIO(newline="")
+    writer = csv.writer(table_text)
+    writer.writerow(["controller", "status", *[key for key, _ in used], "reason"])
+    for r in rows:
+        writer.writerow([r["controller"], r["status"], *["" if r.get(k) is None else r[k] for k, _ in used],
+                         "" if r["status"] == "completed" else r["reason"]])
+    write_whole(out / "comparison.csv", table_text.getvalue())
     lines = [f"# {name}: the controllers compared", "",
              "| controller | " + " | ".join(label for _, label in used) + " |",
              "|---|" + "---|" * len(used)]
@@ -84,7 +87,7 @@ def compare(scenario, controllers=CONTROLLERS, out_dir=None, stop_time=None, wor
                  for k, _ in used]
         lines.append(f"| {r['controller']} | " + " | ".join(cells) + " |")
     lines += [f"- {r['controller']}: {r['status']}: {r['reason']}" for r in rows if r["status"] != "completed"]
-    (out / "comparison.md").write_text("\n".join(lines) + "\n")
+    write_whole(out / "comparison.md", "\n".join(lines) + "\n")
     plot_tracks(rows, out / "tracks.png", name, control, vehicle)
     return rows
 
@@ -135,7 +138,9 @@ def plot_tracks(rows, path: Path, name: str, control: str, vehicle: str) -> None
         ax.grid(True, alpha=0.3)
         ax.legend(loc="best", fontsize=8)
     figure.tight_layout()
-    figure.savefig(path, dpi=110)
+    from master import write_whole
+
+    write_whole(path, lambda f: figure.savefig(f, format="png", dpi=110))
     plt.close(figure)
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import numpy as np
 
-from master import RunData, param
+from master import RunData, param, write_whole
 
 from .h100 import driven_vehicle, h100_controls, thruster_count
 
@@ -41,8 +41,7 @@ def make_plots(run: RunData, out_dir) -> list[Path]:
         for ax in axes:
             ax.grid(True, alpha=0.3)
         figure.tight_layout()
-        files.append(out_dir / "thrusters.png")
-        figure.savefig(files[-1], dpi=110)
+        files.append(write_whole(out_dir / "thrusters.png", lambda f: figure.savefig(f, format="png", dpi=110)))
         plt.close(figure)
 
         pos = [run.get(f"{vehicle}.Pos[{i}]") for i in (1, 2, 3)] if vehicle else [None]
@@ -65,7 +64,6 @@ def make_plots(run: RunData, out_dir) -> list[Path]:
         for ax in axes:
             ax.grid(True, alpha=0.3)
         figure.tight_layout()
-        files.append(out_dir / "errors.png")
-        figure.savefig(files[-1], dpi=110)
+        files.append(write_whole(out_dir / "errors.png", lambda f: figure.savefig(f, format="png", dpi=110)))
         plt.close(figure)
     return files

@@ -319,8 +319,12 @@ class VehicleSlave(FmuSlave):
         if self.parameters_changed:
             self._build()  # tunable parameters; the vehicle stays as it was on failure
             self.parameters_changed = False
-        # A failed advance raises and leaves the vehicle at the start of the step.
-        x = self._advance(current_time, current_time + step_size, u)
+        # A failed advance raises and leaves the vehicle at the start of the step; the
+        # integrator's failure says in words what went wrong (no place in the code to add)
+        try:
+            x = self._advance(current_time, current_time + step_size, u)
+        except self.simulator_class.Failure as error:
+            raise FmuError(str(error)) from None
         self._write_outputs(x, u, current_time + step_size, self._outputs, self._locals)
         self._time = current_time + step_size
 

@@ -55,7 +55,26 @@ def _split(text: str) -> list[str]:
     return [n for n in out if n]
 
 
+#: what an identification writes into --out (identification.report.write_outputs), besides the
+#: vehicle file its adapter names
+OUTPUT_FILES = ("estimates.json", "fit.json", "residuals.csv", "fit.png", "report.txt")
+
+
+def check_out(out: Path, outputs, inputs) -> None:
+    """Refuse, before any fit, an --out that is a file or whose outputs would replace one of
+    the command's inputs (a ScenarioError naming it). Its own files of an earlier fit are
+    replaced."""
+    from master import ScenarioError, display_path, output_target
+
+    if out.exists() and not out.is_dir():
+        raise ScenarioError("--out", display_path(out), "exists and is not a folder")
+    for name in outputs:
+        output_target(out / name, option="--out", inputs=inputs, replaceable=True)
+
+
 def cmd_identify(args) -> int:
+    from master import ScenarioError
+
     from .fit import identify, predict, rms_position_error
     from .log import LogError, parse_column_map, read_log
     from .report import write_outputs
@@ -63,6 +82,8 @@ def cmd_identify(args) -> int:
 
     try:
         adapter = vehicle_adapter(args.vehicle, args.vehicle_file)
+        inputs = [p for p in (args.log, args.check, args.vehicle_file, args.columns) if p and Path(p).is_file()]
+        check_out(Path(args.out), OUTPUT_FILES + (adapter.vehicle_file_name,), inputs)
         column_map = parse_column_map(args.columns)
         log = read_log(args.log, adapter, column_map, hold=args.hold)
         if args.start is not None or args.stop is not None:
@@ -72,7 +93,7 @@ def cmd_identify(args) -> int:
         check = read_log(args.check, adapter, column_map, hold=args.hold) if args.check else None
         fr = identify(log, adapter, fit, vehicle_file=args.vehicle_file, channels=channels,
                       fit_initial_state=not args.no_initial_state)
-    except (LogError, ValueError, FileNotFoundError) as e:
+    except (LogError, ValueError, FileNotFoundError, ScenarioError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
     print(fr.report)

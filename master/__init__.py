@@ -36,6 +36,8 @@ _WHERE = {
     # messages, files
     **dict.fromkeys(("display_path", "format_loc", "pydantic_problems"), ".scenario"),
     **dict.fromkeys(("file_sha256", "cleanup_temporary"), ".fmu_cache"),
+    # a command's files: written whole, never over an input or, unasked, an existing file
+    **dict.fromkeys(("write_whole", "output_target", "same_file"), ".files"),
 }
 
 __all__ = list(_WHERE)

@@ -87,12 +87,12 @@ def cmd_run(args) -> int:
     return res.exit_code if view_error is None else max(res.exit_code, 1)
 
 
-def _write_view(results_dir, out=None, frames=200, quiet=False) -> str | None:
+def _write_view(results_dir, out=None, frames=200, quiet=False, force=False) -> str | None:
     """Write view.html; returns the error message when it could not."""
     from .view import ViewError, write_view
 
     try:
-        path = write_view(results_dir, out=out, max_frames=frames)
+        path = write_view(results_dir, out=out, max_frames=frames, force=force)
     except (ViewError, OSError) as e:
         print(f"error: no view written: {e}", file=sys.stderr)
         return str(e)
@@ -105,7 +105,7 @@ def cmd_view(args) -> int:
     if args.frames < 2:
         print(f"error: --frames {args.frames}: at least 2", file=sys.stderr)
         return 2
-    return 0 if _write_view(args.results_dir, out=args.out, frames=args.frames) is None else 2
+    return 0 if _write_view(args.results_dir, out=args.out, frames=args.frames, force=args.force) is None else 2
 
 
 def cmd_export_ssp(args) -> int:
@@ -118,9 +118,12 @@ def cmd_export_ssp(args) -> int:
     try:
         plan = build_plan(load_scenario(find_scenario(args.scenario), _parse_set(args.set)),
                           stop_time=args.stop_time, step=args.step)
-        notes = export_ssp(plan, out)
+        notes = export_ssp(plan, out, force=args.force)
     except ScenarioError as e:
         print(f"error: nothing exported:\n{e}", file=sys.stderr)
+        return 2
+    except OSError as e:  # a folder that cannot be written, a full disk ...
+        print(f"error: nothing exported: OUT: {display_path(out)}: cannot write it: {e.strerror or e}", file=sys.stderr)
         return 2
     for note in notes:
         print(f"note: {note}", file=sys.stderr)
@@ -223,7 +226,9 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
                                     "Reads results.csv and scenario.resolved.yaml. Exit status 2 when the folder "
                                     "cannot be viewed.")
     vw.add_argument("results_dir", metavar="RESULTS_DIR", help="a folder written by 'run' (results.csv inside)")
-    vw.add_argument("--out", metavar="FILE", help="the page to write (default: RESULTS_DIR/view.html)")
+    vw.add_argument("--out", metavar="FILE", help="the page to write (default: RESULTS_DIR/view.html, replaced when "
+                                                  "it exists; another existing file only with --force)")
+    vw.add_argument("--force", action="store_true", help="replace the --out file when it exists")
     vw.add_argument("--frames", metavar="N", type=int, default=200,
                     help="time slider positions (default 200; the page grows with them)")
     vw.set_defaults(func=cmd_view)
@@ -232,9 +237,12 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
                        description="Write the scenario's FMUs, connections, parameters (a parameter set named "
                                    "after the scenario), start/stop time and step as an SSP 1.0 archive that "
                                    "libcosim, Ecos and other SSP tools run (docs/using_auv_fmu.md). Input signals "
-                                   "are not exported. Exit status 2 when the scenario is refused.")
+                                   "are not exported. Exit status 2 when the scenario or OUT.ssp is refused "
+                                   "(nothing is written).")
     e.add_argument("scenario", metavar="SCENARIO", help="scenario YAML file, or a name such as 'survey'")
-    e.add_argument("out", metavar="OUT.ssp", help="the archive to write")
+    e.add_argument("out", metavar="OUT.ssp", help="the archive to write (an existing file only with --force; never "
+                                                  "the scenario or one of its FMUs)")
+    e.add_argument("--force", action="store_true", help="replace OUT.ssp when it exists")
     e.add_argument("--stop-time", metavar="S", type=float, help="stop time in seconds (overrides the scenario)")
     e.add_argument("--step", metavar="H", type=float, help="communication step in seconds (overrides the scenario)")
     e.add_argument("--set", metavar="INSTANCE.VARIABLE=VALUE", action="append", default=[],

@@ -101,7 +101,7 @@ def failure_from(instance, t: float, function: str, status: int, log: MessageLog
         var = ", ".join(suspects)
     if var is None and best:
         var = variable_in(best, instance.md)
-    where = f"{instance.name}" + (f".{var}" if var and "," not in var else "")
+    where = f"{instance.name}" + (f".{var}" if var and ", " not in var else "")
     reason = f"{where}: {function} returned {label} at t={fmt_time(t)} s"
     if suspects:
         reason += f" (non-finite input: {', '.join(suspects)})"
@@ -112,12 +112,20 @@ def failure_from(instance, t: float, function: str, status: int, log: MessageLog
 
 
 def variable_in(message: str, md) -> str | None:
-    """The first of the instance's variable names that the message mentions, if any."""
+    """The first of the instance's variable names that the message mentions, if any; else the
+    first elements of a vector or matrix it names as such (``ThrusterDir[1,1..3]``, as the
+    message writes them)."""
     best = None
     for v in md.modelVariables:
         m = re.search(r"(?<![\w\[])" + re.escape(v.name) + r"(?![\w\[])", message)
         if m and (best is None or m.start() < best[0] or (m.start() == best[0] and len(v.name) > len(best[1]))):
             best = (m.start(), v.name)
+    if best is None:
+        bases = {v.name.split("[", 1)[0] for v in md.modelVariables if v.name.endswith("]")}
+        for base in bases:
+            m = re.search(r"(?<![\w\[])" + re.escape(base) + r"\[[^\]\s]*\]", message)
+            if m and (best is None or m.start() < best[0]):
+                best = (m.start(), m.group(0))
     return best[1] if best else None
 
 

@@ -143,6 +143,12 @@ class Plan:
     def model(self):
         return self.loaded.model
 
+    @property
+    def input_files(self) -> list[Path]:
+        """The files the plan reads: its scenario files (included ones too) and its FMUs; no
+        command writes over them."""
+        return list(self.loaded.files) + [ip.fmu_path for ip in self.instances.values()]
+
     def step_times(self, first: int = 0, stop: int | None = None) -> np.ndarray:
         """The times of communication points ``first`` .. ``stop - 1`` (default: all of them)."""
         stop = self.n_steps + 1 if stop is None else stop

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import glob
 import json
 import os
 import signal
@@ -17,10 +18,11 @@ import numpy as np
 import yaml
 
 from .engine import simulate
+from .files import same_file, write_whole
 from .fmu_cache import FmuArchiveError, extract_fmu
 from .plan import Plan, build_plan
 from .plot_process import PlotProcess
-from .scenario import SCENARIO_DIR, LoadedScenario, ScenarioError, display_path, load_scenario
+from .scenario import SCENARIO_DIR, LoadedScenario, ScenarioError, display_path, load_scenario, resolve_fmu_path
 from .summary import build_summary, empty_figures, make_plots, plot_files
 
 EXIT_OK = 0
@@ -29,6 +31,8 @@ EXIT_SCENARIO = 2
 EXIT_INTERRUPTED = 130
 
 OWN_FILES = ("results.csv", "summary.json", "scenario.resolved.yaml")  # and the registered plot files
+# written into a run's folder afterwards (`run --view`, `view`): an earlier run's goes with it
+LATER_FILES = ("view.html",)
 
 
 @dataclass
@@ -106,7 +110,7 @@ def run(scenario: str | os.PathLike | dict, out_dir: str | os.PathLike | None = 
     # forked now, before the FMUs start: it imports what the plots need while the run steps
     plotter = PlotProcess.start(plan) if want_plots else None
     try:
-        with _OutputFolder(out) as lock, _DeferredSignals() as deferred:
+        with _OutputFolder(out, plan.input_files) as lock, _DeferredSignals() as deferred:
             return _run_into(plan, loaded, source, out, lock, deferred, progress, want_plots, plotter, echo_messages,
                              t_call, wall0)
     finally:
@@ -117,17 +121,29 @@ def run(scenario: str | os.PathLike | dict, out_dir: str | os.PathLike | None = 
 def _run_into(plan, loaded, source, out: Path, lock, deferred, progress, want_plots, plotter, echo_messages, t_call,
               wall0):
     resolved = loaded.model.model_dump(mode="json", by_alias=True, exclude_none=True)
+    # the includes are merged and their `disconnect` applied already: the connections listed
+    # are those the run made, and the file runs again as it is
     resolved.pop("include", None)
+    resolved.pop("disconnect", None)
     resolved["stop_time"] = plan.stop_time
     resolved["step"] = plan.step
     for name, ip in plan.instances.items():  # the start values as the run read them (typed)
         resolved["instances"][name]["parameters"] = dict(ip.start_values)
+        # an FMU named relative to the file that declared it is found from the results folder
+        # too: as written when that finds the same file, else by its absolute path
+        if resolve_fmu_path(resolved["instances"][name]["fmu"], None)[0] != ip.fmu_path:
+            resolved["instances"][name]["fmu"] = str(ip.fmu_path)
     resolved_text = (f"# {plan.name}: the scenario as run (includes merged, overrides applied)\n"
                      + yaml.safe_dump(resolved, sort_keys=False, width=120))
     lock.write("scenario.resolved.yaml", resolved_text)
 
     csv_path = out / "results.csv"
     outcome = simulate(plan, csv_path, progress=progress, echo_messages=echo_messages, t_call=t_call)
+    refusal = refused_start_value(plan, outcome)
+    if refusal is not None:  # nothing ran: the folder keeps no file of this run
+        for name in ("results.csv", "scenario.resolved.yaml"):
+            (out / name).unlink(missing_ok=True)
+        raise refusal
 
     simulated = outcome.time - plan.start_time
     summary: dict[str, Any] = {
@@ -200,6 +216,38 @@ def _run_into(plan, loaded, source, out: Path, lock, deferred, progress, want_pl
                      outcome.data, outcome.colmap)
 
 
+#: the calls that set an instance's start values and take them in (a value refused there is an
+#: input refused, not a run failed)
+INITIALISATION_CALLS = ("fmi2SetReal", "fmi2SetInteger", "fmi2SetBoolean", "fmi2SetString",
+                        "fmi2EnterInitializationMode", "fmi2ExitInitializationMode")
+
+
+def refused_start_value(plan: Plan, outcome) -> ScenarioError | None:
+    """A run that failed before its first step because an FMU refused one of its parameters or
+    inputs (the FMU's message names it: ``parameter ThrusterDir[1,1] = 1e+200 is ...``) is a
+    refused input, as a value the plan refuses is: the ScenarioError names the file and field
+    that set the value (the instance's FMU when the scenario left it at the FMU's default) and
+    quotes the FMU. None for any other outcome."""
+    failure = outcome.failure or {}
+    ip = plan.instances.get(failure.get("instance"))
+    variable = failure.get("variable")
+    if (outcome.status != "failed" or outcome.steps_done or ip is None or not variable or ", " in variable
+            or failure.get("function") not in INITIALISATION_CALLS):
+        return None
+    base = variable.split("[", 1)[0]
+    named = [v for v in ip.vars.values() if v.name == variable or v.name.split("[", 1)[0] == base]
+    if not named or not all(v.causality in ("parameter", "input") for v in named):
+        return None
+    set_here = [v.name for v in named if v.name in ip.param_where]
+    exact = variable if variable in ip.param_where else (set_here[0] if set_here else None)
+    file, fld = (ip.param_where[exact] if exact else
+                 plan.loaded.where("instances", ip.name, "fmu"))
+    said = next((m for m in reversed(failure.get("messages") or []) if variable in m), None)
+    default = "" if exact else " (the FMU's own value: the scenario does not set it)"
+    return ScenarioError(file, fld, f"{ip.name}.{variable}{default} refused by the FMU at initialisation"
+                                    + (f": {said}" if said else f" ({outcome.reason})"))
+
+
 def prepare_fmus(plan: Plan) -> None:
     """Extract every FMU of the plan (into the FMU cache) before anything is written: an FMU
     that cannot be unpacked (a corrupt zip, a CRC error) is refused as a ScenarioError naming
@@ -220,8 +268,9 @@ class _OutputFolder:
     into one folder would mix their files), its own files of an earlier run removed. Problems
     are a ScenarioError naming ``--out`` (nothing has run yet)."""
 
-    def __init__(self, out: Path):
+    def __init__(self, out: Path, inputs: list[Path] = ()):
         self.out = out
+        self.inputs = inputs  # never removed or written over: the run reads them
         self.fd: int | None = None
 
     def _refuse(self, message: str):
@@ -237,9 +286,12 @@ class _OutputFolder:
             self._refuse(f"cannot create the output folder: {e.strerror or e}")
         if not os.access(out, os.W_OK | os.X_OK):
             self._refuse("the output folder is not writable")
-        for name in OWN_FILES:
+        for name in OWN_FILES + LATER_FILES + plot_files():
             if (out / name).is_dir():
                 self._refuse(f"{name} in it is a folder; remove it or choose another --out")
+            if (out / name).exists() and any(same_file(out / name, p) for p in self.inputs):
+                self._refuse(f"{name} in it is an input of this run (a run replaces its files there); "
+                             f"choose another --out")
         try:
             self.fd = os.open(out, os.O_RDONLY)
         except OSError as e:
@@ -253,12 +305,13 @@ class _OutputFolder:
         except OSError:
             pass  # a file system without locks: run unlocked rather than not at all
         try:
-            for name in OWN_FILES + plot_files():
-                p = out / name
-                try:
-                    p.unlink()
-                except FileNotFoundError:
-                    pass
+            for name in OWN_FILES + LATER_FILES + plot_files():
+                # with what a killed writer left of it (master.files.write_whole's temporary)
+                for p in [out / name, *out.glob(f".{glob.escape(name)}.*.partial")]:
+                    try:
+                        p.unlink()
+                    except FileNotFoundError:
+                        pass
         except OSError as e:
             self.__exit__()
             self._refuse(f"cannot remove the files of an earlier run: {e.strerror or e}")
@@ -268,12 +321,8 @@ class _OutputFolder:
         return self
 
     def write(self, name: str, text: str):
-        """Write a file of the run whole or not at all (a temporary file renamed over it)."""
-        target = self.out / name
-        tmp = self.out / f".{name}.{os.getpid()}.tmp"
-        with open(tmp, "w", encoding="utf-8") as f:
-            f.write(text)
-        os.replace(tmp, target)
+        """Write a file of the run whole or not at all (master.files.write_whole)."""
+        write_whole(self.out / name, text)
 
     def __exit__(self, *exc):
         if self.fd is not None:

@@ -347,6 +347,7 @@ class LoadedScenario:
         # parameter keys (instance, name) or (instance, vector, element) whose values are text
         # from the command line, read later as the variable's declared type
         self.text_values: set[tuple] = set()
+        self.files: tuple[Path, ...] = ()  # the scenario files read, included ones first
         self.name = model.name or (file.stem if not file.name.startswith("<") else "scenario")
 
     def where(self, *key) -> tuple[str, str]:
@@ -644,6 +645,7 @@ def load_scenario(source: str | os.PathLike | dict, overrides: dict[str, Any] | 
         raise ScenarioError(problems)
     loaded = LoadedScenario(model, file, origin, final, fmu_dirs)
     loaded.text_values = text_values
+    loaded.files = tuple(path for path, _ in files if not (isinstance(source, dict) and path == file))
     return loaded
 
 

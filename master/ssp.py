@@ -39,6 +39,7 @@ from pathlib import Path
 from typing import Any, Iterator
 from xml.etree import ElementTree as ET
 
+from .files import output_target, write_whole
 from .plan import Plan
 from .scenario import ScenarioError, display_path
 
@@ -158,9 +159,12 @@ def schema_problems(document: bytes) -> list[str]:
     return [f"line {e.line}: {e.message}" for e in schema.error_log]
 
 
-def export_ssp(plan: Plan, out: Path) -> list[str]:
+def export_ssp(plan: Plan, out: Path, force: bool = False) -> list[str]:
     """Write the plan's system as the SSP archive `out`; returns notes on what SSP cannot
-    carry (e.g. input signals). Raises ScenarioError if the document is not schema-valid."""
+    carry (e.g. input signals). Raises ScenarioError, with nothing written, if the document is
+    not schema-valid, if `out` is a folder or one of the export's inputs (a scenario file, an
+    FMU), or if it exists and `force` is not given."""
+    target = output_target(out, option="OUT", inputs=plan.input_files, force=force)
     sources = fmu_sources(plan)
     document = ssd_document(plan, sources)
     problems = schema_problems(document)
@@ -171,13 +175,14 @@ def export_ssp(plan: Plan, out: Path) -> list[str]:
         notes.append("not exported (SSP has no input signals): " + ", ".join(s.target for s in plan.signals))
     if plan.model.analysis:
         notes.append("not exported: the analyses (" + ", ".join(plan.model.analysis) + ")")
-    out.parent.mkdir(parents=True, exist_ok=True)
-    partial = out.with_name(f".{out.name}.partial")
-    with zipfile.ZipFile(partial, "w", zipfile.ZIP_DEFLATED) as archive:
-        archive.writestr(SSD_NAME, document)
-        for path, member in sources.items():
-            archive.write(path, member)
-    partial.replace(out)
+
+    def pack(f) -> None:
+        with zipfile.ZipFile(f, "w", zipfile.ZIP_DEFLATED) as archive:
+            archive.writestr(SSD_NAME, document)
+            for path, member in sources.items():
+                archive.write(path, member)
+
+    write_whole(target, pack)
     return notes
 
 

@@ -31,6 +31,7 @@ from pathlib import Path
 import numpy as np
 
 VIEW_FILE = "view.html"
+VIEW_INPUTS = ("results.csv", "scenario.resolved.yaml", "summary.json")  # the files of the folder it reads
 STATUS_ATTRIBUTE = "data-view-status"  # set on <body> once the page has drawn (tests read it)
 
 
@@ -54,13 +55,21 @@ def read_results(results_dir: Path) -> RunTables:
     csv_path = results_dir / "results.csv"
     if not csv_path.is_file():
         raise ViewError(f"{csv_path}: no such file (give the folder a run wrote, e.g. results/survey)")
-    with open(csv_path, newline="", encoding="utf-8") as f:
-        reader = csv.reader(f)
-        try:
-            header = next(reader)
-        except StopIteration:
-            raise ViewError(f"{csv_path}: empty file") from None
-        rows = [r for r in reader if r]
+    try:
+        with open(csv_path, newline="", encoding="utf-8") as f:
+            reader = csv.reader(f)
+            try:
+                header = next(reader)
+            except StopIteration:
+                raise ViewError(f"{csv_path}: empty file") from None
+            rows = [r for r in reader if r]
+    except UnicodeDecodeError as e:
+        raise ViewError(f"{csv_path}: not a text file in UTF-8 (byte 0x{e.object[e.start]:02x} at offset {e.start}); "
+                        f"a run's results.csv is text") from None
+    except csv.Error as e:
+        raise ViewError(f"{csv_path}: not a CSV table ({e})") from None
+    except OSError as e:
+        raise ViewError(f"{csv_path}: cannot read the file: {e.strerror or e}") from None
     if not header or header[0] != "time":
         raise ViewError(f"{csv_path}: the first column must be 'time' (found {header[:1]})")
     if len(rows) < 2:
@@ -85,8 +94,10 @@ def read_results(results_dir: Path) -> RunTables:
 
         try:
             scenario = yaml.safe_load(resolved.read_text(encoding="utf-8")) or {}
-        except yaml.YAMLError as e:
+        except (yaml.YAMLError, UnicodeDecodeError) as e:
             raise ViewError(f"{resolved}: not readable YAML: {e}") from None
+        except OSError as e:
+            raise ViewError(f"{resolved}: cannot read the file: {e.strerror or e}") from None
     title = results_dir.resolve().name
     summary = results_dir / "summary.json"
     if summary.is_file():
@@ -485,11 +496,23 @@ gd.on('plotly_click', function (ev) {
 
 
 def write_view(results_dir: str | Path, out: str | Path | None = None, max_frames: int = 200,
-               max_points: int = 5000) -> Path:
-    """Write the interactive page of the run in ``results_dir``; returns its path."""
+               max_points: int = 5000, force: bool = False) -> Path:
+    """Write the interactive page of the run in ``results_dir``; returns its path. The page is
+    written whole (master.files): ``results_dir/view.html`` is the folder's own page and is
+    replaced; another existing ``out`` only with ``force``, and never a file the view reads."""
+    from .files import output_target, same_file, write_whole
+    from .scenario import ScenarioError
+
     results_dir = Path(results_dir)
     if not results_dir.is_dir():
         raise ViewError(f"{results_dir}: not a folder (give the folder a run wrote, e.g. results/survey)")
+    own = results_dir / VIEW_FILE
+    try:
+        path = output_target(own if out is None else out, option="--out", force=force,
+                             inputs=[results_dir / name for name in VIEW_INPUTS],
+                             replaceable=out is None or same_file(out, own))
+    except ScenarioError as e:
+        raise ViewError(str(e)) from None
     tables = read_results(results_dir)
     fig = build_figure(tables, max_frames=max_frames, max_points=max_points)
     body = fig.to_html(full_html=False, include_plotlyjs=True, include_mathjax=False, div_id="view",
@@ -500,6 +523,4 @@ def write_view(results_dir: str | Path, out: str | Path | None = None, max_frame
     page = (f"<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
             f"<title>{html.escape(tables.title or 'run')}</title>\n{_ERROR_CATCHER}\n</head>\n"
             f"<body style=\"margin:0;font-family:sans-serif\">\n{body}\n</body>\n</html>\n")
-    path = Path(out) if out is not None else results_dir / VIEW_FILE
-    path.write_text(page, encoding="utf-8")
-    return path
+    return write_whole(path, page)

@@ -54,6 +54,33 @@ class IntegrationError(RuntimeError):
     """The integrator could not reach the requested time."""
 
 
+def runaway(table, x0, x) -> str:
+    """In words, what the state did over a step that failed from `x0` to `x` (the first states
+    of the SignalTable `table`): the elements that are no longer finite; else the one that
+    changed the most for its size (|x - x0| / max(1, |x0|)), with its values and unit, said to
+    have run away when it grew a thousandfold. Empty when the vectors do not fit the table."""
+    names, units = [], []
+    for signal in table:
+        names += signal.element_names()
+        units += signal.element_units()
+    x0, x = np.asarray(x0, dtype=float).reshape(-1), np.asarray(x, dtype=float).reshape(-1)
+    if not (x.size == x0.size <= len(names)):
+        return ""
+    bad = [i for i in range(x.size) if not math.isfinite(x[i])]
+    if bad:
+        more = f" and {len(bad) - 3} more" if len(bad) > 3 else ""
+        return ("the state ran away: " + ", ".join(f"{names[i]} (from {x0[i]:.4g})" for i in bad[:3]) + more
+                + " no longer finite")
+    with np.errstate(over="ignore"):
+        growth = np.abs(x - x0) / np.maximum(1.0, np.abs(x0))
+    i = int(np.argmax(growth))
+    unit = "" if units[i] == "1" else f" {units[i]}"
+    change = f"{names[i]} went from {x0[i]:.4g} to {x[i]:.4g}{unit}"
+    if abs(x[i]) > 1e3 * max(1.0, abs(x0[i])):
+        return f"the state ran away: {change}"
+    return f"the state that changed most: {change} (stiff equations: is a parameter far too large?)"
+
+
 class VehicleSimulator:
     """Advances a vehicle (any `Vehicle`: it uses its INPUTS, constants, derivative_at and
     project_state) from one communication point to the next.
@@ -76,6 +103,10 @@ class VehicleSimulator:
     After each step the vehicle projects the state (`project_state`: the AUV's battery onto
     zero when a step ends just past flat).
     """
+
+    #: what `step` raises when the integrator cannot reach the end of the step (its message
+    #: says which state ran away and when; the FMU's slave quotes it as it is)
+    Failure = IntegrationError
 
     def __init__(self, model, x0, rtol: Optional[float] = None, atol: Optional[float] = None,
                  max_steps: int = 100000, method: Optional[str] = None):
@@ -128,6 +159,7 @@ class VehicleSimulator:
         self._step_length = None   # the step the integrator's work arrays were last made for
         self._fresh_work = self._fresh_iwork = None
         self._run_arguments = None   # what SciPy's runner takes after (f, t0, y0, t1)
+        self._t_reached = 0.0        # where the last run of the integrator stopped
 
     def _packed(self, derivative_packed, held_size, constants, size):
         """The right-hand side of a packed derivative (see `_packed_right_hand_side`); keeps
@@ -187,15 +219,20 @@ class VehicleSimulator:
         if u is not self._u:
             self._u[:] = u
         if self._step_derivative is None:
-            x = self._integrate(self._x, t0, t1)   # a new array each call: kept without a copy
+            x = y = self._integrate(self._x, t0, t1)   # a new array each call: kept without a copy
         else:
             self._hold_step(self._x, self._u, float(t0), self._held)
-            x = self.model.state_after_step(self._integrate(self._x[:self._integrated], t0, t1), self._held, t1)
+            y = self._integrate(self._x[:self._integrated], t0, t1)
+            x = self.model.state_after_step(y, self._held, t1)
         if not self._integrator.success or not _all_finite(x):
             code = self._solver.get_return_code()
-            raise IntegrationError(
-                f"{self.method} failed between t={t0} and t={t1} (return code {code}: "
-                f"{self._integrator.messages.get(code, 'unknown')}); last state {x!r}")
+            why = (self._integrator.messages.get(code, f"return code {code}") if not self._integrator.success
+                   else "the state is no longer finite")
+            where = f" at t={self._t_reached:.6g} s" if self._t_reached < t1 else ""
+            # what the integrator carried, where it stopped (the rest follows it in closed form)
+            ran = runaway(getattr(self.model, "STATE", ()), self._x[:y.size], y)
+            raise IntegrationError(f"{self.method} could not integrate from t={t0:.6g} s to t={t1:.6g} s: {why}{where}"
+                                   + (f"; {ran}" if ran else ""))
         self.model.project_state(x)
         self._x = x    # only now: a failed advance leaves the simulator where it was
         return x
@@ -224,7 +261,7 @@ class VehicleSimulator:
             integrator.success = 1
         # the integrator's `run` less its argument tuples: its runner (SciPy's C DOPRI5 / DOP853)
         # with the arguments `run` gives it, and its bookkeeping of a failure
-        _, y, integrator.istate = integrator.runner(self._solver.f, t0, y0, t1, *self._run_arguments)
+        self._t_reached, y, integrator.istate = integrator.runner(self._solver.f, t0, y0, t1, *self._run_arguments)
         if integrator.istate < 0:
             integrator.success = 0
         return y

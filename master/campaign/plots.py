@@ -24,6 +24,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from master import write_whole
+
 from .spec import format_value
 
 
@@ -201,7 +203,7 @@ def _make_plots(plt, table, out_dir: Path, seed_variable, max_panels, built: dic
             fig.suptitle(f"summary figures against {xvar} ({sub})", fontsize=10)
             fig.tight_layout(rect=(0, 0, 1, 0.96))
         path = out_dir / f"vs_{_safe(xvar)}.png"
-        fig.savefig(path, dpi=90)
+        write_whole(path, lambda f: fig.savefig(f, format="png", dpi=90))
         plt.close(fig)
         written.append(path)
     return written

@@ -24,9 +24,10 @@ import json
 import math
 import os
 import socket
-import tempfile
 from pathlib import Path
 from typing import Any, Iterable
+
+from master import write_whole
 
 FINISHED_STATUSES = ("completed", "failed")
 
@@ -38,35 +39,6 @@ _NOT_FIGURES = {
     "fmu_messages", "files", "rows", "wall_time_s", "plot_error", "campaign", "summary_error",
 }
 _HEADLINE_DUPES = {"distance_run_m", "energy_used_J", "mission_completed", "depth_error_m", "cross_track_error_m"}
-
-
-def atomic_write_text(path: Path, text: str):
-    atomic_write_bytes(path, text.encode("utf-8"))
-
-
-def atomic_write_bytes(path: Path, data: bytes):
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        # mkstemp makes the file private (0600); the campaign's files get the mode any file
-        # made by this process gets (0666 less the umask), like results.csv
-        os.fchmod(fd, 0o666 & ~_umask())
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
-
-
-def _umask() -> int:
-    mask = os.umask(0o022)  # reading the umask means setting it: put it straight back
-    os.umask(mask)
-    return mask
 
 
 def read_summary(run_dir: Path) -> dict | None:
@@ -233,7 +205,7 @@ class CampaignTable:
             w.writerow([csv_text(r.get(c)) for c in self.columns])
         text = buf.getvalue()
         if path is not None:
-            atomic_write_text(Path(path), text)
+            write_whole(path, text)
         return text
 
     def __repr__(self):

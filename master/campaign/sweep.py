@@ -51,6 +51,7 @@ from master import (
     load_scenario,
     resolve_fmu_path,
     suggest,
+    write_whole,
 )
 
 from .spec import (
@@ -68,8 +69,6 @@ from .spec import (
 from .store import (
     CampaignLock,
     CampaignTable,
-    atomic_write_bytes,
-    atomic_write_text,
     build_table,
     finished_summary,
 )
@@ -500,9 +499,9 @@ def _sigterm_interrupts():
 
 def _execute_in(plan, out, client, own_client, cluster, workers, scheduler, retry_failed, run_plots, progress,
                 plots, say, force_transfer, cleanup: contextlib.ExitStack) -> CampaignTable:
-    atomic_write_text(out / "campaign.yaml", plan.campaign_yaml())
+    write_whole(out / "campaign.yaml", plan.campaign_yaml())
     token = secrets.token_hex(16)
-    atomic_write_text(out / TOKEN_FILE, token + "\n")
+    write_whole(out / TOKEN_FILE, token + "\n")
 
     states: dict[str, dict] = {}
     todo: list[RunSpec] = []
@@ -633,7 +632,7 @@ def _write_run_files(run_dir: Path, files: dict[str, bytes]):
     for name in sorted(files, key=lambda n: n == "summary.json"):
         if "/" in name or name.startswith("."):
             continue
-        atomic_write_bytes(run_dir / name, files[name])
+        write_whole(run_dir / name, files[name])
 
 
 def _jsonable(values: dict) -> dict:

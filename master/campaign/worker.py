@@ -45,9 +45,9 @@ def _worker_name() -> str:
 
 
 def _write_json(path: Path, obj: Any):
-    from .store import atomic_write_text
+    from master import write_whole
 
-    atomic_write_text(path, json.dumps(obj, indent=2, allow_nan=False, default=str) + "\n")
+    write_whole(path, json.dumps(obj, indent=2, allow_nan=False, default=str) + "\n")
 
 
 # FMU file name -> sha256 of the build this process has run. pythonfmu FMUs import their slave

@@ -3,8 +3,8 @@ threads_per_worker=1), the real FMUs, short runs (20 s of simulated time).
 
 The campaign: the survey with vehicle.Length in {-1 (refused by the FMU at initialisation),
 1.8, 2.2} x 2 noise seeds = 6 runs; -1 comes first, so each worker process runs good runs after
-a failed one. Checked: the failing runs are recorded with the FMU's reason and the others
-complete; a second sweep into the same folder runs nothing (run counters on the workers, file
+a failed one (refused: nothing of it runs). Checked: the failing runs are recorded with the
+FMU's reason and the others complete; a second sweep into the same folder runs nothing (run counters on the workers, file
 mtimes); a lost summary reruns exactly that run; every run's results.csv is byte-identical to
 ``python -m master run`` on the run's scenario.yaml in a fresh process; the CLI; the path where
 workers send the files back (cluster without a shared file system).
@@ -121,7 +121,8 @@ def test_campaign_runs_records_failures_and_writes_its_files(campaign):
     assert (out / "plots" / "vs_vehicle.Length.png").stat().st_size > 10000
     for r in table:
         d = out / r["run_dir"]
-        assert (d / "scenario.yaml").is_file() and (d / "results.csv").is_file()
+        # a run whose start value the FMU refused ran nothing: no results.csv
+        assert (d / "scenario.yaml").is_file() and (d / "results.csv").is_file() == (r["status"] == "completed")
         s = json.loads((d / "summary.json").read_text())
         assert s["status"] == r["status"]
         assert s["campaign"]["finished"] is True and s["campaign"]["run_id"] == r["run_id"]
@@ -145,12 +146,14 @@ def test_every_run_is_identical_to_running_its_scenario_alone(campaign, tmp_path
         mine = (out / r["run_dir"] / "results.csv").read_bytes()
         assert (alone / "results.csv").read_bytes() == mine, r["run_id"]
         assert mine.count(b"\n") == int(STOP / 0.1) + 2  # header + t = 0 .. STOP
-    # a failing run fails alone too, for the same reason
+    # a failing run is refused alone too (the FMU refuses its Length at initialisation), for the
+    # same reason
     bad = table.where(status="failed")[0]
     p = subprocess.run([sys.executable, "-m", "master", "run", str(out / bad["run_dir"] / "scenario.yaml"),
                         "--out", str(tmp_path / "bad"), "--no-plots", "-q"], env=_env(), capture_output=True, timeout=300)
-    assert p.returncode == 1
-    assert json.loads((tmp_path / "bad" / "summary.json").read_text())["status"] == "failed"
+    assert p.returncode == 2
+    assert b"vehicle.Length refused by the FMU at initialisation" in p.stderr and b"must be positive" in p.stderr
+    assert not (tmp_path / "bad" / "summary.json").exists()
 
 
 def test_resumed_campaign_reruns_nothing_finished(campaign, client, survey):
@@ -220,7 +223,8 @@ def test_cli_sweep_with_a_campaign_file(tmp_path, survey):
                        cwd=tmp_path, env=_env(), capture_output=True, text=True, timeout=300)
     assert p.returncode == 1, p.stderr  # one run failed
     assert "2 runs (1 completed, 1 failed" in p.stdout
-    assert "vehicle.Length=-1: failed: vehicle" in p.stdout and "Length = -1.0 must be positive" in p.stdout
+    assert "vehicle.Length=-1: failed: " in p.stdout and "Length = -1.0 must be positive" in p.stdout
+    assert "vehicle.Length refused by the FMU at initialisation" in p.stdout
     assert "free(): corrupted" not in p.stderr
     rows = (tmp_path / "camp" / "campaign.csv").read_text().splitlines()
     assert len(rows) == 3 and rows[0].startswith("run_id,vehicle.Length,status,reason,")

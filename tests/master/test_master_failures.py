@@ -162,16 +162,14 @@ def test_ctrl_c_stops_cleanly_with_every_row_on_disk(tmp_path):
     assert 0 < s["simulated_time_s"] < 2700
 
 
-def test_a_parameter_the_fmu_refuses_at_initialisation(tmp_path):
+def test_a_parameter_the_fmu_refuses_at_initialisation_is_a_refused_input(tmp_path):
+    """The FMU's refusal at initialisation is the input refused, as the plan's own refusals are:
+    exit 2, the setting blamed by file and field, the FMU quoted; nothing of the run is kept
+    (no row was computed)."""
     out = tmp_path / "out"
     r = master("run", "depth_step", "--set", "vehicle.Length=-1", "--no-plots", out=out)
-    assert r.rc == 1, r
-    s = r.summary
-    assert s["status"] == "failed" and s["steps"] == 0
-    f = s["failure"]
-    assert (f["instance"], f["variable"], f["function"], f["time"]) == ("vehicle", "Length", "fmi2ExitInitializationMode", 0.0)
-    assert "Length" in s["reason"] and "must be positive" in s["reason"]
-    rows = _rows_are_complete(out / "results.csv")
-    assert len(rows) == 1 and rows[0][0] == "time"  # the header, nothing was computed
-    for key in ("distance_run_m", "energy_used_J", "mission_completed", "depth_error_m", "cross_track_error_m"):
-        assert s[key] is None  # the figures are there, empty
+    assert r.rc == 2, r
+    assert "scenario refused, nothing was run" in r.stderr
+    assert "--set: vehicle.Length: vehicle.Length refused by the FMU at initialisation" in r.stderr
+    assert "must be positive" in r.stderr and "Traceback" not in r.stderr
+    assert sorted(p.name for p in out.iterdir()) == []

@@ -3,14 +3,19 @@
 Weight and buoyancy, the sink rate with the thrusters off, the restoring stiffness, the
 eigenvalues of the linearisation at rest, the configuration matrix (rank, singular values, what
 it cannot push) and the steady surge speed of the largest horizontal surge force.
+
+A file that cannot be used is an error naming the file and the field, no traceback; the exit
+status is 2 when any file was refused (the others are still reported).
 """
+import argparse
+import math
 import sys
 
 import numpy as np
 
 from .forces import steady_speed
 from .model import H100Model
-from .vehicle_file import DEFAULT_VEHICLE_FILE, load_vehicle
+from .vehicle_file import DEFAULT_VEHICLE_FILE, VehicleFileError, load_vehicle
 
 
 def report(path: str) -> str:
@@ -24,9 +29,11 @@ def report(path: str) -> str:
     velocity = np.sort(np.linalg.eigvals(model.state_jacobian(x, u)[7:13, 7:13]).real)
     eigenvalues = np.linalg.eigvals(a[:12, :12])
     layout = model.layout()
+    sink = model.sink_rate()
     lines = [f"{vehicle.name} ({path}): {p.thruster_count} thrusters",
              f"  weight {weight:.2f} N, buoyancy {buoyancy:.2f} N (Rho {p.Rho:g}, g {model.env.Gravity:g})",
-             f"  sink rate, thrusters off: {model.sink_rate():.4f} m/s",
+             f"  sink rate, thrusters off: {sink:.4f} m/s" if math.isfinite(sink) else
+             "  sink rate, thrusters off: none (the heave damping does not grow to hold W - B)",
              f"  restoring stiffness: roll {roll:.3f}, pitch {pitch:.3f} N m/rad",
              "  velocity eigenvalues at rest: " + ", ".join(f"{v:.3f}" for v in velocity) + " 1/s",
              "  rigid-body eigenvalues at rest: " + ", ".join(
@@ -39,14 +46,30 @@ def report(path: str) -> str:
     wrench = b @ forces
     speed = steady_speed(wrench[0], p.matrix("LinearDamping")[0, 0], p.matrix("QuadraticDamping")[0, 0])
     lines.append(f"  largest surge force {wrench[0]:.1f} N (pitch moment {wrench[4]:.1f} N m): "
-                 f"{speed:.3f} m/s with the attitude held")
+                 + (f"{speed:.3f} m/s with the attitude held" if math.isfinite(speed) else
+                    "no steady speed (the surge damping does not grow to hold it)"))
     return "\n".join(lines)
 
 
-def main(argv=None):
-    paths = (argv if argv is not None else sys.argv[1:]) or [DEFAULT_VEHICLE_FILE]
-    print("\n".join(report(path) for path in paths))
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m vehicle_model.h100",
+        description="Print the figures of H100 vehicle files (SPEC 7.3): weight and buoyancy, sink rate, "
+                    "restoring stiffness, eigenvalues at rest, what the thruster layout can push, the "
+                    "steady surge speed. Exit status 2 when a file is refused.")
+    parser.add_argument("files", metavar="FILE", nargs="*",
+                        help=f"vehicle files (default: {DEFAULT_VEHICLE_FILE})")
+    args = parser.parse_args(argv)
+    refused = 0
+    for path in args.files or [DEFAULT_VEHICLE_FILE]:
+        try:
+            print(report(path))
+        except (VehicleFileError, ValueError, np.linalg.LinAlgError) as error:
+            message = str(error) if str(error).startswith(path) else f"{path}: {error}"
+            print(f"error: {message}", file=sys.stderr)
+            refused += 1
+    return 2 if refused else 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -429,7 +429,15 @@ def weight_and_buoyancy(mass, volume, rho, gravity):
 
 def steady_speed(force, linear, quadratic):
     """The speed u >= 0 with linear u + quadratic u^2 = force (a force >= 0 against one axis's
-    linear and quadratic damping): u = (-L + sqrt(L^2 + 4 Q F)) / (2 Q)."""
+    linear and quadratic damping): u = (-L + sqrt(L^2 + 4 Q F)) / (2 Q), the smallest such
+    speed. NaN when there is none: damping that never grows to the force (negative terms, a
+    peak below it, or no damping at all) lets the speed grow without end."""
+    if force == 0.0:
+        return 0.0
     if quadratic == 0.0:
-        return force / linear
-    return (-linear + math.sqrt(linear * linear + 4.0 * quadratic * force)) / (2.0 * quadratic)
+        return force / linear if linear > 0.0 else math.nan
+    discriminant = linear * linear + 4.0 * quadratic * force
+    if discriminant < 0.0:
+        return math.nan
+    speed = (-linear + math.sqrt(discriminant)) / (2.0 * quadratic)
+    return speed if speed >= 0.0 else math.nan

@@ -21,8 +21,8 @@ DEFAULT_ENVIRONMENT = Environment(Gravity=9.82)
 
 def initial_state(n_thrusters: int, Pos0=(0.0, 0.0, 0.0), Quater0=(1.0, 0.0, 0.0, 0.0),
                   LocalVel0=(0.0, 0.0, 0.0), Omega0=(0.0, 0.0, 0.0), PropellerSpeed0=None) -> np.ndarray:
-    """The (13 + n)-state vector; the thrusters at rest unless given. The quaternion is
-    normalised; a zero or non-finite one is refused, naming it."""
+    """The (13 + n)-state vector; the thrusters at rest unless given (each within [-1, 1] of
+    full speed). The quaternion is normalised; a zero or non-finite one is refused, naming it."""
     given = {"Pos0": Pos0, "Quater0": Quater0, "LocalVel0": LocalVel0, "Omega0": Omega0,
              "PropellerSpeed0": np.zeros(n_thrusters) if PropellerSpeed0 is None else PropellerSpeed0}
     arrays = {}
@@ -37,6 +37,11 @@ def initial_state(n_thrusters: int, Pos0=(0.0, 0.0, 0.0), Quater0=(1.0, 0.0, 0.0
     norm = float(np.linalg.norm(arrays["Quater0"]))
     if norm < 1e-9:
         raise ValueError(f"Quater0 = {tuple(Quater0)!r} has zero norm: not an attitude")
+    for i, speed in enumerate(arrays["PropellerSpeed0"]):
+        # a fraction of full speed, as the commands it follows (clamped to [-1, 1])
+        if not -1.0 <= speed <= 1.0:
+            raise ValueError(f"PropellerSpeed0[{i + 1}] = {float(speed)!r} must be within [-1, 1]: "
+                             f"a fraction of the propeller's full speed")
     arrays["Quater0"] = arrays["Quater0"] / norm
     return np.concatenate([arrays[signal.name + "0"] for signal in state_table(n_thrusters)])
 
