@@ -2,7 +2,7 @@
 # One entry point for a fresh clone:
 #   ./build.sh          create .venv if missing, install the project, build the FMUs into fmus/
 #   ./build.sh test     ... then run the test suite (extra arguments go to pytest)
-#   ./build.sh run      ... then fly the default survey (extra arguments go to `master run`)
+#   ./build.sh run      ... then fly the default survey (extra arguments go to `auv-cosim run`)
 # Idempotent: the install is redone only when pyproject.toml changes, an FMU only when its
 # sources change.
 set -euo pipefail
@@ -35,15 +35,15 @@ fi
 
 # The project's own bytecode, compiled ahead as pip compiles an installed package's: an editable
 # install gets none, and a Python that may not write bytecode (PYTHONDONTWRITEBYTECODE=1, as on
-# this project's CI machines) would otherwise compile master/, analyses/ ... from source at the
-# start of every run (about 0.1 s of CPU before the first step). Only changed sources are compiled.
-"$PY" -m compileall -q -j 0 vehicle_model controllers_fmu master fmu_support identification analyses >/dev/null
+# this project's CI machines) would otherwise compile auv_cosim from source at the start of every
+# run (about 0.1 s of CPU before the first step). Only changed sources are compiled.
+"$PY" -m compileall -q -j 0 auv_cosim >/dev/null
 
 if [ -f tools/build_fmus.py ]; then
     "$PY" tools/build_fmus.py
 fi
-# the master's stepping loop in C (master/native_loop.py), compiled ahead into the user's cache
-"$PY" -m master.native_loop
+# the master's stepping loop in C (auv_cosim/master/native_loop.py), compiled ahead into the user's cache
+"$PY" -m auv_cosim.master.native_loop
 
 # The test of the 3-D view (tests/master/test_view.py) opens it in headless Chromium: Debian's
 # `chromium`, installed here when missing and we may (root with apt-get); otherwise that test
@@ -69,11 +69,7 @@ case "${1:-}" in
         ;;
     run)
         shift
-        if [ -f master/__main__.py ]; then
-            exec "$PY" -m master run scenarios/survey.yaml "$@"
-        else
-            exec "$PY" -m vehicle_model "$@"
-        fi
+        exec "$VENV/bin/auv-cosim" run scenarios/survey.yaml "$@"
         ;;
     "")
         ;;

@@ -24,7 +24,7 @@ interpreter, one after the other, best of 5 rounds):
 
     .venv/bin/python benchmarks/bench_auv_derivative.py [--before DIR]
 
-`--before DIR` adds a column for another checkout of the project (its vehicle_model) and the
+`--before DIR` adds a column for another checkout of the project (its auv_cosim.vehicles) and the
 ratio now / before. The state is a cruise at 1.4 m/s with small sway, heave and rates, the
 fins deflected, in still water.
 """
@@ -62,18 +62,19 @@ LOOPS = 100000
 
 
 def measure(root: str) -> dict:
-    """The figures of the checkout at `root` (its vehicle_model imported first on the path)."""
+    """The figures of the checkout at `root` (its auv_cosim.vehicles imported first on the path)."""
     sys.path.insert(0, root)
     import numba
     import numpy as np
 
-    from vehicle_model import VehicleModel, VehicleSimulator, inputs
-    from vehicle_model.auv import dynamics as d
-    from vehicle_model.auv import forces as f
-    from vehicle_model.rotation import rotation_matrix
-    from vehicle_model.simulator import ode
+    from auv_cosim.vehicles.auv import AuvModel, inputs
+    from auv_cosim.vehicles import VehicleSimulator
+    from auv_cosim.vehicles.auv import dynamics as d
+    from auv_cosim.vehicles.auv import forces as f
+    from auv_cosim.vehicles.rotation import rotation_matrix
+    from auv_cosim.vehicles.simulator import ode
 
-    model = VehicleModel()
+    model = AuvModel()
     x = model.cruise_state(1.4, depth=20.0)
     x[7:13] = [1.4, 0.05, -0.03, 0.02, -0.01, 0.03]
     u = inputs(30.0, 0.1, -0.05)

@@ -45,9 +45,9 @@ def child(root: str) -> None:
     sys.path.insert(0, root)
     from pythonfmu.variables import Boolean, Integer, Real
 
-    from controllers_fmu.auv_control_fmu import AuvControl
-    from controllers_fmu.auv_sensors_fmu import AuvSensors
-    from vehicle_model.auv_vehicle_fmu import Auv
+    from auv_cosim.stacks.auv.control_slave import AuvControl
+    from auv_cosim.stacks.auv.instruments_slave import AuvSensors
+    from auv_cosim.vehicles.auv.slave import Auv
 
     figures = {}
     for cls, parameters, inputs in ((Auv, VEHICLE_PARAMETERS, VEHICLE_INPUTS), (AuvSensors, {}, SENSOR_INPUTS),

@@ -7,7 +7,7 @@ processes.
 The campaign: the survey scenario, control.CruiseSpeed in {1.2, 1.3, 1.4, 1.5} x 2 noise seeds,
 600 s of simulated time each (the survey takes ~33 min, so every run lasts the full 600 s).
 
-What is timed: ``master.campaign.execute`` on an already planned campaign into a fresh folder:
+What is timed: ``auv_cosim.campaigns.execute`` on an already planned campaign into a fresh folder:
 submitting the 8 runs, running them, collecting the results, writing campaign.csv. What is NOT
 timed (and reported separately): starting the cluster (scheduler + K worker processes) and one
 short warm-up run on every worker (a 2 s survey), which pays the worker's one-time costs:
@@ -37,7 +37,7 @@ def _warm_up(scenario: str, stop_time: float = 2.0) -> str:
     import os
     import tempfile
 
-    from master import run
+    from auv_cosim.master import run
 
     d = tempfile.mkdtemp(prefix="bench-warm-")
     res = run(scenario, out_dir=d, stop_time=stop_time, progress=False, plots=False, echo_messages=False)
@@ -62,14 +62,14 @@ def main() -> int:
 
     logging.getLogger("distributed").setLevel(logging.ERROR)  # no INFO lines when the clusters close
 
-    from master.campaign import CampaignPlan, build_campaign, execute
+    from auv_cosim.campaigns import CampaignPlan, build_campaign, execute
 
     counts = [int(k) for k in args.workers.split(",")]
     root = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="bench-campaign-"))
     root.mkdir(parents=True, exist_ok=True)
     # a snapshot of the FMUs: ./build.sh may rebuild fmus/ meanwhile (a campaign refuses FMUs
     # that change under it)
-    from master.scenario import REPO_ROOT
+    from auv_cosim.master.scenario import REPO_ROOT
 
     snap = root / "fmus"
     snap.mkdir(exist_ok=True)

@@ -1,6 +1,6 @@
 """Benchmark of a campaign run's overhead on a warm worker (issue 15: <= 0.3 s a run): what a
 run costs beyond its stepping once the worker process has imported everything and loaded
-numba's cache, as ``master.campaign``'s worker runs it (``master.run`` in the worker's process,
+numba's cache, as ``auv_cosim.campaigns``'s worker runs it (``master.run`` in the worker's process,
 the CSV formatted inline, no per-run plots unless asked).
 
     .venv/bin/python benchmarks/bench_campaign_overhead.py [--runs 5] [--stop-time 1200]
@@ -28,7 +28,7 @@ sys.path.insert(0, str(ROOT))
 
 
 def one_run(out: Path, seed: int, stop_time: float, plots: bool) -> dict:
-    from master import run
+    from auv_cosim.master import run
 
     cpu, wall = time.process_time(), time.perf_counter()
     result = run(str(ROOT / "scenarios" / "depth_step.yaml"), out_dir=out, stop_time=stop_time, progress=False,
@@ -46,7 +46,7 @@ def main(argv=None) -> int:
     parser.add_argument("--runs", type=int, default=5, help="runs per case (default 5)")
     parser.add_argument("--stop-time", type=float, default=1200.0, help="simulated seconds per run (default 1200)")
     args = parser.parse_args(argv)
-    os.environ.setdefault("AUV_MASTER_CSV_WRITER", "inline")     # as master.campaign's worker does
+    os.environ.setdefault("AUV_MASTER_CSV_WRITER", "inline")     # as auv_cosim.campaigns's worker does
     load = os.getloadavg()[0]
     figures = {False: [], True: []}
     with tempfile.TemporaryDirectory(prefix="bench-campaign-overhead-") as folder:

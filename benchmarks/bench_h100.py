@@ -28,13 +28,17 @@ from scipy.integrate import ode
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
-from vehicle_model._jit import jit  # noqa: E402
-from vehicle_model.environment import Environment  # noqa: E402
-from vehicle_model.h100 import H100Model, load_vehicle  # noqa: E402
-from vehicle_model.h100.dynamics import (input_jacobian, state_derivative, state_jacobian,  # noqa: E402
-                                         step_derivative_into)
-from vehicle_model.simulator import VehicleSimulator  # noqa: E402
-from vehicle_model.waves import WaveParameters  # noqa: E402
+from auv_cosim.compiled.jit import jit  # noqa: E402
+from auv_cosim.vehicles.environment import Environment  # noqa: E402
+from auv_cosim.vehicles.h100 import H100Model, load_vehicle  # noqa: E402
+from auv_cosim.vehicles.h100.dynamics import (
+    input_jacobian,
+    state_derivative,
+    state_jacobian,
+    step_derivative_into,
+)
+from auv_cosim.vehicles.simulator import VehicleSimulator  # noqa: E402
+from auv_cosim.vehicles.waves import WaveParameters  # noqa: E402
 
 STEP = 0.1
 DEFAULT_RTOL, DEFAULT_ATOL = 1e-4, 1e-6   # the AUV's defaults (VehicleSimulator.tolerances_of)

@@ -1,5 +1,5 @@
 """Benchmark of the H100 stack's first run on a fresh clone against its second run (issue 12):
-the same `python -m master run` twice, each in a fresh interpreter, from an empty FMU extraction
+the same `auv-cosim run` twice, each in a fresh interpreter, from an empty FMU extraction
 cache (what a fresh clone's first run meets: the FMUs extracted, numba's shipped cache loaded,
 anything missing from it compiled) and then from the warm one.
 
@@ -28,7 +28,7 @@ def run_once(cache: Path, out: Path, controller: str, stop_time: float) -> dict:
     env = dict(os.environ, AUV_MASTER_FMU_CACHE=str(cache))
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
-    result = subprocess.run([sys.executable, "-m", "master", "run", "h100_depth_step", "--no-plots", "-q",
+    result = subprocess.run([sys.executable, "-m", "auv_cosim", "run", "h100_depth_step", "--no-plots", "-q",
                              "--set", f"control.Controller={controller}", "--stop-time", str(stop_time),
                              "--out", str(out)], cwd=str(ROOT), env=env, capture_output=True, text=True)
     wall = time.perf_counter() - start
@@ -50,7 +50,7 @@ def main(argv=None) -> int:
         load = os.getloadavg()[0]
         first = run_once(cache, Path(folder) / "first", args.controller, args.stop_time)
         second = run_once(cache, Path(folder) / "second", args.controller, args.stop_time)
-    print(f"bench_h100_first_run: python -m master run h100_depth_step --set control.Controller="
+    print(f"bench_h100_first_run: auv-cosim run h100_depth_step --set control.Controller="
           f"{args.controller} --stop-time {args.stop_time:g} --no-plots; {os.cpu_count()} CPUs, load average "
           f"{load:.2f} before, {os.getloadavg()[0]:.2f} after")
     print(f"{'run':34s} {'wall s':>7s} {'CPU s':>7s} {'start-up s':>10s} {'stepping s':>10s}")

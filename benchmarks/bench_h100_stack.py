@@ -50,8 +50,8 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-try:   # as `python -m master` does, before numpy loads (master/threads.py); children inherit it
-    from master.threads import single_threaded_blas
+try:   # as `auv-cosim` does, before numpy loads (auv_cosim/master/threads.py); children inherit it
+    from auv_cosim.master.threads import single_threaded_blas
     single_threaded_blas()
 except ImportError:   # a --before tree that predates it: the parent has set it already
     pass
@@ -103,7 +103,7 @@ def hold_mapping(controller: str, seconds: float, fmus: dict, noop: bool, tree: 
 
 
 def run_stack(mapping: dict, out: Path) -> dict:
-    from master import run
+    from auv_cosim.master import run
 
     res = run(copy.deepcopy(mapping), out_dir=out, progress=False, plots=False, echo_messages=False)
     if res.status != "completed":
@@ -264,12 +264,12 @@ def per_fmu(mapping: dict, fmus: dict, results: Path, folder: Path, before: dict
 # ------------------------------------------------------------------------------ control alone
 def control_alone(controller: str, steps: int) -> float:
     """Microseconds per H100ControlStack.step, plain Python, CPU time of this process."""
-    from controllers_fmu.h100.belief import VehicleBelief
-    from controllers_fmu.h100.controllers import ControllerConfig
-    from controllers_fmu.h100.guidance import Commands, GuidanceConfig
-    from controllers_fmu.h100.navigation import Measurements
-    from controllers_fmu.h100.stack import H100ControlStack
-    from vehicle_model.h100 import load_vehicle
+    from auv_cosim.stacks.h100.belief import VehicleBelief
+    from auv_cosim.stacks.h100.control import ControllerConfig
+    from auv_cosim.stacks.h100.guidance import Commands, GuidanceConfig
+    from auv_cosim.stacks.h100.navigation import Measurements
+    from auv_cosim.stacks.h100.stack import H100ControlStack
+    from auv_cosim.vehicles.h100 import load_vehicle
 
     stack = H100ControlStack(VehicleBelief(load_vehicle().params), GuidanceConfig(Mode="hold"),
                              ControllerConfig(Controller=controller))

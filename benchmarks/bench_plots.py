@@ -1,5 +1,5 @@
 """Benchmark of the AUV plots' own work: the CPU seconds of filling and writing the five PNG plots
-of a run (analyses/auv_plots.py ``_fill``: lines, limits, legends, layout, drawing, PNG), the
+of a run (auv_cosim/analyses/auv_plots.py ``_fill``: lines, limits, legends, layout, drawing, PNG), the
 figures built first (as the plot process builds them while the run steps), warm, in one process,
 one figure after the other. This is what is left after the last step when the plot process is
 ready (issue 15); the whole command is ``benchmarks/bench_run.py``.
@@ -32,9 +32,9 @@ ROOT = Path(__file__).resolve().parent.parent
 def child(rows: str, scenario: str, repeats: int, out: str) -> None:
     """In a fresh interpreter (the checkout to measure first on sys.path): the figures of the
     run built and filled ``repeats`` times; prints the CPU seconds as JSON."""
-    import master
-    from master.runner import find_scenario
-    import analyses.auv_plots as ap
+    from auv_cosim import master
+    from auv_cosim.master.runner import find_scenario
+    from auv_cosim.analyses import auv_plots as ap
 
     data, colmap = pickle.loads(Path(rows).read_bytes())
     plan = master.build_plan(master.load_scenario(find_scenario(scenario)))
@@ -71,7 +71,7 @@ def main() -> None:
         return
 
     sys.path.insert(0, str(ROOT))
-    import master
+    from auv_cosim import master
 
     folder = Path(tempfile.mkdtemp(prefix="bench-plots-"))
     r = master.run(args.scenario, out_dir=folder / "run", progress=False, echo_messages=False, plots=False)

@@ -1,7 +1,7 @@
 """Benchmark of the formatting of results.csv (issue 15): microseconds of CPU per row.
 
 Formats the rows of a survey run (``/work/baseline/survey/results.csv`` when it is there, else
-a fresh ``python -m master run survey --no-plots``; or the results.csv given with ``--csv``, e.g.
+a fresh ``auv-cosim run survey --no-plots``; or the results.csv given with ``--csv``, e.g.
 an H100 run's 91 columns), in blocks of 256 rows as the master hands them over, three ways,
 interleaved, the best of the repeats kept (the machine is shared):
 
@@ -11,7 +11,7 @@ interleaved, the best of the repeats kept (the machine is shared):
             block's ``tolist()`` (``inline``);
   columns   ``repr`` a column at a time (``csv_writer._format_with_repr``), what format_block
             does without ujson or for a block with a NaN or an infinity;
-  ujson     ``master.csv_writer.format_block`` over the block's flat list of values, what both
+  ujson     ``auv_cosim.master.csv_writer.format_block`` over the block's flat list of values, what both
             use now (one ``ujson.dumps`` of the block's rows);
 
 and checks that every way gives the file's text byte for byte.
@@ -32,7 +32,7 @@ sys.path.insert(0, str(ROOT))
 
 import numpy as np  # noqa: E402
 
-from master import csv_writer  # noqa: E402
+from auv_cosim.master import csv_writer  # noqa: E402
 
 BASELINE = Path("/work/baseline/survey/results.csv")
 INTEGER_COLUMNS = ("sensors.AltitudeValid", "control.WaypointIndex", "control.MissionFinished")
@@ -43,7 +43,7 @@ def survey_csv() -> Path:
     if BASELINE.exists():
         return BASELINE
     out = Path(tempfile.mkdtemp(prefix="bench-recorder-"))
-    subprocess.run([sys.executable, "-m", "master", "run", "survey", "--no-plots", "--no-progress", "-q",
+    subprocess.run([sys.executable, "-m", "auv_cosim", "run", "survey", "--no-plots", "--no-progress", "-q",
                     "--out", str(out)], cwd=ROOT, check=True)
     return out / "results.csv"
 

@@ -1,12 +1,12 @@
-"""Benchmark of what a user waits for: the whole ``python -m master run survey`` (issue 15).
+"""Benchmark of what a user waits for: the whole ``auv-cosim run survey`` (issue 15).
 
 Prints, measured side by side in one run (the cases interleaved, repeat after repeat; the
 MEDIAN of the repeats is kept, because the 2-core machine is shared and its load moves):
 
   command   the whole command in a fresh interpreter, as a user types it, wall and CPU seconds
             (the process and its children, e.g. the CSV writer):
-              plots      ``python -m master run survey --out DIR``
-              no-plots   ``python -m master run survey --no-plots --out DIR``
+              plots      ``auv-cosim run survey --out DIR``
+              no-plots   ``auv-cosim run survey --no-plots --out DIR``
               floor      the same survey stack with the no-op twins of the three FMUs
                          (fmus/noop/, built by tools/build_noop_fmus.py; same variables and
                          wiring, a do_step that does nothing) for the same number of steps,
@@ -14,7 +14,7 @@ MEDIAN of the repeats is kept, because the 2-core machine is shared and its load
               python     ``python -c pass``: the interpreter's own start and exit
               import     a child of this script (its own imports: numpy, yaml, ...), importing
                          master and then what ``master.run`` needs; ``import master`` alone is
-                         timed inside it (the "import master" row of the parts)
+                         timed inside it (the "from auv_cosim import master" row of the parts)
   parts     where the time of one run goes, in a fresh interpreter that imports master and
             calls ``master.run("survey", plots=True)``: import, start-up (scenario, FMU
             extraction, load, instantiate, initialise: ``startup_time_s``), stepping with the
@@ -36,7 +36,7 @@ stepping (summary.json: what the plot process, preparing while the run steps, co
 
 ``--before DIR`` adds the whole command (with plots, and ``--no-plots``) of another checkout
 of the project as two more interleaved cases: DIR is e.g. ``git archive COMMIT | tar -x -C
-DIR`` with its ``fmus/`` built or copied; it runs with this interpreter (``python -m master``
+DIR`` with its ``fmus/`` built or copied; it runs with this interpreter (``auv-cosim``
 from DIR imports DIR's master and analyses). A before/after measured side by side, under the
 same load.
 
@@ -91,7 +91,7 @@ def timed(cmd: list[str], env: dict | None = None, cwd: Path = ROOT) -> tuple[fl
 def parts_child(out_dir: str) -> None:
     """In a fresh interpreter: import master, one whole run with plots, every part timed."""
     t0, c0 = time.perf_counter(), time.process_time()
-    import master
+    from auv_cosim import master
 
     t_import, c_import = time.perf_counter() - t0, time.process_time() - c0
     import matplotlib.figure
@@ -107,7 +107,7 @@ def parts_child(out_dir: str) -> None:
         return r
 
     matplotlib.figure.Figure.savefig = savefig
-    import analyses.auv_plots as auv_plots
+    from auv_cosim.analyses import auv_plots
 
     real_write_png = auv_plots._write_png
 
@@ -117,7 +117,7 @@ def parts_child(out_dir: str) -> None:
         saves.append((Path(str(path)).name, s, time.perf_counter(), time.process_time()))
 
     auv_plots._write_png = write_png
-    from master import recorder as recorder_module
+    from auv_cosim.master import recorder as recorder_module
 
     closes: list[float] = []
     real_close = recorder_module.CsvRecorder.close
@@ -130,7 +130,7 @@ def parts_child(out_dir: str) -> None:
             closes.append(time.perf_counter() - s)
 
     recorder_module.CsvRecorder.close = close
-    from master import summary as summary_module
+    from auv_cosim.master import summary as summary_module
 
     summaries: list[tuple[float, float]] = []
     real_build = summary_module.build_summary
@@ -142,7 +142,7 @@ def parts_child(out_dir: str) -> None:
         finally:
             summaries.append((s, time.perf_counter(), c, time.process_time()))
 
-    import master.runner as runner_module
+    from auv_cosim.master import runner as runner_module
 
     runner_module.build_summary = build_summary
     t_call, c_call = time.perf_counter(), time.process_time()
@@ -178,7 +178,7 @@ def parts_child(out_dir: str) -> None:
 def import_child() -> None:
     """`import master` (its exports load on first use), then what a run needs: `master.run`."""
     t0 = time.perf_counter()
-    import master
+    from auv_cosim import master
 
     t1 = time.perf_counter()
     assert callable(master.run)
@@ -253,7 +253,7 @@ def main() -> None:
     try:
         fmus = bench_stack.snapshot(folder)  # only the no-op twins are used from here
         load0 = os.getloadavg()[0]
-        print(f"bench_run: the whole `python -m master run survey`, median of {args.repeats} interleaved repeats; "
+        print(f"bench_run: the whole `auv-cosim run survey`, median of {args.repeats} interleaved repeats; "
               f"{os.cpu_count()} CPUs, load average {load0:.2f} before; python {sys.version.split()[0]}")
         print("(the machine is shared with other work: compare the ratios and the CPU seconds, "
               "not the absolute wall times, across machines or loads)")
@@ -281,29 +281,29 @@ def main() -> None:
 
         for r in range(args.repeats):
             out = folder / "plots"
-            w, c, _ = timed([py, "-m", "master", "run", "survey", "--out", str(out)])
+            w, c, _ = timed([py, "-m", "auv_cosim", "run", "survey", "--out", str(out)])
             keep("plots", w, c, out)
             hashes.add(digest(out / "results.csv"))
             summary = json.loads((out / "summary.json").read_text())
             if floor_path is None:
                 floor_path = floor_scenario(folder, fmus, summary["simulated_time_s"])
             out = folder / "no-plots"
-            w, c, _ = timed([py, "-m", "master", "run", "survey", "--no-plots", "--out", str(out)])
+            w, c, _ = timed([py, "-m", "auv_cosim", "run", "survey", "--no-plots", "--out", str(out)])
             keep("no-plots", w, c, out)
             hashes.add(digest(out / "results.csv"))
             if args.before:
                 before = Path(args.before).resolve()
                 out = folder / "before-plots"
-                w, c, _ = timed([py, "-m", "master", "run", "survey", "--out", str(out)], cwd=before)
+                w, c, _ = timed([py, "-m", "auv_cosim", "run", "survey", "--out", str(out)], cwd=before)
                 keep("before plots", w, c, out)
                 hashes.add(digest(out / "results.csv"))
                 out = folder / "before-no-plots"
-                w, c, _ = timed([py, "-m", "master", "run", "survey", "--no-plots", "--out", str(out)], cwd=before)
+                w, c, _ = timed([py, "-m", "auv_cosim", "run", "survey", "--no-plots", "--out", str(out)], cwd=before)
                 keep("before no-plots", w, c, out)
                 hashes.add(digest(out / "results.csv"))
             if args.commands_only:
                 continue
-            w, c, _ = timed([py, "-m", "master", "run", str(floor_path), "--no-plots", "--out", str(folder / "floor")])
+            w, c, _ = timed([py, "-m", "auv_cosim", "run", str(floor_path), "--no-plots", "--out", str(folder / "floor")])
             keep("floor", w, c)
             w, c, _ = timed([py, "-c", "pass"])
             keep("python", w, c)
@@ -326,7 +326,7 @@ def main() -> None:
         print()
         print(f"{'whole command':44s} {'wall s':>7s} {'cpu s':>7s} {'x real time':>11s} {'/ floor':>8s}")
         floor_wall = med(walls["floor"])
-        labels = {"plots": "python -m master run survey", "no-plots": "  ... --no-plots",
+        labels = {"plots": "auv-cosim run survey", "no-plots": "  ... --no-plots",
                   "floor": "  ... no-op twins, --no-plots (the floor)", "python": "python -c pass",
                   "import": "child: its imports, master, master.run"}
         if args.before:
@@ -348,7 +348,7 @@ def main() -> None:
         print(f"where one run's time goes (master.run with plots, fresh interpreter; median of {len(parts)}; the "
               "plots drawn one after the other in this process, AUV_MASTER_PLOTS=serial, to time each; the "
               "command shares them with a forked child):")
-        rows = [("import master", part("import")),
+        rows = [("from auv_cosim import master", part("import")),
                 ("start-up (scenario, FMUs: startup_time_s)", part("startup")),
                 ("stepping, recorder on (stepping_time_s)", part("stepping")),
                 ("recorder close (writer's last blocks)", part("recorder_close")),
@@ -357,7 +357,7 @@ def main() -> None:
         rows += [(f"  {n}", med([p["plots"][n]["total"] for p in parts])) for n in names]
         accounted = part("startup") + part("stepping") + part("recorder_close") + part("summary") + plot_total
         rows.append(("the rest of master.run", run_total - accounted))
-        cpu_rows = {"import master": part("import_cpu"), "summary figures": part("summary_cpu"),
+        cpu_rows = {"from auv_cosim import master": part("import_cpu"), "summary figures": part("summary_cpu"),
                     "five plots": med([sum(v["cpu"] for v in p["plots"].values()) for p in parts])}
         cpu_rows.update({f"  {n}": med([p["plots"][n]["cpu"] for p in parts]) for n in names})
         print(f"  {'':46s} {'wall s':>7s} {'cpu s':>7s}")

@@ -12,7 +12,7 @@ best of the repeats kept, because the machine is shared and noisy):
   (c) Auv.fmu   the vehicle FMU alone through fmpy's low-level calls (fmi2SetReal of the 6
                 inputs, fmi2DoStep, fmi2GetReal of the 22 outputs) in cruise, and its no-op twin;
   (d) library   the vehicle library alone, no FMI (VehicleSimulator.advance +
-                VehicleModel.output_vector per step);
+                AuvModel.output_vector per step);
   (e) per FMU   each FMU and its twin through fmpy's low-level calls, microseconds per call of
                 set inputs / doStep / get outputs;
 
@@ -27,7 +27,7 @@ load, instantiate, set parameters, initialise) in a fresh interpreter, with a co
 
 `--breakdown` prints where a step of (a) and (b) goes instead: each FMI call (set inputs,
 doStep, get outputs of each instance) as the master's C loop times it around the FMU's function
-(master/_step_loop.c: time_calls), the slaves' own steps (`fmu_do_step`) and the vehicle's
+(auv_cosim/master/_step_loop.c: time_calls), the slaves' own steps (`fmu_do_step`) and the vehicle's
 simulator step and DOPRI5 run as Python times them inside those calls, and what is left outside
 the calls (the loop itself, the recorder, Python between blocks of steps).
 
@@ -62,8 +62,8 @@ if "--root" in sys.argv[:-1]:   # measure another checkout's code and FMUs (see 
     ROOT = Path(sys.argv[sys.argv.index("--root") + 1]).resolve()
 sys.path.insert(0, str(ROOT))
 
-try:   # as `python -m master` does, before numpy loads (master/threads.py); children inherit it
-    from master.threads import single_threaded_blas
+try:   # as `auv-cosim` does, before numpy loads (auv_cosim/master/threads.py); children inherit it
+    from auv_cosim.master.threads import single_threaded_blas
     single_threaded_blas()
 except ImportError:   # a --before tree that predates it: the parent has set it already
     pass
@@ -126,9 +126,9 @@ def digest(path: Path) -> str:
 # ------------------------------------------------------------------------------ start-up
 def startup_child(mapping_file: str) -> None:
     """In a fresh interpreter: scenario load + validation, then the master's FMU start-up."""
-    from master.engine import simulate
-    from master.plan import build_plan
-    from master.scenario import load_scenario
+    from auv_cosim.master.engine import simulate
+    from auv_cosim.master.plan import build_plan
+    from auv_cosim.master.scenario import load_scenario
 
     mapping = json.loads(Path(mapping_file).read_text())
     t0 = time.perf_counter()
@@ -161,7 +161,7 @@ def measure_startup(mapping: dict, folder: Path, repeats: int) -> dict:
 
 # ------------------------------------------------------------------------------ master runs
 def run_master(mapping: dict, out: Path) -> dict:
-    from master import run
+    from auv_cosim.master import run
 
     res = run(copy.deepcopy(mapping), out_dir=out, progress=False, plots=False, echo_messages=False)
     if res.status != "completed":
@@ -181,8 +181,8 @@ class LowLevel:
         from fmpy import read_model_description
         from fmpy.fmi2 import FMU2Slave
 
-        from master.fmi_log import MessageLog
-        from master.fmu_cache import extract_fmu
+        from auv_cosim.master.fmi_log import MessageLog
+        from auv_cosim.master.fmu_cache import extract_fmu
 
         md = read_model_description(str(path))
         self.log = MessageLog(echo=False)
@@ -269,9 +269,10 @@ class LowLevel:
 def cruise_case(hours: float):
     """Parameters and inputs of the vehicle in cruise at the survey speed, deep enough that
     the slightly buoyant vehicle (no fin trim) is still well submerged after `hours`."""
-    from vehicle_model import AuvParameters, Environment, VehicleModel
+    from auv_cosim.vehicles.auv import AuvParameters, AuvModel
+    from auv_cosim.vehicles import Environment
 
-    model = VehicleModel(AuvParameters(), Environment(SeaFloorDepth=1000.0))
+    model = AuvModel(AuvParameters(), Environment(SeaFloorDepth=1000.0))
     depth = 30.0 + 90.0 * hours            # it rises about 80 m per hour
     parameters = {"Pos0[3]": depth, "LocalVel0[1]": SPEED, "SeaFloorDepth": 1000.0}
     inputs = {"ThrustPower": float(model.cruise_power(SPEED)), "RudderYaw": 0.0, "RudderDive": 0.0,
@@ -288,7 +289,8 @@ CONTROL_INPUTS = {"MeasuredDepth": 12.0, "MeasuredPitch": -0.05, "MeasuredHeadin
 
 
 def library_run(model, parameters: dict, inputs: dict, steps: int) -> float:
-    from vehicle_model import VehicleSimulator, initial_state
+    from auv_cosim.vehicles import VehicleSimulator
+    from auv_cosim.vehicles.auv import initial_state
 
     x0 = initial_state(Pos0=(0.0, 0.0, parameters["Pos0[3]"]), LocalVel0=(parameters["LocalVel0[1]"], 0.0, 0.0))
     sim = VehicleSimulator(model, x0)
@@ -355,7 +357,7 @@ def compare(args) -> None:
 
 
 # ------------------------------------------------------------------------------ --breakdown
-KIND_NAMES = {0: "set", 1: "set", 2: "doStep", 3: "get", 4: "get"}   # master/native_loop.py: CALL_*
+KIND_NAMES = {0: "set", 1: "set", 2: "doStep", 3: "get", 4: "get"}   # auv_cosim/master/native_loop.py: CALL_*
 
 
 def instance_order() -> list:
@@ -367,8 +369,8 @@ def timed_pieces():
     """Python functions of the slaves timed inside the master's run (perf_counter_ns around each
     call, added per name): each slave's own step (`fmu_do_step`, what FmuSlave.do_step guards)
     and the vehicle's simulator step and its DOPRI5 run. Returns (install, remove, totals)."""
-    from fmu_support.slave import FmuSlave
-    from vehicle_model.simulator import VehicleSimulator
+    from auv_cosim.fmu.slave import FmuSlave
+    from auv_cosim.vehicles.simulator import VehicleSimulator
 
     totals: dict = {}
     originals = []
@@ -409,11 +411,11 @@ def timed_pieces():
 
 def breakdown(args) -> None:
     """Where a step of the survey stack goes: the stack and its floor (the no-op twins) through
-    the master, the C loop timing each FMI call (master/_step_loop.c: time_calls) and Python
+    the master, the C loop timing each FMI call (auv_cosim/master/_step_loop.c: time_calls) and Python
     timing the slaves' own steps; best of the repeats, microseconds per step."""
     import numpy as np
 
-    from master import native_loop
+    from auv_cosim.master import native_loop
 
     build(args.no_build)
     if native_loop.available()[0] is None:
@@ -536,7 +538,7 @@ def main() -> None:
         run_master(dict(stack, stop_time=10.0), folder / "warm-stack")
         run_master(dict(floor, stop_time=10.0), folder / "warm-floor")
         model, vparams, vinputs = cruise_case(args.hours)
-        import vehicle_model
+        import auv_cosim.vehicles.auv  # noqa: F401  (the library imported before it is timed)
 
         lows = {
             "Auv": lambda: LowLevel(fmus["Auv"], "vehicle", vparams, vinputs),
@@ -605,8 +607,8 @@ def main() -> None:
         for name, parts in per_call.items():
             total = sum(parts.values())
             print(f"  {name:16s} {parts['set_inputs']:10.1f} {parts['step']:8.1f} {parts['get_outputs']:11.1f} {total:8.1f}")
-        origin = os.path.dirname(getattr(vehicle_model, "__file__", "?"))
-        print(f"(vehicle_model for (d) imported from {origin})")
+        origin = os.path.dirname(getattr(auv_cosim.vehicles, "__file__", "?"))
+        print(f"(auv_cosim.vehicles for (d) imported from {origin})")
         if args.json:
             Path(args.json).write_text(json.dumps({
                 "us_per_step": {key: wall / round(sim / STEP) * 1e6 for key, (sim, wall) in best.items()},

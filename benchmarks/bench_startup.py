@@ -65,9 +65,9 @@ def stack_mapping(stack: str, fmus: dict, noop: bool) -> dict:
 
 def child(mapping_file: str) -> None:
     """In a fresh interpreter: the master's FMU start-up of the mapping, wall and CPU."""
-    from master.engine import simulate
-    from master.plan import build_plan
-    from master.scenario import load_scenario
+    from auv_cosim.master.engine import simulate
+    from auv_cosim.master.plan import build_plan
+    from auv_cosim.master.scenario import load_scenario
 
     plan = build_plan(load_scenario(json.loads(Path(mapping_file).read_text())), stop_time=0.1)
     cpu, wall = time.process_time(), time.perf_counter()
@@ -84,10 +84,10 @@ PHASES = ("extract", "load binary", "instantiate", "set up", "initialise", "numb
 
 def breakdown_child(mapping_file: str) -> None:
     """In a fresh interpreter: the master's FMU start-up of the mapping as `child` runs it, each
-    phase of each instance timed (PHASES) by wrapping the functions master.engine calls."""
-    import master.engine as engine
-    from master.plan import build_plan
-    from master.scenario import load_scenario
+    phase of each instance timed (PHASES) by wrapping the functions auv_cosim.master.engine calls."""
+    from auv_cosim.master import engine
+    from auv_cosim.master.plan import build_plan
+    from auv_cosim.master.scenario import load_scenario
 
     plan = build_plan(load_scenario(json.loads(Path(mapping_file).read_text())), stop_time=0.1)
     figures = {name: dict.fromkeys(PHASES, 0.0) for name in plan.instances}

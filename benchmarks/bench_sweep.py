@@ -1,4 +1,4 @@
-"""Benchmark of the whole `python -m master sweep` on 1 and on 2 local workers (issue 15: the
+"""Benchmark of the whole `auv-cosim sweep` on 1 and on 2 local workers (issue 15: the
 2-worker sweep >= 1.6x faster): 12 runs of the depth_step scenario (noise seeds 1..12) of
 1200 s each, the command timed end to end (cluster start, runs, campaign table and plots), the
 worker counts alternated repeat after repeat, the median kept; and whether both wrote the same
@@ -9,7 +9,7 @@ results.csv files, run by run.
 
 ``--before DIR`` adds the same two sweeps of another checkout of the project (e.g. ``git
 archive COMMIT | tar -x -C DIR`` with its ``fmus/`` built), run with this interpreter from DIR
-(``python -m master`` there imports DIR's master, and the Dask workers inherit its path),
+(``auv-cosim`` there imports DIR's master, and the Dask workers inherit its path),
 interleaved with this tree's: a before/after side by side under the same load. Its results.csv
 files must equal this tree's too.
 
@@ -57,7 +57,7 @@ def sweep(out: Path, workers: int, runs: int, stop_time: float, tree: Path = ROO
     """(wall seconds, the command's start as time.time()) of one sweep of ``tree``'s master."""
     epoch = time.time()
     start = time.perf_counter()
-    result = subprocess.run([sys.executable, "-m", "master", "sweep", "depth_step", "--seeds", str(runs),
+    result = subprocess.run([sys.executable, "-m", "auv_cosim", "sweep", "depth_step", "--seeds", str(runs),
                              "--stop-time", str(stop_time), "--workers", str(workers), "--out", str(out),
                              "--no-progress"], cwd=str(tree), capture_output=True, text=True,
                             env=dict(os.environ, **(env or {})))
@@ -69,7 +69,7 @@ def sweep(out: Path, workers: int, runs: int, stop_time: float, tree: Path = ROO
 
 def warm_caches(tree: Path) -> None:
     """One untimed sweep of ``tree`` (1 run of 1 s on 1 worker, no plots): the machine's FMU
-    extraction cache (master/fmu_cache.py) gets ``tree``'s FMUs, which a sweep otherwise unzips
+    extraction cache (auv_cosim/master/fmu_cache.py) gets ``tree``'s FMUs, which a sweep otherwise unzips
     in its first run. Without it the first timed sweep of a tree after its FMUs were built,
     always the 1-worker one, paid for that alone: its first FMU start-up took 0.59 s against
     0.21-0.28 s for the 2-worker sweep after it on the 2-core machine, and a sweep with an empty
@@ -77,7 +77,7 @@ def warm_caches(tree: Path) -> None:
     next one with the same folder in 4 of 4 pairs (1.06-1.95 s against 0.57-1.23 s, at load 3).
     The speed-up looked larger than it is."""
     with tempfile.TemporaryDirectory(prefix="bench-sweep-warm-") as folder:
-        result = subprocess.run([sys.executable, "-m", "master", "sweep", "depth_step", "--seeds", "1", "--stop-time",
+        result = subprocess.run([sys.executable, "-m", "auv_cosim", "sweep", "depth_step", "--seeds", "1", "--stop-time",
                                  "1", "--workers", "1", "--out", str(Path(folder) / "warm"), "--no-progress",
                                  "--no-plots"], cwd=str(tree), capture_output=True, text=True)
     if result.returncode != 0:
@@ -141,7 +141,7 @@ def main(argv=None) -> int:
     if args.before:
         trees["before"] = Path(args.before).resolve()
         if not (trees["before"] / "master").is_dir():
-            sys.exit(f"bench_sweep: --before {args.before}: no master/ there")
+            sys.exit(f"bench_sweep: --before {args.before}: no auv_cosim/master/ there")
     load = os.getloadavg()[0]
     walls: dict[tuple[str, int], list[float]] = {(t, w): [] for t in trees for w in (1, 2)}
     lines: dict[tuple[str, int], list[str]] = {}
@@ -161,7 +161,7 @@ def main(argv=None) -> int:
                         lines[tree, workers] = timeline(outs[tree, workers], epoch, wall)
             first = digests(outs["now", 1])
             same = same and len(first) == args.runs and all(digests(o) == first for o in outs.values())
-    print(f"bench_sweep: python -m master sweep depth_step --seeds {args.runs} --stop-time {args.stop_time:g}, "
+    print(f"bench_sweep: auv-cosim sweep depth_step --seeds {args.runs} --stop-time {args.stop_time:g}, "
           f"median of {args.repeats}; {os.cpu_count()} CPUs, load average {load:.2f} before, "
           f"{os.getloadavg()[0]:.2f} after")
     for tree in trees:

@@ -22,8 +22,9 @@ from scipy.integrate import ode, solve_ivp
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
-from vehicle_model import VehicleModel, VehicleSimulator, inputs  # noqa: E402
-from vehicle_model.auv.dynamics import input_jacobian, state_derivative, state_jacobian  # noqa: E402
+from auv_cosim.vehicles.auv import AuvModel, inputs
+from auv_cosim.vehicles import VehicleSimulator  # noqa: E402
+from auv_cosim.vehicles.auv.dynamics import input_jacobian, state_derivative, state_jacobian  # noqa: E402
 
 STEP = 0.1
 
@@ -50,7 +51,7 @@ def time_per_call(function, repeats):
 
 
 def derivative_cost():
-    model = VehicleModel()
+    model = AuvModel()
     x = model.cruise_state(1.5)
     u = inputs(30.0, 0.1, -0.05)
     c = model.constants
@@ -133,7 +134,7 @@ def main():
     for key in compiled:
         print(f"  {key:<32} {compiled[key]:12.2f} {plain[key]:14.1f} {plain[key] / compiled[key]:7.1f}")
 
-    model = VehicleModel()
+    model = AuvModel()
     x0 = model.cruise_state(1.4, depth=20.0)
     steps = int(round(args.seconds / STEP))
     reference = fly_dopri5(model, x0, args.seconds, rtol=1e-10, atol=1e-12)

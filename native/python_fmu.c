@@ -26,7 +26,7 @@
  *
  * The slave is constructed with the keyword arguments of pythonfmu (instance_name, resources,
  * visible) plus `fmi2_exception_status=True`, which tells it that raising is how to report a
- * failure here (fmu_support/slave.py uses it; plain pythonfmu slaves ignore it).
+ * failure here (auv_cosim/fmu/slave.py uses it; plain pythonfmu slaves ignore it).
  *
  * Only functions of Python's stable ABI are used, looked up with dlsym, so this file needs no
  * Python header and the binary works with any CPython 3 whose packages the slave can import.
@@ -794,7 +794,7 @@ static PyObject *references_of(Instance *inst, Method method, const fmi2ValueRef
  * step. When the slave says where those values live (FmuSlave._native_plan: elements of a
  * float64 buffer or of a list held in one of its attributes, entries of a dict), the getter or
  * setter reads or writes them there, without calling any Python method: the slave's Python
- * code for the same call would only have copied them (fmu_support/slave.py, "Direct
+ * code for the same call would only have copied them (auv_cosim/fmu/slave.py, "Direct
  * transfers"). The plan is asked again whenever the slave's _native_epoch changes (a new phase,
  * a new variable). At every call the wrapper checks everything it relies on (the attribute's
  * current object, a buffer's format, dimension and size, a list's length, a value's exact type)

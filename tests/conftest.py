@@ -7,8 +7,8 @@ library's destructor): glibc aborts now and then with "corrupted double-linked l
 every test has passed, and the exit status would turn a green run red (the project's wrapper,
 native/python_fmu.c, does not; tests/integration/test_native_wrapper.py checks hosts that exit
 normally). Once pytest has reported, the process therefore ends with os._exit and the
-session's own status, skipping the C exit handlers. `python -m master`
-does the same (master/__main__.py).
+session's own status, skipping the C exit handlers. `auv-cosim`
+does the same (auv_cosim/__main__.py).
 """
 import os
 import sys

@@ -64,12 +64,15 @@ def instantiate_all():
 #: a cache, which they compiled (KERNEL is the module whose cache hits count)
 _CACHE_REPORT = r"""
 from numba.core.dispatcher import Dispatcher as _Dispatcher
-_kernel = sys.modules[KERNEL]
-_dispatchers = [v for name, m in list(sys.modules.items()) if name.startswith(("vehicle_model", "controllers_fmu"))
+# the FMUs carry the project under their build's package name (_auv_cosim_<hash>): KERNEL names the
+# module within auv_cosim, found here under whichever build's name it was imported
+_carried = {name: m for name, m in list(sys.modules.items()) if name.startswith("_auv_cosim_") and "." in name}
+_kernel = next(m for name, m in _carried.items() if name.partition(".")[2] == KERNEL.partition(".")[2])
+_dispatchers = [v for name, m in _carried.items() if name.partition(".")[2].startswith(("vehicles", "stacks"))
                 for v in vars(m).values() if isinstance(v, _Dispatcher)]
 print(json.dumps({"kernel": _kernel.__file__,
                   "hits": sum(sum(d._cache_hits.values()) for d in vars(_kernel).values() if isinstance(d, _Dispatcher)),
-                  "misses": {d.py_func.__module__ + "." + d.__name__: sum(d._cache_misses.values())
+                  "misses": {d.py_func.__module__.partition(".")[2] + "." + d.__name__: sum(d._cache_misses.values())
                              for d in _dispatchers if sum(d._cache_misses.values())}}))
 sys.stdout.flush()
 os._exit(0)
@@ -80,9 +83,9 @@ def numba_cache_report(script: str, kernel: str, fmus: List[Path]) -> dict:
     """Run ``script`` in a fresh interpreter outside the checkout (no PYTHONPATH, numba on): it
     loads and steps the freshly unzipped FMUs ``fmus`` (its sys.argv[1:]; json, os, sys, fmpy's
     ``extract``, ``read_model_description``, ``FMU2Slave`` and ``instantiate_all()`` are there for it). Then report what numba did: ``kernel``, the file the module ``kernel`` was
-    imported from (an FMU's copy or the checkout's); ``hits``, the cache hits of that module's
-    compiled functions; ``misses``, the compilations of every compiled function of vehicle_model
-    and controllers_fmu, by name (empty when nothing was compiled)."""
+    imported from (an FMU's copy, under its build's package name); ``hits``, the cache hits of
+    that module's compiled functions; ``misses``, the compilations of every compiled function of
+    the FMUs' vehicles and stacks, by name within the package (empty when nothing was compiled)."""
     env = dict(os.environ, PYTHONPATH="")
     env.pop("AUV_NO_JIT", None)
     code = f"KERNEL = {kernel!r}\n{_LOADING}\n{script}\n{_CACHE_REPORT}"
@@ -266,7 +269,7 @@ def _env():
 
 
 class Run:
-    """A finished `python -m master` process: rc, stdout, stderr, the output folder, wall time."""
+    """A finished `auv-cosim` process: rc, stdout, stderr, the output folder, wall time."""
 
     def __init__(self, proc: subprocess.CompletedProcess, out: Optional[Path], wall: float):
         self.rc = proc.returncode
@@ -298,8 +301,8 @@ class Run:
 
 
 def master(*args: str, out: Optional[Path] = None, cwd: Path = ROOT, timeout: float = 300) -> Run:
-    """`python -m master ARGS [--out OUT]` in a fresh interpreter."""
-    cmd = [sys.executable, "-m", "master", *args]
+    """`auv-cosim ARGS [--out OUT]` in a fresh interpreter."""
+    cmd = [sys.executable, "-m", "auv_cosim", *args]
     if out is not None:
         cmd += ["--out", str(out)]
     t0 = time.perf_counter()
@@ -308,6 +311,6 @@ def master(*args: str, out: Optional[Path] = None, cwd: Path = ROOT, timeout: fl
 
 
 def popen_master(*args: str, out: Path, cwd: Path = ROOT) -> subprocess.Popen:
-    cmd = [sys.executable, "-m", "master", *args, "--out", str(out)]
+    cmd = [sys.executable, "-m", "auv_cosim", *args, "--out", str(out)]
     return subprocess.Popen(cmd, cwd=cwd, env=_env(), stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True)

@@ -2,7 +2,7 @@
 
 tools/build_fmus.py puts the project's wrapper (native/python_fmu.c) into each FMU when a C
 compiler is found, else keeps pythonfmu 0.7.0's stock binary; the two report failures
-differently (fmu_support/slave.py, "Status codes"). Tests that check a status ask here.
+differently (auv_cosim/fmu/slave.py, "Status codes"). Tests that check a status ask here.
 """
 from __future__ import annotations
 

@@ -6,31 +6,31 @@
     python tools/build_fmus.py --no-check      # skip fmpy validate / fmutool -check
 
 For each FMU (table FMUS below) the script
-1. hashes its sources (the slave script, the bundled packages, this file, pythonfmu's version)
-   and skips the FMU when fmus/.build-stamp-NAME holds that hash and fmus/NAME.fmu exists;
-2. copies the slave script and the packages it bundles, without caches, into a staging folder
-   and runs pythonfmu's builder on them, in a child process so that every FMU is built from a
-   fresh interpreter (no module of another FMU or of the project's own tree in sys.modules);
+1. hashes its sources (the FMU floors of auv_cosim, its slave script, its vehicle files, this
+   file, pythonfmu's version) and skips the FMU when fmus/.build-stamp-NAME holds that hash and
+   fmus/NAME.fmu exists;
+2. stages the package under the name the FMUs of these sources carry it under
+   (tools/fmu_code.py: `_auv_cosim_<hash>`, never `auv_cosim`, whatever a host has imported)
+   and the slave script written for it, and runs pythonfmu's builder on the modules the slave
+   imports, in a child process so that every FMU is built from a fresh interpreter;
 3. completes modelDescription.xml, which pythonfmu 0.7.0 leaves incomplete: <UnitDefinitions>
-   with SI base-unit exponents (fmu_support/units.py), `unit` on every Real that has one, a
+   with SI base-unit exponents (auv_cosim/fmu/units.py), `unit` on every Real that has one, a
    legal variability on every variable, <ModelStructure> with <Outputs> (dependencies where the
    slave declared them) and <InitialUnknowns>, and the capability flags the slave declares
    (`fmu_capabilities`, e.g. canGetAndSetFMUstate / canSerializeFMUstate);
-4. ships the bytecode of every bundled source (`add_bytecode`: checked against the source's
-   hash, so that a fresh extraction does not compile what it imports);
+4. ships numba's cache of the carried modules (compiled by a step of the slave and the spec's
+   warm-ups) and the bytecode of every carried source (`add_bytecode`: checked against the
+   source's hash, so that a fresh extraction does not compile what it imports);
 5. checks the result with fmpy's validator and `fmutool -input X -check`, and only then moves
    it into fmus/ (atomically) and writes the stamp.
 
 Units, descriptions and output dependencies come from the slave itself: slaves derived from
-`fmu_support.FmuSlave` record them when they register a variable (`self.fmu_meta`).
+`auv_cosim.fmu.FmuSlave` record them when they register a variable (`self.fmu_meta`).
 
-Layout of an FMU: resources/<slave>.py (the script, imported as a top-level module named after
-the file), resources/<package>/ for each bundled package (the script's own package without the
-script), resources/pythonfmu/, and beside every source its bytecode in __pycache__ (with numba's
-cache of the physics in the vehicles' vehicle_model/). pythonfmu puts resources/ first on
-sys.path when the FMU is instantiated, so the bundled copies win over an installed (even editable) copy of the project,
-unless the host process has already imported a module of the same name: Python then reuses that
-one (see docs/using_auv_fmu.md).
+Layout of an FMU: resources/<vendor>_<NAME>.py (the slave script, a top-level module),
+resources/<vendor>/ (the modules of auv_cosim it carries, with numba's cache of them),
+resources/vehicles/ for a vehicle built from a file, resources/pythonfmu/, and beside every
+source its bytecode in __pycache__.
 
 A slave script that does not exist yet is skipped with a note. Exit status: 0 when every
 existing FMU is built and valid, 1 otherwise.
@@ -64,57 +64,57 @@ IGNORED = ("__pycache__", "*.pyc", "*.pyo", "*.nbi", "*.nbc", ".*", "*.egg-info"
 @dataclass(frozen=True)
 class FmuSpec:
     name: str                       # model identifier = class name = fmus/<name>.fmu
-    script: str                     # slave script, relative to ROOT
-    packages: Tuple[str, ...]       # top-level packages bundled as project files
-    numba_cache: Tuple[str, ...] = ()  # packages whose numba cache is compiled and shipped
-    #: A vehicle built from a file (the H100): `script`'s slave class `vehicle_base` is
-    #: written out as NAME_vehicle_fmu.py with class NAME and this `vehicle_file` (a module
-    #: name of its own per FMU) unless both are already the script's. The file's folder goes
-    #: in `packages`.
+    script: str                     # the slave's module file, relative to the root (or absolute)
+    #: A vehicle built from a file (the H100): `script`'s slave class `vehicle_base` is written
+    #: out as class NAME with this `vehicle_file` unless both are already the script's; the
+    #: vehicle files' folder (vehicles/) goes into the FMU's resources.
     vehicle_file: Optional[str] = None
     vehicle_base: str = ""
-    #: "module:function" entries called with the staged vehicle file once the slave has stepped,
-    #: in the same interpreter (so on the staged library): the cache also gets what another
-    #: FMU sharing the library in one host calls of it (see controllers_fmu/h100/warm_up.py).
-    #: The modules' top-level packages count in the FMU's source digest.
+    #: "module:function" entries (modules of auv_cosim, relative: "stacks.h100.warm_up:f")
+    #: called with the staged vehicle file once the slave has stepped, on the staged package:
+    #: the cache also gets what another FMU sharing a module in one host calls of it.
     numba_warm_up: Tuple[str, ...] = ()
+    #: compile and ship numba's cache of the carried modules (False: the FMU compiles at its
+    #: first use, unless its host has its build's package imported already)
+    ship_numba_cache: bool = True
 
 
 FMUS: Tuple[FmuSpec, ...] = (
-    FmuSpec("Auv", "vehicle_model/auv_vehicle_fmu.py", ("vehicle_model", "fmu_support"),
-            numba_cache=("vehicle_model",)),
-    # the AUV's instruments and control: their compiled kernels (controllers_fmu/sensor_kernel.py)
-    # take numba from vehicle_model's switch; each ships the cache of both, as in the survey stack
-    # the first to load brings controllers_fmu for the other (controllers_fmu/warm_up.py)
-    FmuSpec("AuvSensors", "controllers_fmu/auv_sensors_fmu.py", ("controllers_fmu", "fmu_support", "vehicle_model"),
-            numba_cache=("controllers_fmu",), numba_warm_up=("controllers_fmu.warm_up:exercise_kernels",)),
-    FmuSpec("AuvControl", "controllers_fmu/auv_control_fmu.py", ("controllers_fmu", "fmu_support", "vehicle_model"),
-            numba_cache=("controllers_fmu",), numba_warm_up=("controllers_fmu.warm_up:exercise_kernels",)),
-    # the H100's instruments carry controllers_fmu, which the H100 stack then shares with its
-    # control FMU (this one loads first): the cache of the control kernels ships here too
-    FmuSpec("H100Sensors", "controllers_fmu/h100_sensors_fmu.py", ("controllers_fmu", "fmu_support"),
-            numba_cache=("controllers_fmu",),
-            numba_warm_up=("controllers_fmu.h100.warm_up:exercise_vehicle_library",)),
+    FmuSpec("Auv", "auv_cosim/vehicles/auv/slave.py"),
+    # the AUV's instruments and control: each ships the cache of both kernels, since in the survey
+    # stack the first of the two to load brings the modules they share
+    FmuSpec("AuvSensors", "auv_cosim/stacks/auv/instruments_slave.py",
+            numba_warm_up=("stacks.auv.warm_up:exercise_kernels",)),
+    FmuSpec("AuvControl", "auv_cosim/stacks/auv/control_slave.py",
+            numba_warm_up=("stacks.auv.warm_up:exercise_kernels",)),
+    FmuSpec("H100Sensors", "auv_cosim/stacks/h100/instruments_slave.py"),
     # One line per H100 layout: the vehicle file fixes the number of thrusters (README, "H100").
-    FmuSpec("H100", "vehicle_model/h100_vehicle_fmu.py", ("vehicle_model", "fmu_support", "vehicles"),
-            numba_cache=("vehicle_model",), vehicle_file="vehicles/H100.yaml", vehicle_base="H100",
-            numba_warm_up=("controllers_fmu.h100.warm_up:exercise_vehicle_library",)),
+    # The vehicle's FMU also compiles what the control stack calls of the vehicle library
+    # (the H100 stack loads the vehicle first, so the two share the vehicle's modules).
+    FmuSpec("H100", "auv_cosim/vehicles/h100/slave.py", vehicle_file="vehicles/H100.yaml", vehicle_base="H100",
+            numba_warm_up=("stacks.h100.warm_up:exercise_vehicle_library",)),
     # its control stack, one per layout too: the controllers' model of the vehicle is the vehicle
     # library on the same vehicle file
-    FmuSpec("H100Control", "controllers_fmu/h100_control_fmu.py",
-            ("controllers_fmu", "fmu_support", "vehicle_model", "vehicles"),
-            numba_cache=("vehicle_model", "controllers_fmu"), vehicle_file="vehicles/H100.yaml",
-            vehicle_base="H100Control", numba_warm_up=("controllers_fmu.h100.warm_up:exercise_vehicle_library",)),
+    FmuSpec("H100Control", "auv_cosim/stacks/h100/control_slave.py", vehicle_file="vehicles/H100.yaml",
+            vehicle_base="H100Control", numba_warm_up=("stacks.h100.warm_up:exercise_vehicle_library",)),
     # seed 004's 6-thruster example (4 slanted + 2 longitudinal, rank 5): the vehicle and its
     # control stack, whose allocation and model are built on the same file (h100_six_thrusters)
-    FmuSpec("H100_6", "vehicle_model/h100_vehicle_fmu.py", ("vehicle_model", "fmu_support", "vehicles"),
-            numba_cache=("vehicle_model",), vehicle_file="vehicles/H100_6_slanted.yaml", vehicle_base="H100",
-            numba_warm_up=("controllers_fmu.h100.warm_up:exercise_vehicle_library",)),
-    FmuSpec("H100Control_6", "controllers_fmu/h100_control_fmu.py",
-            ("controllers_fmu", "fmu_support", "vehicle_model", "vehicles"),
-            numba_cache=("vehicle_model", "controllers_fmu"), vehicle_file="vehicles/H100_6_slanted.yaml",
-            vehicle_base="H100Control", numba_warm_up=("controllers_fmu.h100.warm_up:exercise_vehicle_library",)),
+    FmuSpec("H100_6", "auv_cosim/vehicles/h100/slave.py", vehicle_file="vehicles/H100_6_slanted.yaml",
+            vehicle_base="H100", numba_warm_up=("stacks.h100.warm_up:exercise_vehicle_library",)),
+    FmuSpec("H100Control_6", "auv_cosim/stacks/h100/control_slave.py", vehicle_file="vehicles/H100_6_slanted.yaml",
+            vehicle_base="H100Control", numba_warm_up=("stacks.h100.warm_up:exercise_vehicle_library",)),
 )
+
+
+def _tools_module(name: str):
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    try:
+        return importlib.import_module(name)
+    finally:
+        sys.path.pop(0)
+
+
+fmu_code = _tools_module("fmu_code")
 
 
 def _native_wrapper():
@@ -128,68 +128,78 @@ def _native_wrapper():
 
 
 # ------------------------------------------------------------------------------ sources
-def _is_ignored(path: Path) -> bool:
-    import fnmatch
-    return any(fnmatch.fnmatch(part, pattern) for part in path.parts for pattern in IGNORED)
+def _script_path(spec: FmuSpec, root: Path) -> Path:
+    return Path(spec.script) if Path(spec.script).is_absolute() else root / spec.script
 
 
-def package_files(root: Path, packages: Iterable[str]) -> List[Path]:
-    """The files that go into the FMU from each package, relative to `root`, sorted."""
-    files = []
-    for package in packages:
-        base = root / package
-        for path in base.rglob("*"):
-            relative = path.relative_to(root)
-            if path.is_file() and not _is_ignored(relative):
-                files.append(relative)
-    return sorted(files)
+def _vehicle_files(root: Path) -> List[Path]:
+    return sorted(p for p in (root / "vehicles").rglob("*") if p.is_file() and not fmu_code._ignored(p))
 
 
-def source_digest(spec: FmuSpec, root: Path = ROOT, extra: Sequence[Path] = ()) -> str:
-    """A hash of everything that goes into the FMU or shapes it."""
+def source_digest(spec: FmuSpec, root: Path = ROOT, extra: Sequence[Path] = (),
+                  vendor: Optional[str] = None) -> str:
+    """A hash of everything that goes into the FMU or shapes it: the package name it carries
+    its code under (a hash of all the FMU floors' sources), its slave script, its vehicle files,
+    this build, the native wrapper, pythonfmu's and numba's versions."""
     import pythonfmu
     digest = hashlib.sha256()
-    digest.update(f"pythonfmu {pythonfmu.__version__}\n{spec!r}\n".encode())
-    if spec.numba_cache:  # the shipped cache is only valid for this numba (and CPU)
-        try:
-            import numba
-            digest.update(f"numba {numba.__version__} AUV_NO_JIT={os.environ.get('AUV_NO_JIT', '')}\n".encode())
-        except ImportError:
-            digest.update(b"no numba\n")
-    for path in [Path(__file__).resolve(), *extra]:
+    digest.update(f"pythonfmu {pythonfmu.__version__}\n{spec!r}\n{vendor or fmu_code.vendor_name(root)}\n".encode())
+    try:
+        import numba
+        digest.update(f"numba {numba.__version__} AUV_NO_JIT={os.environ.get('AUV_NO_JIT', '')}\n".encode())
+    except ImportError:
+        digest.update(b"no numba\n")
+    for path in [Path(__file__).resolve(), Path(fmu_code.__file__).resolve(), *extra]:
         digest.update(path.read_bytes())
     digest.update(_native_wrapper().digest_text().encode())
-    warm_up_packages = sorted({entry.split(".")[0] for entry in spec.numba_warm_up} - set(spec.packages))
-    for relative in [Path(spec.script), *package_files(root, spec.packages), *package_files(root, warm_up_packages)]:
-        digest.update(f"\0{relative.as_posix()}\0".encode())
-        digest.update((root / relative).read_bytes())
+    script = _script_path(spec, root)
+    digest.update(script.read_bytes())
+    for path in _vehicle_files(root) if spec.vehicle_file else ():
+        digest.update(f"\0{path.relative_to(root).as_posix()}\0".encode())
+        digest.update(path.read_bytes())
     return digest.hexdigest()
 
 
-def stage_sources(spec: FmuSpec, stage: Path, root: Path = ROOT) -> Path:
-    """Copy the script and the packages into `stage`; returns the staged script."""
-    for package in spec.packages:
-        shutil.copytree(root / package, stage / package,
-                        ignore=shutil.ignore_patterns(*IGNORED))
-    script = stage / spec.script
-    if not script.exists():
-        script.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy2(root / spec.script, script)
+def stage_sources(spec: FmuSpec, stage: Path, vendor: str, root: Path = ROOT) -> Path:
+    """Stage the whole package under `vendor` (the warm-ups may run code the FMU does not
+    carry), its source times pinned, the vehicle files (the warm-ups' too), and the slave script as the FMU carries
+    it (`fmu_code.staged_script`, class renamed for a vehicle built from a file); returns the
+    staged script."""
+    from auv_cosim.compiled.shipped_cache import pin_source_times
+
+    package = fmu_code.stage_package(root, stage, vendor)
+    pin_source_times(str(package))
+    shutil.copytree(root / "vehicles", stage / "vehicles", ignore=shutil.ignore_patterns(*IGNORED))
+    text = fmu_code.staged_script(root, _script_path(spec, root), vendor)
     if spec.vehicle_file:
-        text = script.read_text()
         declared = f'    vehicle_file = "{spec.vehicle_file}"\n'
         if spec.name != spec.vehicle_base or declared not in text:
-            # pythonfmu finds the slave class in the script itself: write the script out again
-            # under the FMU's name rather than import its class into a two-line subclass
-            # (pythonfmu 0.7.0's wrapper fails a second instance of such a module).
+            # pythonfmu and the native wrapper take the slave class defined in the script itself:
+            # write the class out again under the FMU's name, with its vehicle file
             head, sep, tail = text.partition(f"class {spec.vehicle_base}(")
             if not sep:
                 raise SystemExit(f"{spec.script}: no class {spec.vehicle_base}")
             tail = "\n".join(f'    vehicle_file = "{spec.vehicle_file}"' if line.startswith("    vehicle_file = ")
                              else line for line in tail.split("\n"))
-            script = stage / f"{spec.name}_vehicle_fmu.py"
-            script.write_text(f"{head}class {spec.name}({tail}")
+            text = f"{head}class {spec.name}({tail}"
+    script = stage / f"{vendor}_{spec.name}.py"
+    script.write_text(text)
     return script
+
+
+def stage_carried(spec: FmuSpec, carried: Sequence[str], stage: Path, vendor: str,
+                  root: Path = ROOT) -> List[Path]:
+    """What the FMU carries besides its script, staged apart (pythonfmu copies whole folders):
+    the carried modules of the package, their times pinned, and the vehicle files."""
+    from auv_cosim.compiled.shipped_cache import pin_source_times
+
+    package = fmu_code.stage_package(root, stage, vendor, carried)
+    pin_source_times(str(package))
+    folders = [package]
+    if spec.vehicle_file:
+        shutil.copytree(root / "vehicles", stage / "vehicles", ignore=shutil.ignore_patterns(*IGNORED))
+        folders.append(stage / "vehicles")
+    return folders
 
 
 # ------------------------------------------------------------------------------ model description
@@ -211,7 +221,7 @@ def _variability(var: ET.Element, type_name: str) -> Optional[str]:
 def complete_model_description(xml_text: bytes, meta: Dict[str, dict],
                                capabilities: Dict[str, bool]) -> Tuple[bytes, List[str]]:
     """Return the completed modelDescription.xml and a list of warnings (e.g. no description)."""
-    from fmu_support.units import base_unit_exponents
+    from auv_cosim.fmu.units import base_unit_exponents
 
     warnings: List[str] = []
     root = ET.fromstring(xml_text)
@@ -310,12 +320,12 @@ def rewrite_zip_member(fmu: Path, member: str, data: bytes) -> None:
     os.replace(temporary, fmu)
 
 
-def add_numba_cache(fmu: Path, cls, stage: Path, packages: Sequence[str], warm_ups: Sequence[str] = (),
-                    vehicle_file: Optional[str] = None) -> None:
+def add_numba_cache(fmu: Path, cls, stage: Path, vendor: str, carried: Sequence[str],
+                    warm_ups: Sequence[str] = (), vehicle_file: Optional[str] = None) -> None:
     """Initialise and step the slave once from the stage (numba compiles and writes its cache
     next to the staged sources, whose times are pinned), call the spec's `numba_warm_up`
-    functions, then ship the cache files in the FMU (pythonfmu's builder leaves every
-    __pycache__ out). See fmu_support/numba_cache.py."""
+    functions, then ship the cache files of the carried modules in the FMU (pythonfmu's
+    builder leaves every __pycache__ out). See auv_cosim/compiled/shipped_cache.py."""
     instance = cls(instance_name="numba_warm_up", resources=str(stage))
     instance.setup_experiment(0.0)
     instance.enter_initialization_mode()
@@ -324,34 +334,16 @@ def add_numba_cache(fmu: Path, cls, stage: Path, packages: Sequence[str], warm_u
         raise SystemExit(f"{cls.__name__}: the warm-up step failed: "
                          f"{[m.msg for m in instance.log_queue]}")
     instance.terminate()
-    # the warm-ups import as a host of the FMU would: without the folder of a script staged inside
-    # a package on sys.path (slave_metadata puts it there), where a module of the package would
-    # shadow a library of the same name (controllers_fmu/control.py, python-control's `control`)
-    saved_path = list(sys.path)
-    sys.path[:] = [entry for entry in sys.path if not _inside_package_of(Path(entry), stage)]
-    try:
-        for entry in warm_ups:
-            module_name, _, function = entry.partition(":")
-            getattr(importlib.import_module(module_name), function)(str(stage / vehicle_file) if vehicle_file else None)
-    finally:
-        sys.path[:] = saved_path
-    cache_files = sorted(path for package in packages for pattern in ("*.nbi", "*.nbc")
-                         for path in (stage / package).rglob(f"__pycache__/{pattern}"))
+    for entry in warm_ups:
+        module_name, _, function = entry.partition(":")
+        module = importlib.import_module(f"{vendor}.{module_name}")
+        getattr(module, function)(str(stage / vehicle_file) if vehicle_file else None)
+    cache_files = fmu_code.carried_caches(stage / vendor, carried)
     if not cache_files:
-        print(f"  {cls.__name__}: warning: no numba cache written (numba missing or AUV_NO_JIT set)")
         return
     with zipfile.ZipFile(fmu, "a", zipfile.ZIP_DEFLATED) as archive:
         for path in cache_files:
             archive.write(path, f"resources/{path.relative_to(stage).as_posix()}")
-
-
-def _inside_package_of(folder: Path, stage: Path) -> bool:
-    """Whether `folder` is a folder below the stage (a package's), not the stage itself."""
-    try:
-        folder, stage = folder.resolve(), stage.resolve()
-    except OSError:
-        return False
-    return folder != stage and stage in folder.parents
 
 
 def bytecode_member(source_member: str) -> str:
@@ -420,36 +412,31 @@ def slave_metadata(script: Path, stage: Path):
 
 
 def build_one(spec: FmuSpec, dest: Path, check: bool = True, root: Path = ROOT,
-              post_stage=None) -> Path:
+              vendor: Optional[str] = None) -> Path:
     """Stage, build, complete and validate one FMU; move it to dest/<name>.fmu. Run this in a
-    fresh interpreter (see main): it imports the slave and the packages from the stage."""
+    fresh interpreter (see main): it imports the slave and the package from the stage."""
     from pythonfmu.builder import FmuBuilder
 
+    vendor = vendor or fmu_code.vendor_name(root)
+    carried = fmu_code.carried_files(root, _script_path(spec, root))
     with tempfile.TemporaryDirectory(prefix=f"build-{spec.name}-") as temporary:
-        stage = Path(temporary) / "stage"
-        out = Path(temporary) / "out"
-        stage.mkdir()
-        out.mkdir()
-        script = stage_sources(spec, stage, root)
-        if spec.numba_cache:
-            from fmu_support.numba_cache import pin_source_times
-            for package in spec.numba_cache:
-                pin_source_times(str(stage / package))
-        if post_stage is not None:
-            post_stage(stage, script)
-        sys.path.insert(0, str(stage))  # `import vehicle_model` etc. from the stage
+        stage, carried_stage, out = (Path(temporary) / name for name in ("stage", "carried", "out"))
+        for folder in (stage, carried_stage, out):
+            folder.mkdir()
+        script = stage_sources(spec, stage, vendor, root)
+        project_files = stage_carried(spec, carried, carried_stage, vendor, root)
+        sys.path.insert(0, str(stage))  # the slave and the package from the stage
         importlib.invalidate_caches()
         cls, meta, capabilities = slave_metadata(script, stage)
         if cls.__name__ != spec.name:
             raise SystemExit(f"{spec.script}: the slave class is {cls.__name__}, expected {spec.name}")
-        project_files = [stage / package for package in spec.packages]
         built = Path(FmuBuilder.build_FMU(script, dest=out, project_files=project_files))
         with zipfile.ZipFile(built) as archive:
             xml_text = archive.read("modelDescription.xml")
         completed, warnings = complete_model_description(xml_text, meta, capabilities)
         rewrite_zip_member(built, "modelDescription.xml", completed)
-        if spec.numba_cache:
-            add_numba_cache(built, cls, stage, spec.numba_cache, spec.numba_warm_up, spec.vehicle_file)
+        if spec.ship_numba_cache:
+            add_numba_cache(built, cls, stage, vendor, carried, spec.numba_warm_up, spec.vehicle_file)
         add_bytecode(built)
         _native_wrapper().install(built, spec.name)  # the project's Linux binary, if it compiles
         for warning in warnings:
@@ -488,12 +475,13 @@ def build_all(specs: Sequence[FmuSpec], dest: Path, force: bool = False, check: 
     """Build every stale FMU of `specs` in a child process each; returns the number of failures."""
     failures = 0
     runner = runner or Path(__file__).resolve()
+    vendor = fmu_code.vendor_name(root)
     with build_lock(dest):
         for spec in specs:
-            if not (root / spec.script).exists():
+            if not _script_path(spec, root).exists():
                 print(f"build_fmus: skipping {spec.name}: {spec.script} does not exist yet", flush=True)
                 continue
-            digest = source_digest(spec, root, extra_sources)
+            digest = source_digest(spec, root, extra_sources, vendor)
             stamp = dest / f"{STAMP_PREFIX}{spec.name}"
             target = dest / f"{spec.name}.fmu"
             if not force and target.exists() and stamp.exists() and stamp.read_text().strip() == digest:
@@ -504,12 +492,11 @@ def build_all(specs: Sequence[FmuSpec], dest: Path, force: bool = False, check: 
             started = time.perf_counter()
             command = [sys.executable, str(runner), "--child-spec",
                        json.dumps({"name": spec.name, "script": spec.script,
-                                   "packages": list(spec.packages),
-                                   "numba_cache": list(spec.numba_cache),
                                    "vehicle_file": spec.vehicle_file,
                                    "vehicle_base": spec.vehicle_base,
-                                   "numba_warm_up": list(spec.numba_warm_up)}),
-                       "--root", str(root), "--dest", str(dest), *child_args,
+                                   "numba_warm_up": list(spec.numba_warm_up),
+                                   "ship_numba_cache": spec.ship_numba_cache}),
+                       "--root", str(root), "--dest", str(dest), "--vendor", vendor, *child_args,
                        *([] if check else ["--no-check"])]
             result = subprocess.run(command, cwd=str(root))
             if result.returncode != 0:
@@ -533,16 +520,16 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     parser.add_argument("-q", "--quiet", action="store_true", help="say nothing when up to date")
     parser.add_argument("--child-spec", help=argparse.SUPPRESS)  # JSON FmuSpec: build it here
     parser.add_argument("--root", type=Path, default=ROOT, help=argparse.SUPPRESS)
+    parser.add_argument("--vendor", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
 
     specs = {spec.name: spec for spec in FMUS}
     if args.child_spec:
         fields = json.loads(args.child_spec)
-        spec = FmuSpec(fields["name"], fields["script"], tuple(fields["packages"]),
-                       tuple(fields.get("numba_cache", ())), fields.get("vehicle_file"),
-                       fields.get("vehicle_base", ""), tuple(fields.get("numba_warm_up", ())))
-        sys.path.insert(0, str(ROOT))  # fmu_support for the unit table (the stage comes first)
-        build_one(spec, args.dest.resolve(), check=args.check, root=args.root.resolve())
+        spec = FmuSpec(fields["name"], fields["script"], fields.get("vehicle_file"),
+                       fields.get("vehicle_base", ""), tuple(fields.get("numba_warm_up", ())),
+                       fields.get("ship_numba_cache", True))
+        build_one(spec, args.dest.resolve(), check=args.check, root=args.root.resolve(), vendor=args.vendor)
         return 0
     unknown = [name for name in args.names if name not in specs]
     if unknown:

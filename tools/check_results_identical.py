@@ -8,7 +8,7 @@
     .venv/bin/python tools/check_results_identical.py --record        # rewrite the hashes
 
 The reference hashes (tests/integration/results_sha256.json) are the sha256 of each
-scenario's results.csv as `python -m master run NAME --no-plots` wrote it before the vehicle
+scenario's results.csv as `auv-cosim run NAME --no-plots` wrote it before the vehicle
 library was restructured (issue 10; the scenarios added since, the H100's, ident_auv and
 survey_waves, as main wrote them at the master's restructuring, 1320688; survey_waves again
 after afbf2fa added its vehicle.SurfaceElevation column, the others unchanged; ident_h100 and
@@ -50,7 +50,7 @@ SHORT_RUNS = {name: ["--stop-time", "60"] for name in (
     "current", "depth_step", "disturbance", "free_drift", "survey", "turning_circle", "zigzag")}
 SHORT_RUNS["battery"] = ["--stop-time", "120", "--set", "vehicle.Battery0=2000"]
 #: ... and the H100's: a minute of station keeping with each controller (each has its own
-#: compiled kernels, controllers_fmu/h100/kernels.py), of the depth step and of the six-thruster
+#: compiled kernels, auv_cosim/stacks/h100/kernels.py), of the depth step and of the six-thruster
 #: layout. A name "SCENARIO:VARIANT" runs SCENARIO.
 SHORT_RUNS.update({f"h100_hold:{controller}": ["--stop-time", "60", "--set", f"control.Controller={controller}"]
                    for controller in ("pid", "lqr", "smc")})
@@ -67,9 +67,9 @@ def sha256_of(path: Path) -> str:
 
 
 def run_scenario(name: str, out: Path, extra: Sequence[str] = (), root: Path = ROOT) -> Path:
-    """`python -m master run NAME --no-plots EXTRA --out OUT` in `root`; returns
+    """`auv-cosim run NAME --no-plots EXTRA --out OUT` in `root`; returns
     OUT/results.csv."""
-    command = [sys.executable, "-m", "master", "run", name, "--no-plots", "-q", *extra,
+    command = [sys.executable, "-m", "auv_cosim", "run", name, "--no-plots", "-q", *extra,
                "--out", str(out)]
     result = subprocess.run(command, cwd=root, capture_output=True, text=True)
     if result.returncode != 0:

@@ -55,8 +55,8 @@ def load_config(path: Path = CASES_FILE) -> Config:
 
 
 def run_case(case: Case, out_dir: Path, sets: dict[str, str] | None = None) -> Path:
-    """Fly the case's scenario with ``python -m master run`` (no plots); returns results.csv."""
-    cmd = [sys.executable, "-m", "master", "run", case.scenario, "--no-plots", "--no-progress", "-q", "--out", str(out_dir)]
+    """Fly the case's scenario with ``auv-cosim run`` (no plots); returns results.csv."""
+    cmd = [sys.executable, "-m", "auv_cosim", "run", case.scenario, "--no-plots", "--no-progress", "-q", "--out", str(out_dir)]
     if case.stop_time is not None:
         cmd += ["--stop-time", repr(float(case.stop_time))]
     for k, v in (sets or {}).items():

@@ -1,10 +1,10 @@
 """The identification demonstration, end to end, through the project's own commands:
 
 1. a trial: the vehicle's FMU with perturbed true parameters and its instruments' noise, flown
-   through the identification manoeuvre by the master (`python -m master run ident_<vehicle>`
+   through the identification manoeuvre by the master (`auv-cosim run ident_<vehicle>`
    with `--set` of the true values);
 2. a second trial of a different manoeuvre, held out of the fit (`ident_<vehicle>_check`);
-3. `python -m master identify` from the nominal values;
+3. `auv-cosim identify` from the nominal values;
 4. a table: each parameter's nominal, true and fitted value (with its standard error) and the
    error of the fit; the RMS position error of the nominal and the fitted model on the
    held-out manoeuvre.
@@ -64,10 +64,10 @@ def demo(name: str, out: Path) -> None:
     d = DEMOS[name]
     sets = [a for k, v in d["truth"].items() for a in ("--set", f"{d['instance']}.{k}={v!r}")]
     t0 = time.perf_counter()
-    _run("-m", "master", "run", d["scenario"], "--no-plots", "--no-progress", "-q", *sets, "--out", str(out / "trial"))
-    _run("-m", "master", "run", d["check"], "--no-plots", "--no-progress", "-q", *sets, "--out", str(out / "check"))
+    _run("-m", "auv_cosim", "run", d["scenario"], "--no-plots", "--no-progress", "-q", *sets, "--out", str(out / "trial"))
+    _run("-m", "auv_cosim", "run", d["check"], "--no-plots", "--no-progress", "-q", *sets, "--out", str(out / "check"))
     t1 = time.perf_counter()
-    r = _run("-m", "master", "identify", str(out / "trial" / "results.csv"), "--vehicle", name,
+    r = _run("-m", "auv_cosim", "identify", str(out / "trial" / "results.csv"), "--vehicle", name,
              "--fit", ",".join(d["truth"]), "--check", str(out / "check" / "results.csv"), "--out", str(out / "fit"))
     t2 = time.perf_counter()
     print(r.stdout)
@@ -98,9 +98,9 @@ def calibration(name: str, out: Path, seeds: int) -> None:
     ratios: dict[str, list] = {k: [] for k in d["truth"]}
     for seed in range(1, seeds + 1):
         trial = out / f"seed{seed}"
-        _run("-m", "master", "run", d["scenario"], "--no-plots", "--no-progress", "-q", *sets,
+        _run("-m", "auv_cosim", "run", d["scenario"], "--no-plots", "--no-progress", "-q", *sets,
              "--set", f"sensors.Seed={seed}", "--out", str(trial / "trial"))
-        _run("-m", "master", "identify", str(trial / "trial" / "results.csv"), "--vehicle", name,
+        _run("-m", "auv_cosim", "identify", str(trial / "trial" / "results.csv"), "--vehicle", name,
              "--fit", ",".join(d["truth"]), "--out", str(trial / "fit"))
         est = json.loads((trial / "fit" / "estimates.json").read_text())
         for k, truth in d["truth"].items():

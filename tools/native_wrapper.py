@@ -28,7 +28,7 @@ from typing import List
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-from master.native_loop import find_compiler  # noqa: E402  (the master's C loop uses the same one)
+from auv_cosim.master.native_loop import find_compiler  # noqa: E402  (the master's C loop uses the same one)
 
 SOURCE = ROOT / "native" / "python_fmu.c"
 ENVIRONMENT_FILE = "resources/python_environment.txt"

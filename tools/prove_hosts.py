@@ -9,7 +9,7 @@ LD_PRELOAD nor crashes a host at exit (issue 14; tests/integration/test_other_ho
 
 1. the `ecos` command line (a C++ host without Python), in an empty environment (PATH and HOME
    only; with --stock also LD_PRELOAD of libpython and PYTHONPATH, which that binary needs):
-   Auv.fmu alone for 10 s, and the survey exported as SSP (`python -m master export-ssp`, its
+   Auv.fmu alone for 10 s, and the survey exported as SSP (`auv-cosim export-ssp`, its
    stop time cut to --survey-stop s), --cli-runs times each;
 2. a Python host (fmpy) that loads the three FMUs, initialises them, steps each 100 times,
    terminates and frees them, and leaves Python normally (no os._exit), --python-runs times.
@@ -83,7 +83,7 @@ def prove(fmus: Path, folder: Path, args, stock: bool) -> list[tuple[str, collec
     scenario.write_text(f"include: {ROOT / 'scenarios' / 'survey.yaml'}\nname: survey_short\n"
                         f"stop_time: {args.survey_stop}\ninstances:\n{instances}")
     ssp = folder / "survey_short.ssp"
-    subprocess.run([sys.executable, "-m", "master", "export-ssp", str(scenario), str(ssp)], cwd=ROOT,
+    subprocess.run([sys.executable, "-m", "auv_cosim", "export-ssp", str(scenario), str(ssp)], cwd=ROOT,
                    check=True, stdout=subprocess.DEVNULL)
     env = {k: v for k, v in os.environ.items() if k in ("PATH", "HOME", "LANG", "TMPDIR")}
     if stock:
@@ -126,10 +126,10 @@ def compare(folder: Path, args) -> None:
         scenario.write_text(f"include: {ROOT / 'scenarios' / 'survey.yaml'}\nname: survey_{algorithm}\n"
                             f"algorithm: {algorithm}\nstop_time: {args.survey_stop}\n")
         ssp = folder / f"survey_{algorithm}.ssp"
-        subprocess.run([sys.executable, "-m", "master", "export-ssp", str(scenario), str(ssp)], cwd=ROOT,
+        subprocess.run([sys.executable, "-m", "auv_cosim", "export-ssp", str(scenario), str(ssp)], cwd=ROOT,
                        check=True, stdout=subprocess.DEVNULL)
         out = folder / f"master_{algorithm}"
-        subprocess.run([sys.executable, "-m", "master", "run", str(ssp), "--no-plots", "-q", "--out", str(out)],
+        subprocess.run([sys.executable, "-m", "auv_cosim", "run", str(ssp), "--no-plots", "-q", "--out", str(out)],
                        cwd=ROOT, check=True)
         with open(out / "results.csv", newline="") as handle:
             return ssp, list(csv.DictReader(handle))

@@ -1,4 +1,4 @@
-"""Identification of the AUV from a trial log (identification/, `python -m master identify`).
+"""Identification of the AUV from a trial log (auv_cosim/identification/, `auv-cosim identify`).
 
 A trial is the AUV FMU with perturbed true drag coefficients and its instruments' noise, flown
 open loop by the master through the identification manoeuvre (scenarios/ident_auv.yaml,
@@ -23,7 +23,7 @@ def fitted(tmp_path_factory):
     trial = fly("ident_auv", root / "trial", 60, TRUTH)
     check = fly("ident_auv_check", root / "check", 60, TRUTH)
     out = root / "fit"
-    r = python("-m", "master", "identify", str(trial), "--vehicle", "auv",
+    r = python("-m", "auv_cosim", "identify", str(trial), "--vehicle", "auv",
                 "--fit", "AxialDragCoeff,CrossFlowDragCoeff", "--check", str(check), "--out", str(out))
     print(r.stdout)
     assert r.returncode == 0, r.stdout + r.stderr[-3000:]
@@ -70,7 +70,7 @@ def test_the_fit_writes_residuals_a_plot_and_a_vehicle_file(fitted):
 
 
 def test_a_user_csv_is_read_through_a_column_map(tmp_path):
-    from identification import LogError, read_log, vehicle_adapter
+    from auv_cosim.identification import LogError, read_log, vehicle_adapter
 
     adapter = vehicle_adapter("auv")
     t = np.arange(0, 2.01, 0.1)
@@ -87,6 +87,6 @@ def test_a_user_csv_is_read_through_a_column_map(tmp_path):
         read_log(path, adapter, {"time": "t_s", "ThrustPower": "P2"})
     with pytest.raises(LogError, match="RudderYaw"):
         read_log(path, adapter, {"time": "t_s", "ThrustPower": "P"})
-    r = python("-m", "master", "identify", str(path), "--vehicle", "auv", "--fit", "NoSuchCoeff",
+    r = python("-m", "auv_cosim", "identify", str(path), "--vehicle", "auv", "--fit", "NoSuchCoeff",
                 "--columns", "time=t_s,ThrustPower=P,RudderYaw=dr,RudderDive=de,north=x", "--out", str(tmp_path / "o"))
     assert r.returncode == 2 and "NoSuchCoeff" in r.stderr, r.stderr

@@ -1,4 +1,4 @@
-"""Identification of the H100 through the command line (`python -m master identify --vehicle h100`).
+"""Identification of the H100 through the command line (`auv-cosim identify --vehicle h100`).
 
 A trial is H100.fmu with perturbed true parameters (surge quadratic damping +30 %, heave added
 mass -20 %, thruster efficiency 0.85) and H100Sensors' noise, flown open loop by the master
@@ -25,7 +25,7 @@ def fitted(tmp_path_factory):
     trial = fly("ident_h100", root / "trial", 74, TRUTH)         # surge and heave steps
     check = fly("ident_h100_check", root / "check", 46, TRUTH)   # its heave and surge steps
     out = root / "fit"
-    r = python("-m", "master", "identify", str(trial), "--vehicle", "h100", "--fit", ",".join(TRUTH),
+    r = python("-m", "auv_cosim", "identify", str(trial), "--vehicle", "h100", "--fit", ",".join(TRUTH),
                 "--check", str(check), "--out", str(out))
     print(r.stdout)
     assert r.returncode == 0, r.stdout + r.stderr[-3000:]
@@ -58,7 +58,7 @@ def test_damping_added_mass_and_thruster_efficiency_are_recovered_within_5_perce
         assert e["nominal"] == NOMINAL[name] and abs(e["nominal"] / truth - 1) > 0.1, "the fit starts away"
         assert e["value"] == pytest.approx(truth, rel=0.05), f"{name}: {e['value']} against {truth}"
         assert e["stderr"] is not None and 0 < e["stderr"] < 0.05 * truth, e
-        # the truth lies within a few standard errors (identification.fit: the windows' residuals
+        # the truth lies within a few standard errors (auv_cosim.identification.fit: the windows' residuals
         # are correlated, so these are larger than lmfit's independent-residual ones)
         assert abs(e["value"] - truth) < 3 * e["stderr"], e
         assert e["stderr"] > e["stderr_iid"], e
@@ -75,7 +75,7 @@ def test_the_fitted_model_predicts_the_held_out_manoeuvre_better(fitted):
 
 
 def test_the_fitted_vehicle_file_loads_with_the_fitted_values(fitted):
-    from vehicle_model.h100 import load_vehicle
+    from auv_cosim.vehicles.h100 import load_vehicle
 
     _, out, _ = fitted
     est = json.loads((out / "estimates.json").read_text())

@@ -1,6 +1,6 @@
 """The identification tests' trials and command lines, each in a fresh process as users run
 them: a scenario flown by the master with the true vehicle's parameters set (`--set
-vehicle.NAME=VALUE`), and `python -m master identify`."""
+vehicle.NAME=VALUE`), and `auv-cosim identify`."""
 from __future__ import annotations
 
 import os
@@ -21,7 +21,7 @@ def python(*args: str, timeout: float = 900) -> subprocess.CompletedProcess:
 def fly(scenario: str, out: Path, stop_time: float, truth: dict[str, float]) -> Path:
     """Fly `scenario` up to `stop_time` with the vehicle's parameters `truth`; its results.csv."""
     sets = [a for k, v in truth.items() for a in ("--set", f"vehicle.{k}={v!r}")]
-    r = python("-m", "master", "run", scenario, "--stop-time", str(stop_time), "--no-plots", "--no-progress",
+    r = python("-m", "auv_cosim", "run", scenario, "--stop-time", str(stop_time), "--no-plots", "--no-progress",
                "-q", *sets, "--out", str(out))
     assert r.returncode == 0, r.stderr[-3000:]
     return out / "results.csv"

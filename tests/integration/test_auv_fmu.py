@@ -321,30 +321,31 @@ def test_dive_authority_warning_is_logged(run):
     assert "DiveAngleForAuthorityCheck" in message and "MaxPropulsionPower" in message
 
 
+def archive_text(fmu, member: str) -> str:
+    with zipfile.ZipFile(fmu) as archive:
+        return archive.read(member).decode()
+
+
 def test_fmu_bundles_its_sources():
     with zipfile.ZipFile(FMU) as archive:
         names = set(archive.namelist())
         root = ET.fromstring(archive.read("modelDescription.xml"))
-    assert "resources/auv_vehicle_fmu.py" in names
-    assert "resources/vehicle_model/auv/model.py" in names
-    assert "resources/fmu_support/vehicle_slave.py" in names
-    assert "resources/fmu_support/slave.py" in names
+    script = archive_text(FMU, "resources/slavemodule.txt")
+    vendor = script[: -len("_Auv")]
+    assert vendor.startswith("_auv_cosim_") and f"resources/{script}.py" in names
+    assert f"resources/{vendor}/vehicles/auv/model.py" in names
+    assert f"resources/{vendor}/fmu/vehicle_slave.py" in names
+    assert f"resources/{vendor}/fmu/slave.py" in names
+    assert not [n for n in names if n.startswith((f"resources/{vendor}/vehicles/h100/", f"resources/{vendor}/stacks/"))]
     assert root.find("CoSimulation").get("canGetAndSetFMUstate") == "true"
-    # numba's cache is shipped (compiled at build time; see fmu_support/numba_cache.py), beside
+    # numba's cache is shipped (compiled at build time; see auv_cosim/compiled/shipped_cache.py), beside
     # the sources' bytecode (tests/integration/test_fmu_bytecode.py)
     cached = [n for n in names if "__pycache__" in n and not n.endswith(".pyc")]
-    assert all(n.startswith("resources/vehicle_model/") and "/__pycache__/" in n
+    assert all(n.startswith(f"resources/{vendor}/") and "/__pycache__/" in n
                and n.endswith((".nbi", ".nbc")) for n in cached), cached
     if importlib.util.find_spec("numba") is not None and not os.environ.get("AUV_NO_JIT"):
         assert any("state_derivative" in n and n.endswith(".nbi") for n in cached), cached
-        if _numba_load_of_the_checkout().ENABLED:  # ... with numba's runtime (vehicle_model/_numba_load.py)
-            assert any(n.startswith("resources/vehicle_model/__pycache__/numba_runtime-") for n in cached), cached
+        from auv_cosim.compiled import numba_cache
+        if numba_cache.ENABLED:  # ... with numba's runtime (auv_cosim/compiled/numba_cache.py)
+            assert any(n.startswith(f"resources/{vendor}/compiled/__pycache__/numba_runtime-") for n in cached), cached
 
-
-def _numba_load_of_the_checkout():
-    """vehicle_model/_numba_load.py loaded alone, under another name: importing the package here
-    would make the Auv FMUs of this process share the checkout's vehicle_model."""
-    spec = importlib.util.spec_from_file_location("_checkout_numba_load", ROOT / "vehicle_model" / "_numba_load.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module

@@ -1,4 +1,4 @@
-"""Closed loop: the control stack flying the vehicle, first as plain Python (vehicle_model +
+"""Closed loop: the control stack flying the vehicle, first as plain Python (auv_cosim.vehicles +
 SensorSuite + ControlStack), then through fmus/Auv.fmu + AuvSensors.fmu + AuvControl.fmu with
 fmpy.
 
@@ -10,7 +10,7 @@ steady error < 0.1 m, overshoot < 5 %, settling < 10 s, where
 * steady error = |mean true depth - reference| over the last 6 s of the 30 s after the step
   (the last 10 s, or the last fifth of a shorter record).
 They are computed from the vehicle's true depth, with the default (noisy) instruments, by
-`analyses.metrics.step_response`: the figures the depth_step analysis of a run's summary
+`auv_cosim.analyses.metrics.step_response`: the figures the depth_step analysis of a run's summary
 reports (one definition for both).
 
 Print the figures:  .venv/bin/python tests/integration/test_closed_loop.py
@@ -22,9 +22,10 @@ import math
 import numpy as np
 import pytest
 
-from controllers_fmu import ControlConfig, SensorConfig
-from analyses.metrics import step_response
-from controllers_fmu.simulate import run_closed_loop
+from auv_cosim.stacks.auv.control import ControlConfig
+from auv_cosim.stacks.auv.instruments import SensorConfig
+from auv_cosim.analyses.metrics import step_response
+from auv_cosim.stacks.auv.closed_loop import run_closed_loop
 
 DT = 0.1
 T_STEP = 30.0          # the vehicle settles at 10 m first (depth integrator trims buoyancy)
@@ -32,7 +33,7 @@ CRUISE = 1.5
 
 
 def step_figures(t, y, t_step, y0, y1):
-    """The step-response figures (analyses.metrics) of ``y`` stepped from y0 to y1 at t_step."""
+    """The step-response figures (auv_cosim.analyses.metrics) of ``y`` stepped from y0 to y1 at t_step."""
     after = t >= t_step
     return step_response(t[after] - t_step, y[after], y0, y1)
 
@@ -114,8 +115,8 @@ def test_heading_change_settles_without_oscillation(degrees):
 def test_heading_change_across_north_goes_the_short_way():
     cfg = ControlConfig(GuidanceMode="hold")
     start = math.radians(170.0)
-    from vehicle_model import VehicleModel
-    model = VehicleModel()
+    from auv_cosim.vehicles.auv import AuvModel
+    model = AuvModel()
     log = run_closed_loop(cfg, SensorConfig(Seed=2), t_end=25.0, x0=model.cruise_state(CRUISE, 10.0, start),
                           commands=lambda t: dict(depth_cmd=10.0, heading_cmd=math.radians(-170.0)))
     assert np.all(log["rudder_yaw"][:20] > 0.0)                 # starboard: through 180
@@ -128,9 +129,9 @@ SQUARE = "60,0,5; 60,60,6; 0,60,5; 0,0,5"
 
 def test_waypoint_square_is_completed_and_the_vehicle_surfaces():
     cfg = ControlConfig(GuidanceMode="mission", Waypoints=SQUARE, LookAhead=10.0, AcceptanceRadius=5.0)
-    from vehicle_model import VehicleModel
+    from auv_cosim.vehicles.auv import AuvModel
     log = run_closed_loop(cfg, SensorConfig(Seed=3), t_end=400.0,
-                          x0=VehicleModel().cruise_state(CRUISE, depth=5.0),
+                          x0=AuvModel().cruise_state(CRUISE, depth=5.0),
                           stop=lambda t, y, o: o.mission_finished and y["Depth"] < 0.3)
     t, idx, fin = log["t"], log["waypoint_index"], log["finished"]
     assert fin[-1], "mission not finished"
@@ -253,8 +254,9 @@ if __name__ == "__main__":
 
 def _cross_current_leg_rms(gain):
     """Cross-track rms on a 500 m leg across a 0.3 m/s current, after its first 100 s."""
-    from vehicle_model import AuvParameters, Environment, VehicleModel
-    model = VehicleModel(AuvParameters(), Environment(CurrentVelocity=(0.0, 0.3, 0.0)))
+    from auv_cosim.vehicles.auv import AuvParameters, AuvModel
+    from auv_cosim.vehicles import Environment
+    model = AuvModel(AuvParameters(), Environment(CurrentVelocity=(0.0, 0.3, 0.0)))
     cfg = ControlConfig(GuidanceMode="mission", Waypoints="500,0,10; 500,50,10; 0,50,10",
                         LookAhead=10.0, AcceptanceRadius=5.0, LosIntegralGain=gain)
     log = run_closed_loop(cfg, SensorConfig(Seed=3), t_end=900.0, model=model,

@@ -1,6 +1,6 @@
 """Seed 004's acceptance figures (SPEC 7.5, issue 12's bars: twice the seed's) THROUGH THE
 MASTER AND THE FMUs: each controller (`control.Controller` = pid, lqr, smc) flies the scenario
-files with `python -m master run`, instrument noise on (the stack's sensors), and the figures
+files with `auv-cosim run`, instrument noise on (the stack's sensors), and the figures
 come from what the run wrote (summary.json's depth_step analysis; results.csv for the position
 error against the control stack's reference).
 
@@ -14,7 +14,7 @@ Shortened to keep the suite's cost modest (about a minute here): the depth steps
 the step (the analysis's steady error is then the mean of the last 3 s), station keeping runs
 60 s instead of 300 s, transient included (the current pushes from t = 0 before the integrators
 have caught up, so the short window is the harder one). The closing note's figures come from the
-full runs: `python -m master run h100_hold --set control.Controller=lqr` etc.
+full runs: `auv-cosim run h100_hold --set control.Controller=lqr` etc.
 """
 from __future__ import annotations
 
@@ -44,7 +44,7 @@ def _run(tmp_path_factory, scenario, controller, stop_time):
 
 def position_rms(run) -> float:
     """3-D RMS of the true position against the control stack's reference (the held point),
-    from results.csv; summary.json's figure (analyses/h100.py) must agree."""
+    from results.csv; summary.json's figure (auv_cosim/analyses/h100.py) must agree."""
     pos = np.column_stack([run.column(f"vehicle.Pos[{i}]") for i in (1, 2, 3)])
     ref = np.column_stack([run.column(f"control.RefPosition[{i}]") for i in (1, 2, 3)])
     rms = float(np.sqrt(np.mean(np.sum((pos - ref) ** 2, axis=1))))

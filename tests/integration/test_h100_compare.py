@@ -1,4 +1,4 @@
-"""The controller comparison (seed 004 M5): `python -m master compare SCENARIO` (analyses/
+"""The controller comparison (seed 004 M5): `auv-cosim compare SCENARIO` (auv_cosim/analyses/
 h100_compare.py, a subcommand registered through an entry point) runs the scenario once per
 controller (a campaign over `control.Controller`) and writes one table (CSV and markdown, from
 each run's summary.json figures) and one figure. Shortened depth-step runs; a controller that

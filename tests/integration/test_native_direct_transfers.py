@@ -1,5 +1,5 @@
 """The native wrapper's direct transfers (native/python_fmu.c, "direct transfers";
-fmu_support/slave.py, "Direct transfers"), through fmpy, on a probe FmuSlave whose values live
+auv_cosim/fmu/slave.py, "Direct transfers"), through fmpy, on a probe FmuSlave whose values live
 in every kind of place a plan can name: elements of a numpy array, elements of a list, entries
 of a dict.
 
@@ -29,7 +29,7 @@ MODULE = "native_direct_probe_slave"   # a module name no other FMU of the sessi
 
 PROBE_SOURCE = '''
 import numpy as np
-from fmu_support import FmuSlave
+from auv_cosim.fmu import FmuSlave
 
 #: every probe instance, so that the test can look at the slave behind the FMI calls
 INSTANCES = []
@@ -112,8 +112,9 @@ def direct_probe(tmp_path_factory):
     d = tmp_path_factory.mktemp("direct")
     src = d / f"{MODULE}.py"
     src.write_text(PROBE_SOURCE)
-    subprocess.run([sys.executable, "-m", "pythonfmu", "build", "-f", str(src), "-d", str(d),
-                    str(ROOT / "fmu_support")], check=True, capture_output=True, cwd=ROOT)
+    # the probe runs on the auv_cosim.fmu of this process (the test's own), which it imports
+    subprocess.run([sys.executable, "-m", "pythonfmu", "build", "-f", str(src), "-d", str(d)],
+                   check=True, capture_output=True, cwd=ROOT)
     fmu = d / "DirectProbe.fmu"
     assert native_wrapper.install(fmu, "DirectProbe")
     md = read_model_description(str(fmu))

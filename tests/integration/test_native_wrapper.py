@@ -228,7 +228,8 @@ def test_errors_reach_the_host_with_logging_off_and_info_only_with_it_on(auv):
     assert any("Length" in m for m in quiet.errors())
     quiet.fmu.freeInstance()
     talkative = Instance(auv, logging_on=True, name="talkative").initialize(**CRUISE)
-    assert any("vehicle_model from" in m for s, _, m in talkative.messages if s == 0), talkative.messages
+    assert any("the vehicle library _auv_cosim_" in m and " from " in m for s, _, m in talkative.messages if s == 0), \
+        talkative.messages
     talkative.fmu.freeInstance()
 
 

@@ -2,7 +2,7 @@
 
 libcosim (libcosimpy, the Open Simulation Platform's engine) and Ecos (ecospy's Python API and
 its `ecos` command line, a C++ process without Python) run Auv.fmu alone and the survey stack
-exported by `python -m master export-ssp`. Both engines step every FMU from the same
+exported by `auv-cosim export-ssp`. Both engines step every FMU from the same
 communication point and exchange values afterwards (Jacobi), so the master runs the same system
 with `algorithm: jacobi`; the vehicle's position must agree to 1e-9 m at every checkpoint (the
 Ecos command line writes its CSV with 6 decimals: there to 1e-6 m). Every host runs in its own
@@ -72,8 +72,8 @@ def run_host(host: str, source: Path, stop: float, every: int, *extra: str) -> d
 
 
 def master_run(scenario: Path, out: Path) -> list[dict]:
-    """results.csv of `python -m master run`, as a list of rows (row k: after step k)."""
-    done = subprocess.run([sys.executable, "-m", "master", "run", str(scenario), "--no-plots", "-q",
+    """results.csv of `auv-cosim run`, as a list of rows (row k: after step k)."""
+    done = subprocess.run([sys.executable, "-m", "auv_cosim", "run", str(scenario), "--no-plots", "-q",
                            "--out", str(out)], cwd=ROOT, capture_output=True, text=True, timeout=900)
     assert done.returncode == 0, done.stderr[-3000:]
     with open(out / "results.csv", newline="") as handle:
@@ -100,7 +100,7 @@ def survey(tmp_path_factory):
         stop_time: {SURVEY_STOP}
         """))
     ssp = folder / "survey_jacobi.ssp"
-    done = subprocess.run([sys.executable, "-m", "master", "export-ssp", str(scenario), str(ssp)],
+    done = subprocess.run([sys.executable, "-m", "auv_cosim", "export-ssp", str(scenario), str(ssp)],
                           cwd=ROOT, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     return ssp, master_run(ssp, folder / "master")

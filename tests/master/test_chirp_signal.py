@@ -6,8 +6,8 @@ import math
 import numpy as np
 import pytest
 
-from master.scenario import Term
-from master.signals import describe, evaluate
+from auv_cosim.master.scenario import Term
+from auv_cosim.master.signals import describe, evaluate
 
 
 def test_a_chirp_sweeps_from_f0_to_f1_between_start_and_stop_and_is_zero_outside():

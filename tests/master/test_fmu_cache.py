@@ -1,4 +1,4 @@
-"""The FMU extraction cache (master/fmu_cache.py, issue 16): an entry a process has chosen or
+"""The FMU extraction cache (auv_cosim/master/fmu_cache.py, issue 16): an entry a process has chosen or
 is running is never removed, recency is by use, an incomplete entry is extracted again, and a
 failure to load an FMU is a named error, not a traceback."""
 from __future__ import annotations
@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from master import fmu_cache
+from auv_cosim.master import fmu_cache
 from master_helpers import REPO, _env, master
 
 pytestmark = pytest.mark.usefixtures("fmus_built")
@@ -97,7 +97,7 @@ def test_an_incomplete_entry_is_extracted_again(tmp_path):
     the next process to use it, which extracts the FMU again."""
     root = tmp_path / "cache"
     sensors = _copy_fmu("AuvSensors", tmp_path / "fmus")
-    code = ("import sys; from pathlib import Path; from master.fmu_cache import extract_fmu; "
+    code = ("import sys; from pathlib import Path; from auv_cosim.master.fmu_cache import extract_fmu; "
             "print(extract_fmu(Path(sys.argv[1])))")
     env = dict(_env(), AUV_MASTER_FMU_CACHE=str(root))
     first = subprocess.run([sys.executable, "-c", code, str(sensors)], env=env, capture_output=True, text=True)
@@ -117,7 +117,7 @@ def test_an_incomplete_entry_is_extracted_again(tmp_path):
 PRUNER = """
 import sys, time
 from pathlib import Path
-from master import fmu_cache
+from auv_cosim.master import fmu_cache
 root, stop = Path(sys.argv[1]), Path(sys.argv[2])
 rounds = removed = 0
 while not stop.exists():
@@ -146,7 +146,7 @@ def test_two_runs_share_the_cache_while_a_third_process_prunes_it(tmp_path):
     pruner = subprocess.Popen([sys.executable, "-c", PRUNER, str(root), str(stop)], env=env,
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
-        runs = [subprocess.Popen([sys.executable, "-m", "master", "run", "depth_step", "--stop-time", "30",
+        runs = [subprocess.Popen([sys.executable, "-m", "auv_cosim", "run", "depth_step", "--stop-time", "30",
                                   "--no-plots", "--no-progress", "-q", "--out", str(tmp_path / f"run{i}")],
                                  cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
                  for i in range(2)]

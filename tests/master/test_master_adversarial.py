@@ -1,7 +1,7 @@
-"""Issue 17: what a demanding user found wrong in `python -m master` (run, validate, list), one
+"""Issue 17: what a demanding user found wrong in `auv-cosim` (run, validate, list), one
 test per finding (numbered as in the issue), black-box: through the CLI in a fresh process or
 the public loading API (load a scenario, plan it). The campaign findings are in
-tests/campaign/test_campaign_adversarial.py."""
+tests/campaigns/test_campaign_adversarial.py."""
 from __future__ import annotations
 
 import json
@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from master import ScenarioError, load_scenario
-from master.plan import build_plan
+from auv_cosim.master import ScenarioError, load_scenario
+from auv_cosim.master.plan import build_plan
 
 from master_helpers import REPO, _env, master, popen_master
 
@@ -231,7 +231,7 @@ def test_13_a_crc_corrupt_fmu_is_caught_by_validate_and_refused_by_run(tmp_path)
     scen = write(tmp_path, "s.yaml", f"include: {DEPTH_STEP}\ninstances:\n  vehicle: {{fmu: {bad}}}\n")
     cache = tmp_path / "cache"
     env = {**_env(), "AUV_MASTER_FMU_CACHE": str(cache)}
-    proc = subprocess.run([sys.executable, "-m", "master", "run", str(scen), "--out", str(tmp_path / "o"), "--no-plots"],
+    proc = subprocess.run([sys.executable, "-m", "auv_cosim", "run", str(scen), "--out", str(tmp_path / "o"), "--no-plots"],
                           cwd=REPO, env=env, capture_output=True, text=True, timeout=300)
     assert proc.returncode == 2, proc.stderr
     assert "s.yaml: instances.vehicle.fmu:" in proc.stderr and "damaged FMU" in proc.stderr

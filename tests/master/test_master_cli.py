@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from master.cli import main
-from master.scenario import scenario_fmus
+from auv_cosim.cli import main
+from auv_cosim.master.scenario import scenario_fmus
 
 from master_helpers import REPO, master
 
@@ -18,7 +18,7 @@ def test_help_everywhere(argv, capsys):
     with pytest.raises(SystemExit) as e:
         main(argv)
     assert e.value.code == 0
-    assert "usage: python -m master" in capsys.readouterr().out
+    assert "usage: auv-cosim" in capsys.readouterr().out
 
 
 def test_list_shows_every_scenario_with_its_description(capsys):

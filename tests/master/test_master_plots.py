@@ -1,4 +1,4 @@
-"""The plots drawn by two processes (a forked child draws part of them, master/plots.py) are the
+"""The plots drawn by two processes (a forked child draws part of them, auv_cosim/master/plots.py) are the
 files one process draws alone, byte for byte."""
 from master_helpers import master
 

@@ -1,5 +1,5 @@
 """results.csv is the same, byte for byte, whether its rows are formatted in the master's process
-or handed to the writer process (master/csv_writer.py) that long runs use."""
+or handed to the writer process (auv_cosim/master/csv_writer.py) that long runs use."""
 from __future__ import annotations
 
 import math
@@ -7,8 +7,8 @@ import math
 import numpy as np
 import pytest
 
-from master import csv_writer
-from master.recorder import CsvRecorder
+from auv_cosim.master import csv_writer
+from auv_cosim.master.recorder import CsvRecorder
 
 
 def _write(path, monkeypatch, mode, blocks):
@@ -86,7 +86,7 @@ def test_a_block_formatted_column_by_column_is_the_percent_format_of_each_row():
     (20370, 42, 1, False),    # one CPU: the writer would only take turns with the master
 ])
 def test_the_writer_process_is_chosen_by_the_values_a_run_records(monkeypatch, rows, columns, cpus, process):
-    from master import recorder
+    from auv_cosim.master import recorder
 
     monkeypatch.delenv("AUV_MASTER_CSV_WRITER", raising=False)
     monkeypatch.setattr(recorder.os, "cpu_count", lambda: cpus)
@@ -99,7 +99,7 @@ def test_the_pipe_to_the_writer_is_enlarged_where_linux_allows(tmp_path, monkeyp
     fcntl = pytest.importorskip("fcntl", reason="no fcntl module: the pipe keeps its default size")
     if not hasattr(fcntl, "F_GETPIPE_SZ"):
         pytest.skip("fcntl has no F_GETPIPE_SZ (not Linux): the pipe keeps its default size")
-    from master import recorder
+    from auv_cosim.master import recorder
 
     monkeypatch.setenv("AUV_MASTER_CSV_WRITER", "process")
     rec = CsvRecorder(tmp_path / "r.csv", ["time"], {"time": 0}, [], set(), expected_rows=10)
@@ -126,7 +126,7 @@ def test_a_run_writes_the_same_file_either_way(tmp_path, fmus_built, scenario):
     for mode in ("inline", "process"):
         out = tmp_path / mode
         env = dict(_env(), AUV_MASTER_CSV_WRITER=mode)
-        r = subprocess.run([sys.executable, "-m", "master", "run", scenario, "--out", str(out), "--no-plots",
+        r = subprocess.run([sys.executable, "-m", "auv_cosim", "run", scenario, "--out", str(out), "--no-plots",
                             "--no-progress", "-q"], cwd=REPO, env=env, capture_output=True, text=True, timeout=300)
         assert r.returncode == 0, r.stderr
         files[mode] = (out / "results.csv").read_bytes()

@@ -7,10 +7,10 @@ import math
 import numpy as np
 import pytest
 
-from master.cli import _parse_set
-from master.plan import build_plan, compute_order
-from master.scenario import ScenarioError, load_scenario
-from master.signals import evaluate, find_step
+from auv_cosim.cli import _parse_set
+from auv_cosim.master.plan import build_plan, compute_order
+from auv_cosim.master.scenario import ScenarioError, load_scenario
+from auv_cosim.master.signals import evaluate, find_step
 
 from master_helpers import REPO
 
@@ -142,7 +142,7 @@ def test_stop_time_must_be_whole_steps(tmp_path):
 
 
 def test_signals():
-    from master.scenario import ScenarioModel
+    from auv_cosim.master.scenario import ScenarioModel
 
     def sig(spec):
         return ScenarioModel.model_validate({"signals": {"a.b": spec}}).signals["a.b"]
@@ -168,7 +168,7 @@ def test_signals():
 
 
 def test_set_replaces_a_signal_and_refuses_a_connected_input():
-    from master.signals import evaluate as ev
+    from auv_cosim.master.signals import evaluate as ev
 
     loaded = load_scenario(REPO / "scenarios" / "depth_step.yaml", _parse_set(["control.DepthCommand=12"]))
     plan = build_plan(loaded)

@@ -48,10 +48,10 @@ def test_survey_completes_its_waypoints_and_draws_the_plots(runs):
 
 
 def test_the_default_survey_is_a_half_hour_lawn_mower():
-    from master.plan import build_plan
-    from master.scenario import load_scenario
-    from controllers_fmu.guidance import parse_waypoints
-    from master.summary import param
+    from auv_cosim.master.plan import build_plan
+    from auv_cosim.master.scenario import load_scenario
+    from auv_cosim.stacks.auv.guidance import parse_waypoints
+    from auv_cosim.master.summary import param
 
     plan = build_plan(load_scenario(REPO / "scenarios" / "survey.yaml"))
     wps = parse_waypoints(param(plan, "control", "Waypoints"))
@@ -154,8 +154,8 @@ def test_battery_run_ends_flat_with_the_thruster_stopped(runs):
 def test_noise_seed_names_an_integer_parameter(tmp_path, fmus_built, seed, words):
     """The stack says which parameter seeds its noise (what a sweep's --seeds varies); the
     master checks it with the rest, before anything runs."""
-    from master.plan import build_plan
-    from master.scenario import ScenarioError, load_scenario
+    from auv_cosim.master.plan import build_plan
+    from auv_cosim.master.scenario import ScenarioError, load_scenario
 
     f = tmp_path / "s.yaml"
     f.write_text(f"include: {(REPO / 'scenarios' / 'stacks' / 'survey.yaml').as_posix()}\nstop_time: 1\nnoise_seed: {seed}\n")
@@ -168,7 +168,7 @@ def test_noise_seed_names_an_integer_parameter(tmp_path, fmus_built, seed, words
 
 
 def test_the_stacks_noise_seed_goes_with_the_removed_sensors():
-    from master.scenario import load_scenario
+    from auv_cosim.master.scenario import load_scenario
 
     assert load_scenario(REPO / "scenarios" / "depth_step.yaml").model.noise_seed == "sensors.Seed"
     assert load_scenario(REPO / "scenarios" / "free_drift.yaml").model.noise_seed is None

@@ -1,4 +1,4 @@
-"""`python -m master export-ssp` and `python -m master run X.ssp` (master/ssp.py)."""
+"""`auv-cosim export-ssp` and `auv-cosim run X.ssp` (auv_cosim/master/ssp.py)."""
 from __future__ import annotations
 
 import zipfile
@@ -8,10 +8,10 @@ import pytest
 
 from master_helpers import master
 
-from master.plan import build_plan
-from master.runner import find_scenario
-from master.scenario import ScenarioError, load_scenario
-from master.ssp import OSP, SSD, SSV, SSD_NAME, export_ssp, scenario_from_ssp, schema_problems
+from auv_cosim.master.plan import build_plan
+from auv_cosim.master.runner import find_scenario
+from auv_cosim.master.scenario import ScenarioError, load_scenario
+from auv_cosim.master.ssp import OSP, SSD, SSV, SSD_NAME, export_ssp, scenario_from_ssp, schema_problems
 
 
 def _plan(name, **kwargs):
@@ -101,7 +101,7 @@ def test_a_connection_with_a_transformation_is_refused(survey_ssp, tmp_path):
 
 
 def test_export_refuses_an_invalid_document(tmp_path, monkeypatch):
-    import master.ssp as ssp
+    from auv_cosim.master import ssp
 
     monkeypatch.setattr(ssp, "ssd_document", lambda plan, sources: b"<ssd:SystemStructureDescription "
                         b"xmlns:ssd='http://ssp-standard.org/SSP1/SystemStructureDescription'/>")

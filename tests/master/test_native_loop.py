@@ -1,4 +1,4 @@
-"""The master's stepping loop in C (master/native_loop.py, master/_step_loop.c) against the
+"""The master's stepping loop in C (auv_cosim/master/native_loop.py, auv_cosim/master/_step_loop.c) against the
 Python loop it replaces: the same rows bit for bit, the same stops, the same failures (the same
 summary, naming the same instance, variable, connection and time), whatever makes the C loop
 hand back to Python (a full block, a stop condition and its run-on, the progress bar, a time
@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-import master.engine as engine
-from master import native_loop, run
+from auv_cosim.master import engine
+from auv_cosim.master import native_loop, run
 from master_helpers import REPO
 
 pytestmark = pytest.mark.usefixtures("fmus_built")

@@ -1,4 +1,4 @@
-"""The AUV plots' layout shortcuts (analyses/auv_plots.py ``_ticks_once``, ``_tight_layout``):
+"""The AUV plots' layout shortcuts (auv_cosim/analyses/auv_plots.py ``_ticks_once``, ``_tight_layout``):
 the ticks placed once per view and axes box, each ``legend(loc="best")`` searched for once and
 left out of tight_layout() when it fits inside its axes. The pixels are those of matplotlib's own
 ``tight_layout()`` and drawing, for figures like the AUV's (shared time axes, long lines, an
@@ -56,7 +56,7 @@ def _searches(monkeypatch) -> list:
 
 @pytest.mark.parametrize("big_legend", [False, True])
 def test_the_shortcuts_draw_the_pixels_of_matplotlibs_own_layout(monkeypatch, big_legend):
-    from analyses.auv_plots import _mpl, _ticks_once, _tight_layout
+    from auv_cosim.analyses.auv_plots import _mpl, _ticks_once, _tight_layout
 
     plt = _mpl()
     theirs = _figure(plt, big_legend)
@@ -81,7 +81,7 @@ def test_the_shortcuts_draw_the_pixels_of_matplotlibs_own_layout(monkeypatch, bi
 
 
 def test_ticks_are_placed_again_when_the_view_changes():
-    from analyses.auv_plots import _mpl, _ticks_once
+    from auv_cosim.analyses.auv_plots import _mpl, _ticks_once
 
     plt = _mpl()
     fig, ax = plt.subplots(figsize=(4, 3), dpi=110)
@@ -97,7 +97,7 @@ def test_ticks_are_placed_again_when_the_view_changes():
 
 def test_without_the_legend_internals_the_layout_is_matplotlibs(monkeypatch):
     """A matplotlib whose legends lack the internals the shortcut reads: laid out as before."""
-    import analyses.auv_plots as ap
+    from auv_cosim.analyses import auv_plots as ap
 
     def missing(legend, renderer):
         raise AttributeError("no _legend_box here")

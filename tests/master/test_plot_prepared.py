@@ -1,7 +1,7 @@
-"""The AUV's figures built ahead (analyses/auv_plots.py ``prepare``: in the plot process, while
+"""The AUV's figures built ahead (auv_cosim/analyses/auv_plots.py ``prepare``: in the plot process, while
 the run steps, by it and a helper process it forks) and filled after the run: the files are
 those drawn in one go, byte for byte, whatever becomes of the helper; and a drawer forked in the
-plot process holds none of its pipes to the master (master/plot_process.py ``fork_drawer``)."""
+plot process holds none of its pipes to the master (auv_cosim/master/plot_process.py ``fork_drawer``)."""
 from __future__ import annotations
 
 import json
@@ -23,10 +23,10 @@ SCRIPT = r"""
 import json, os, signal, sys
 from pathlib import Path
 import numpy as np
-import master
-from master.engine import layout_row
-from master.runner import find_scenario
-import analyses.auv_plots as ap
+from auv_cosim import master
+from auv_cosim.master.engine import layout_row
+from auv_cosim.master.runner import find_scenario
+import auv_cosim.analyses.auv_plots as ap
 
 out, mode = Path(sys.argv[1]), sys.argv[2]
 r = master.run("depth_step", out_dir=out / "run", stop_time=60, progress=False, echo_messages=False, plots=False)
@@ -97,7 +97,7 @@ def test_figures_built_ahead_are_filled_into_the_files_drawn_in_one_go(tmp_path,
 def test_a_drawer_forked_in_the_plot_process_holds_none_of_its_pipes_to_the_master():
     """The master reads the plot process's answer to the end of the pipe: a drawer the plot
     process forks must not keep that pipe open (the master would wait for the drawer)."""
-    script = ("import os, time, master.plot_process as pp\n"
+    script = ("import os, time, auv_cosim.master.plot_process as pp\n"
               "r, w = os.pipe()\n"
               "pp._master_pipes.add(w)\n"
               "pid = pp.fork_drawer()\n"
@@ -125,7 +125,7 @@ def test_the_plot_process_gets_ready_at_a_lower_priority_and_draws_at_its_own(by
     lower than the master; when the rows come, both are back at the master's priority, raised
     by the master as it hands them over or by the plot process as it gets them (raising it
     again needs CAP_SYS_NICE or RLIMIT_NICE: without, the test says so and fails)."""
-    script = ("import json, os, sys, time, master.plot_process as pp\n"
+    script = ("import json, os, sys, time, auv_cosim.master.plot_process as pp\n"
               "start = os.getpriority(os.PRIO_PROCESS, 0)\n"
               "by_master = sys.argv[1] == 'master'\n"
               "r, w = os.pipe()\n"
@@ -173,10 +173,10 @@ def test_the_plot_process_gets_ready_at_a_lower_priority_and_draws_at_its_own(by
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="F_SETPIPE_SZ is Linux's")
 def test_a_pipe_to_a_drawing_process_holds_a_mebibyte():
     """The run's rows cross to the plot process (and on to its helper) in a few writes, not a
-    hundred of 64 KiB each waiting for the reader (master/plot_process.py ``widen_pipe``)."""
+    hundred of 64 KiB each waiting for the reader (auv_cosim/master/plot_process.py ``widen_pipe``)."""
     import fcntl
 
-    from master.plot_process import PIPE_SIZE, widen_pipe
+    from auv_cosim.master.plot_process import PIPE_SIZE, widen_pipe
 
     read_fd, write_fd = os.pipe()
     try:

@@ -1,4 +1,4 @@
-"""The plot process (master/plot_process.py): forked before the FMUs start, it draws the plots
+"""The plot process (auv_cosim/master/plot_process.py): forked before the FMUs start, it draws the plots
 after the run. Whatever happens to it, the run's plots (or its plot error) are those the master
 would have drawn alone, and no process of it is left behind."""
 from __future__ import annotations
@@ -21,8 +21,8 @@ PLOTS = ["actuators.png", "attitude.png", "battery.png", "depth.png", "track.png
 #: the plot process's pid, whether it is gone, the files and the plot error
 SCRIPT = r"""
 import json, os, sys
-import master.plot_process as pp
-import master.runner as runner
+import auv_cosim.master.plot_process as pp
+import auv_cosim.master.runner as runner
 
 mode, out = sys.argv[1], sys.argv[2]
 if mode == "dies":            # the plot process dies before it reads the rows
@@ -71,7 +71,7 @@ def start(cls, plan):
 
 
 pp.PlotProcess.start = classmethod(start)
-import master
+from auv_cosim import master
 
 report = {}
 try:
@@ -103,7 +103,7 @@ def alone(tmp_path_factory):
     """The plots the master draws alone (AUV_MASTER_PLOTS=serial: no plot process)."""
     out = tmp_path_factory.mktemp("alone")
     env = dict(os.environ, AUV_MASTER_PLOTS="serial")
-    r = subprocess.run([sys.executable, "-m", "master", "run", "depth_step", "--stop-time", "60", "--out", str(out)],
+    r = subprocess.run([sys.executable, "-m", "auv_cosim", "run", "depth_step", "--stop-time", "60", "--out", str(out)],
                        cwd=REPO, env=dict(_env(), **env), capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, r.stderr
     return out
@@ -157,7 +157,7 @@ def test_a_run_that_raises_ends_its_plot_process(tmp_path):
 
 def test_no_plot_process_without_plots_or_when_told_serial(tmp_path):
     """`--no-plots` forks nothing; AUV_MASTER_PLOTS=serial neither (the files are drawn here)."""
-    script = ("import json, os, master, master.plot_process as pp\n"
+    script = ("from auv_cosim import master\nimport json, os, auv_cosim.master.plot_process as pp\n"
               "calls = []\n"
               "real = pp.os.fork\n"
               "pp.os.fork = lambda: calls.append(1) or real()\n"
@@ -180,7 +180,7 @@ def test_a_master_without_a_usable_stdout_still_draws_its_plots(tmp_path, stdout
     """A library caller with no stdout (sys.stdout None: pythonw, a daemon) or a closed one: the
     plot process is forked as usual and the run completes with every plot (flushing the streams
     before the fork must not raise)."""
-    script = ("import json, os, sys, master, master.plot_process as pp\n"
+    script = ("from auv_cosim import master\nimport json, os, sys, auv_cosim.master.plot_process as pp\n"
               "calls = []\n"
               "real = pp.os.fork\n"
               "pp.os.fork = lambda: calls.append(1) or real()\n"
@@ -228,7 +228,7 @@ def test_a_plot_process_dies_with_a_master_killed_while_it_draws(tmp_path):
     """A master killed by SIGKILL closes nothing: its plot process, busy drawing (here: a long
     sleep in its place), must not live on to write an old run's PNGs into the folder."""
     pid_file = tmp_path / "plot_process.pid"
-    script = ("import os, signal, sys, time, master.plot_process as pp\n"
+    script = ("import os, signal, sys, time, auv_cosim.master.plot_process as pp\n"
               "pp._serve = lambda *args: time.sleep(60) or 0\n"
               "process = pp.PlotProcess.start(None)\n"
               "open(sys.argv[1], 'w').write(str(process.pid))\n"
@@ -245,11 +245,11 @@ def test_a_plot_process_dies_with_a_master_killed_while_it_draws(tmp_path):
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the parent-death signal is Linux's prctl")
 def test_the_child_a_plot_function_forks_dies_with_its_parent(tmp_path):
-    """The AUV's plots share the drawing with a forked child (analyses.auv_plots). When the
+    """The AUV's plots share the drawing with a forked child (auv_cosim.analyses.auv_plots). When the
     process that forked it is killed by SIGKILL while the child draws (here: a long sleep in its
     place), the child must not live on."""
     pid_file = tmp_path / "drawer.pid"
-    script = ("import os, signal, sys, time, analyses.auv_plots as ap\n"
+    script = ("import os, signal, sys, time, auv_cosim.analyses.auv_plots as ap\n"
               "ap._mpl = lambda: None\n"
               "def fake_draw(run, out_dir, mine):\n"
               "    if mine('actuators.png'):  # the child's share\n"
@@ -266,7 +266,7 @@ def test_the_child_a_plot_function_forks_dies_with_its_parent(tmp_path):
                           stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=120)
     assert proc.returncode == -9
     if not pid_file.exists():
-        pytest.fail("no child drew: analyses.auv_plots did not fork (one CPU, or AUV_MASTER_PLOTS=serial?)")
+        pytest.fail("no child drew: auv_cosim.analyses.auv_plots did not fork (one CPU, or AUV_MASTER_PLOTS=serial?)")
     child = int(pid_file.read_text())
     assert _gone_within(child, 10.0), "the drawing child outlived the process that forked it"
 
@@ -275,7 +275,7 @@ def test_the_child_a_plot_function_forks_dies_with_its_parent(tmp_path):
 def test_rows_in_shared_memory_are_the_rows_and_each_process_writes_its_own_copy():
     import numpy as np
 
-    import master.plot_process as pp
+    from auv_cosim.master import plot_process as pp
 
     data = np.random.default_rng(5).standard_normal((1001, 7))
     data[3, 2] = np.nan
@@ -313,7 +313,7 @@ def test_end_drawer_kills_the_drawer_and_its_group_and_reaps_it():
     import signal as _signal
     import time as _time
 
-    from master import end_drawer
+    from auv_cosim.master import end_drawer
 
     read_fd, write_fd = os.pipe()
     pid = os.fork()

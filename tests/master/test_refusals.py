@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from master import ScenarioError, load_scenario
-from master.cli import main as cli
-from master.plan import build_plan
+from auv_cosim.master import ScenarioError, load_scenario
+from auv_cosim.cli import main as cli
+from auv_cosim.master.plan import build_plan
 
 from master_helpers import REPO, master
 
@@ -135,13 +135,13 @@ def test_06_the_resolved_scenario_of_a_run_with_disconnect_runs_again_as_it_is(t
 
 
 def test_07_the_h100_figures_command_refuses_by_name_and_reads_its_options(tmp_path, capsys):
-    from vehicle_model.h100.__main__ import main as figures
-    from vehicle_model.h100.forces import steady_speed
-    from vehicle_model.h100.vehicle_file import VEHICLES_DIR
+    from auv_cosim.vehicles.h100.__main__ import main as figures
+    from auv_cosim.vehicles.h100.forces import steady_speed
+    from auv_cosim.vehicles.h100.vehicle_file import VEHICLES_DIR
 
     with pytest.raises(SystemExit) as done:
         figures(["--help"])
-    assert done.value.code == 0 and "usage: python -m vehicle_model.h100" in capsys.readouterr().out
+    assert done.value.code == 0 and "usage: python -m auv_cosim.vehicles.h100" in capsys.readouterr().out
     (tmp_path / "broken.yaml").write_text("name: [unclosed\n")
     assert figures([str(tmp_path / "broken.yaml"), str(tmp_path / "missing.yaml")]) == 2
     err = capsys.readouterr().err
@@ -166,8 +166,8 @@ def test_07_the_h100_figures_command_refuses_by_name_and_reads_its_options(tmp_p
 
 def test_09_an_integrator_failure_says_which_state_ran_away_and_when(tmp_path):
     """In words, through the FMU to the run's reason: no numpy array, no place in the code."""
-    from vehicle_model.h100 import H100Model, load_vehicle
-    from vehicle_model.simulator import IntegrationError, VehicleSimulator
+    from auv_cosim.vehicles.h100 import H100Model, load_vehicle
+    from auv_cosim.vehicles.simulator import IntegrationError, VehicleSimulator
 
     params = load_vehicle().params
     stiff = params.replace(QuadraticDamping=tuple(1e11 if i == 14 else q for i, q in enumerate(params.QuadraticDamping)))
@@ -188,7 +188,7 @@ def test_09_an_integrator_failure_says_which_state_ran_away_and_when(tmp_path):
 
 
 def test_09_the_initial_propeller_speeds_are_fractions_of_full_speed():
-    from vehicle_model.h100 import initial_state
+    from auv_cosim.vehicles.h100 import initial_state
 
     assert initial_state(2, PropellerSpeed0=(1.0, -1.0))[-2:].tolist() == [1.0, -1.0]
     for bad in ((1.5, 0.0), (0.0, -1e6)):
@@ -200,7 +200,7 @@ def test_09_the_initial_propeller_speeds_are_fractions_of_full_speed():
 
 
 def test_the_one_write_helper_writes_whole_or_not_at_all(tmp_path):
-    from master import output_target, write_whole
+    from auv_cosim.master import output_target, write_whole
 
     target = tmp_path / "f.txt"
     target.write_text("before")

@@ -1,6 +1,6 @@
 """The master finds a vehicle's figures, analyses and plots through its registry (entry points)
 (that it imports no vehicle package: tests/test_import_direction.py); a second vehicle adds its
-own without touching master/."""
+own without touching auv_cosim/master/."""
 from __future__ import annotations
 
 import math
@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 from pydantic import BaseModel, ConfigDict, Field
 
-from master import RunData, build_plan, load_scenario, registry, rounded
-from master.scenario import ScenarioError
-from master.summary import build_summary
+from auv_cosim.master import RunData, build_plan, load_scenario, registry, rounded
+from auv_cosim.master.scenario import ScenarioError
+from auv_cosim.master.summary import build_summary
 
 from master_helpers import REPO
 

@@ -1,4 +1,4 @@
-"""`python -m master` asks OpenBLAS for one thread before numpy loads (master/threads.py)."""
+"""`auv-cosim` asks OpenBLAS for one thread before numpy loads (auv_cosim/master/threads.py)."""
 from __future__ import annotations
 
 import ast
@@ -26,18 +26,18 @@ def _threads_after_numpy(call: str, **env) -> int:
 @pytest.mark.skipif(not os.path.isdir("/proc/self/task") or (os.cpu_count() or 1) < 2,
                     reason="counts threads in /proc on a machine with two CPUs or more")
 def test_one_blas_thread_unless_the_user_chose():
-    single = "from master.threads import single_threaded_blas; single_threaded_blas(); "
+    single = "from auv_cosim.master.threads import single_threaded_blas; single_threaded_blas(); "
     assert _threads_after_numpy(single) == 1
     assert _threads_after_numpy("") > 1                      # OpenBLAS's default: a thread per CPU
     assert _threads_after_numpy(single, OPENBLAS_NUM_THREADS="2") > 1    # the user's choice stays
 
 
 def test_the_command_sets_it_before_anything_else_is_imported():
-    tree = ast.parse((REPO / "master" / "__main__.py").read_text())
-    statements = [node for node in tree.body if not isinstance(node, ast.Expr) or
-                  not isinstance(node.value, ast.Constant)]      # the docstring aside
+    main = next(node for node in ast.parse((REPO / "auv_cosim" / "__main__.py").read_text()).body
+                if isinstance(node, ast.FunctionDef) and node.name == "main")
+    statements = main.body
     calls = [i for i, node in enumerate(statements) if isinstance(node, ast.Expr)
              and isinstance(node.value, ast.Call) and getattr(node.value.func, "id", "") == "single_threaded_blas"]
     project_imports = [i for i, node in enumerate(statements) if isinstance(node, ast.ImportFrom)
-                       and node.level == 1 and node.module != "threads"]
+                       and node.module.startswith("auv_cosim") and node.module != "auv_cosim.master.threads"]
     assert calls and project_imports and calls[0] < min(project_imports)

@@ -1,4 +1,4 @@
-"""The interactive 3-D view (master/view.py): what the page holds, and that a real browser
+"""The interactive 3-D view (auv_cosim/master/view.py): what the page holds, and that a real browser
 draws it (headless Chromium: Debian's `chromium`, installed by `./build.sh test` when missing)."""
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ import yaml
 
 from master_helpers import master
 
-from master.view import VIEW_FILE, ViewError, build_figure, read_results, write_view
+from auv_cosim.master.view import VIEW_FILE, ViewError, build_figure, read_results, write_view
 
 CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
                   "--disable-component-update", "--disable-sync", "--no-first-run",

@@ -38,8 +38,8 @@ def test_the_sea_surface_above_the_vehicle_is_recorded_here_and_nowhere_else(run
     elevation above the vehicle (SPEC 8's closed form at its north and east), in still water 0."""
     import numpy as np
 
-    from vehicle_model.environment import Environment
-    from vehicle_model.waves import WaveParameters, surface_elevation, wave_components
+    from auv_cosim.vehicles.environment import Environment
+    from auv_cosim.vehicles.waves import WaveParameters, surface_elevation, wave_components
 
     waves = runs(*SHORT)
     still = runs(*SHORT, "--set", "vehicle.WaveMode=0")

@@ -1,0 +1,469 @@
+"""The AUV survey stack's side of a run's summary, analyses and plots, registered with the master
+through entry points (pyproject.toml: ``auv_cosim.figures`` -> ``FIGURES``, ``auv_cosim.analyses``
+-> the ``*_ANALYSIS`` objects); the master imports nothing of this package.
+
+- per vehicle (an instance with Pos[1..3] outputs): distance run, final position and depth,
+  mean speed, energy and battery;
+- per control stack (an instance with MissionFinished, CrossTrackError or DepthRef outputs):
+  mission completion, waypoints reached, depth and cross-track error statistics over the
+  mission;
+- the analyses a scenario asks for under ``analysis:`` (turning circle, depth step, zig-zag,
+  surfacing, battery), each with its options model;
+- the PNG plots (``auv_cosim/analyses/auv_plots.py``).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Annotated, Any, Union
+
+import numpy as np
+from pydantic import BaseModel, ConfigDict, Field, StrictFloat, StrictInt, StrictStr, StringConstraints
+
+from auv_cosim.master import Plan, RunData, find_step, param, rounded, stats, suggest
+from auv_cosim.master.registry import Analysis, RunFigures
+
+from .metrics import step_response
+
+
+def vehicles_of(plan: Plan) -> list[str]:
+    return [n for n, ip in plan.instances.items() if all(f"Pos[{i}]" in ip.vars and ip.vars[f"Pos[{i}]"].causality == "output" for i in (1, 2, 3))]
+
+
+def controls_of(plan: Plan) -> list[str]:
+    keys = ("MissionFinished", "CrossTrackError", "DepthRef")
+    return [n for n, ip in plan.instances.items() if any(k in ip.vars and ip.vars[k].causality == "output" for k in keys)]
+
+
+def waypoints_of(text) -> list[tuple[float, float, float]]:
+    """A control's ``Waypoints`` parameter, read by the controllers' own parser (strict: a
+    malformed entry is a ``WaypointError`` naming it); none when the parameter is unset or
+    empty.
+
+    Imported on use, after a run's FMUs have loaded: imported first, the repository's
+    ``auv_cosim.stacks.auv`` would be the copy the controller FMUs of the run share (pythonfmu slaves
+    run in the master's interpreter), not the one they bundle."""
+    from auv_cosim.stacks.auv.guidance import parse_waypoints
+
+    return [] if text is None else parse_waypoints(text, allow_empty=True)
+
+
+def scenario_waypoints(scenario: dict) -> list[tuple[float, float, float]]:
+    """The waypoints of a resolved scenario mapping (scenario.resolved.yaml), for the 3-D view:
+    those of the first instance with a non-empty ``Waypoints`` parameter. A malformed one is a
+    ``WaypointError`` (a ValueError) naming the instance."""
+    from auv_cosim.stacks.auv.guidance import parse_waypoints
+
+    for name, spec in (scenario.get("instances") or {}).items():
+        text = ((spec or {}).get("parameters") or {}).get("Waypoints")
+        if text is not None:
+            wps = parse_waypoints(text, name=f"{name}.Waypoints", allow_empty=True)
+            if wps:
+                return wps
+    return []
+
+
+def driven_vehicle(plan: Plan, control: str, vehicles: list[str]) -> str | None:
+    for c in plan.connections:
+        if c.src == control and c.dst in vehicles:
+            return c.dst
+    return vehicles[0] if vehicles else None
+
+
+def vehicle_figures(plan: Plan, d: RunData, v: str) -> dict:
+    n, e, z = d.get(f"{v}.Pos[1]"), d.get(f"{v}.Pos[2]"), d.get(f"{v}.Pos[3]")
+    out: dict[str, Any] = {}
+    if n is not None:
+        dn, de, dz = np.diff(n), np.diff(e), np.diff(z)
+        ok = np.isfinite(dn) & np.isfinite(de) & np.isfinite(dz)
+        out["distance_run_m"] = rounded(np.sum(np.sqrt(dn[ok] ** 2 + de[ok] ** 2 + dz[ok] ** 2)))
+        out["horizontal_distance_m"] = rounded(np.sum(np.hypot(dn[ok], de[ok])))
+        out["final_position_m"] = [rounded(n[-1]), rounded(e[-1]), rounded(z[-1])]
+    depth = d.get(f"{v}.Depth")
+    if depth is not None:
+        out["final_depth_m"] = rounded(depth[-1])
+        out["max_depth_m"] = rounded(np.nanmax(depth))
+    speed = d.get(f"{v}.Speed")
+    if speed is not None:
+        out["mean_speed_m_s"] = rounded(np.nanmean(speed))
+    bat = d.get(f"{v}.Battery")
+    if bat is not None:
+        out["energy_used_J"] = rounded(bat[0] - bat[-1])
+        out["battery_final_J"] = rounded(bat[-1])
+    frac = d.get(f"{v}.BatteryFraction")
+    if frac is not None:
+        out["battery_final_fraction"] = rounded(frac[-1])
+    return out
+
+
+def control_figures(plan: Plan, d: RunData, c: str, v: str | None) -> dict:
+    """Mission figures (GuidanceMode mission only) and the error statistics, over the part of
+    the run where the mission is active (not after MissionFinished)."""
+    mode = param(plan, c, "GuidanceMode", "mission")
+    dive = param(plan, c, "DiveMode", "depth")
+    out: dict[str, Any] = {"vehicle": v, "guidance_mode": mode, "dive_mode": dive}
+    active = np.ones(len(d.t), dtype=bool)
+    fin = d.get(f"{c}.MissionFinished")
+    if mode == "mission":
+        if fin is not None:
+            done = fin > 0.5
+            out["mission_completed"] = bool(done[-1])
+            out["mission_completed_at_s"] = rounded(d.t[np.argmax(done)]) if done.any() else None
+            active = ~done
+        wpi = d.get(f"{c}.WaypointIndex")
+        wps = waypoints_of(param(plan, c, "Waypoints"))
+        if wpi is not None:
+            # WaypointIndex is the active waypoint (0-based): the number reached so far, and
+            # it stays on the last one when the mission finishes
+            reached = int(wpi[-1])
+            if out.get("mission_completed") and wps:
+                reached = len(wps)
+            out["waypoints_reached"] = reached
+        if wps:
+            out["waypoint_count"] = len(wps)
+    depth = d.get(f"{v}.Depth") if v else None
+    dref = d.get(f"{c}.DepthRef")
+    if depth is not None and dive == "yoyo":
+        lo, hi = param(plan, c, "YoyoMinDepth"), param(plan, c, "YoyoMaxDepth")
+        if isinstance(lo, (int, float)) and isinstance(hi, (int, float)):
+            inside = (depth >= lo) & (depth <= hi)
+            entered = np.argmax(inside) if inside.any() else len(depth)
+            err = np.where(depth > hi, depth - hi, np.where(depth < lo, depth - lo, 0.0))
+            m = active.copy()
+            m[:entered] = False
+            out["depth_error_m"] = stats(err[m])
+            out["depth_error_definition"] = (f"yo-yo: excursion outside the band {lo:g}..{hi:g} m, "
+                                             f"from the first entry into the band")
+    elif dref is not None and depth is not None:
+        out["depth_error_m"] = stats((depth - dref)[active])
+        out["depth_error_definition"] = f"{v}.Depth - {c}.DepthRef"
+    xte = d.get(f"{c}.CrossTrackError")
+    if xte is not None and mode == "mission":
+        out["cross_track_error_m"] = stats(xte[active])
+    return out
+
+
+def _heading(d: RunData, v: str):
+    h = d.get(f"{v}.Heading")
+    if h is None:
+        h = d.get(f"{v}.Euler[3]")
+    return h
+
+
+def turning_circle(plan: Plan, d: RunData, opts) -> dict:
+    v = opts.vehicle
+    n, e, psi = d.get(f"{v}.Pos[1]"), d.get(f"{v}.Pos[2]"), _heading(d, v)
+    if n is None or psi is None:
+        return {"error": f"{v} has no Pos[1..2] and Heading outputs"}
+    turned = np.unwrap(psi) - np.unwrap(psi)[0]
+    total = abs(turned[-1])
+    skip = opts.skip_turns * 2 * math.pi
+    idx = np.nonzero(np.abs(turned) >= skip)[0]
+    if len(idx) == 0 or len(d.t) - idx[0] < 10:
+        return {"error": f"the vehicle turned {math.degrees(total):.0f} deg in all; the analysis skips the first "
+                         f"{opts.skip_turns:g} turn(s) as transient, so nothing is left to fit (run longer)",
+                "turned_deg": rounded(math.degrees(total))}
+    i0 = idx[0]
+    x, y = n[i0:], e[i0:]
+    A = np.column_stack([2 * x, 2 * y, np.ones_like(x)])
+    sol, *_ = np.linalg.lstsq(A, x * x + y * y, rcond=None)
+    cn, ce = sol[0], sol[1]
+    radius = math.sqrt(sol[2] + cn * cn + ce * ce)
+    resid = np.hypot(x - cn, y - ce) - radius
+    arc = abs(turned[-1] - turned[i0])
+    dt = d.t[-1] - d.t[i0]
+    yaw_rate = (turned[-1] - turned[i0]) / dt if dt > 0 else float("nan")
+    length = param(plan, v, "Length", None)
+    out = {
+        "diameter_m": rounded(2 * radius),
+        "center_north_east_m": [rounded(cn), rounded(ce)],
+        "fit_rms_residual_m": rounded(np.sqrt(np.mean(resid ** 2))),
+        "turns_fitted": rounded(arc / (2 * math.pi), 4),
+        "transient_skipped_s": rounded(d.t[i0] - d.t[0]),
+        "yaw_rate_deg_s": rounded(math.degrees(yaw_rate)),
+        "direction": "starboard" if yaw_rate > 0 else "port",
+    }
+    speed = d.get(f"{v}.Speed")
+    if speed is not None:
+        out["speed_m_s"] = rounded(np.mean(speed[i0:]))
+    if isinstance(length, (int, float)) and length > 0:
+        out["diameter_hull_lengths"] = rounded(2 * radius / length, 4)
+    if arc < 2 * math.pi:
+        out["warning"] = f"only {math.degrees(arc):.0f} deg of steady turn after the transient; run longer for a full circle"
+    return out
+
+
+def depth_step(plan: Plan, d: RunData, opts) -> dict:
+    sig = next((s for s in plan.signals if s.target == opts.command), None)
+    if sig is None:
+        return {"error": f"no signal drives {opts.command}; the depth-step analysis needs one with a step"}
+    step = find_step(sig.spec)
+    if step is None:
+        return {"error": f"the signal on {opts.command} has no step term"}
+    t_step, before, after = step
+    depth = d.get(f"{opts.vehicle}.Depth")
+    if depth is None:
+        return {"error": f"{opts.vehicle} has no Depth output"}
+    size = after - before
+    if size == 0:
+        return {"error": "the step has zero size"}
+    m = d.t >= t_step - 1e-9
+    t, z = d.t[m] - t_step, depth[m]
+    if len(t) < 2:
+        return {"error": f"the run ends before the step at t={t_step} s"}
+    r = step_response(t, z, before, after, band=opts.band)
+    overshoot, settling, steady = r["overshoot_percent"], r["settling_time_s"], r["steady_state_error"]
+    out = {
+        "step_time_s": rounded(t_step), "from_m": rounded(before), "to_m": rounded(after),
+        "overshoot_percent": rounded(overshoot, 4),
+        "rise_time_10_90_s": rounded(r["rise_time_10_90_s"]) if r["rise_time_10_90_s"] is not None else None,
+        "settling_time_s": rounded(settling) if settling is not None else None,
+        "settling_band_m": rounded(r["settling_band"]),
+        "steady_state_error_m": rounded(steady, 4),
+        "acceptance": {  # SPEC 4 / seed 004, for a 1 m step at cruise
+            "steady_error_below_0.1_m": steady < 0.1,
+            "overshoot_below_5_percent": overshoot < 5.0,
+            "settling_below_10_s": settling is not None and settling < 10.0,
+        },
+    }
+    if settling is None:
+        out["warning"] = "the depth had not settled within the band by the end of the run"
+    return out
+
+
+def zigzag(plan: Plan, d: RunData, opts) -> dict:
+    v, c = opts.vehicle, opts.control
+    psi = _heading(d, v)
+    rud = d.get(f"{c}.RudderYaw")
+    if psi is None or rud is None:
+        return {"error": f"needs {v}.Heading and {c}.RudderYaw"}
+    cmd = d.get(f"{c}.HeadingCommand")
+    ref = cmd if cmd is not None else np.zeros_like(psi)
+    dev = np.angle(np.exp(1j * (psi - ref)))
+    check = param(plan, c, "ZigZagHeading", 0.349)
+    sgn = np.sign(rud)
+    nz = np.nonzero(sgn != 0)[0]
+    if len(nz) == 0:
+        return {"error": "the rudder never moved"}
+    rev = [i for i in range(nz[0] + 1, len(sgn)) if sgn[i] != 0 and sgn[i] != sgn[i - 1] and sgn[i - 1] != 0]
+    t_rev = [float(d.t[i]) for i in rev]
+    overs = []
+    for j, i in enumerate(rev):
+        end = rev[j + 1] if j + 1 < len(rev) else len(dev)
+        if end - i < 2 or j + 1 >= len(rev) and end - i < 5:
+            continue
+        s = -sgn[i]  # the rudder now turns the vehicle back; the overshoot is on the previous side
+        seg = dev[i:end] * s
+        overs.append(math.degrees(max(0.0, float(seg.max()) - check)))
+    out = {
+        "check_heading_deg": rounded(math.degrees(check)),
+        "rudder_deg": rounded(math.degrees(float(np.max(np.abs(rud))))),
+        "reversals": len(rev),
+        "reversal_times_s": [rounded(x) for x in t_rev[:20]],
+        "overshoots_deg": [rounded(x, 4) for x in overs[:20]],
+        "first_overshoot_deg": rounded(overs[0], 4) if overs else None,
+        "second_overshoot_deg": rounded(overs[1], 4) if len(overs) > 1 else None,
+        "max_heading_deviation_deg": rounded(math.degrees(float(np.max(np.abs(dev))))),
+    }
+    if len(t_rev) >= 3:
+        out["period_s"] = rounded(2 * float(np.mean(np.diff(t_rev))))
+    return out
+
+
+def surfacing(plan: Plan, d: RunData, opts) -> dict:
+    v = opts.vehicle
+    depth = d.get(f"{v}.Depth")
+    if depth is None:
+        return {"error": f"{v} has no Depth output"}
+    up = np.nonzero(depth <= opts.surface_depth)[0]
+    out = {"initial_depth_m": rounded(depth[0]), "final_depth_m": rounded(depth[-1]), "min_depth_m": rounded(np.min(depth)),
+           "surface_depth_m": rounded(opts.surface_depth), "surfaced": bool(len(up))}
+    if len(up):
+        ts = float(d.t[up[0]] - d.t[0])
+        out["time_to_surface_s"] = rounded(ts)
+        if ts > 0:
+            out["mean_ascent_rate_m_s"] = rounded((depth[0] - depth[up[0]]) / ts)
+    thrust = d.get(f"{v}.Thrust")
+    if thrust is not None:
+        out["max_thrust_N"] = rounded(np.max(np.abs(thrust)))
+    return out
+
+
+def battery(plan: Plan, d: RunData, opts) -> dict:
+    v = opts.vehicle
+    bat, frac, thrust, speed = (d.get(f"{v}.{k}") for k in ("Battery", "BatteryFraction", "Thrust", "Speed"))
+    if bat is None:
+        return {"error": f"{v} has no Battery output"}
+    flat = np.nonzero(bat <= 0)[0]
+    out = {"initial_J": rounded(bat[0]), "final_J": rounded(bat[-1]), "energy_used_J": rounded(bat[0] - bat[-1]),
+           "battery_flat": bool(bat[-1] <= 0), "flat_at_s": rounded(d.t[flat[0]]) if len(flat) else None}
+    if frac is not None:
+        out["final_fraction"] = rounded(frac[-1])
+    if thrust is not None:
+        out["final_thrust_N"] = rounded(thrust[-1])
+        out["thruster_stopped"] = bool(abs(thrust[-1]) < 1e-9)
+        if len(flat):
+            out["max_thrust_after_flat_N"] = rounded(np.max(np.abs(thrust[flat[0] + 1:]))) if flat[0] + 1 < len(thrust) else 0.0
+    if speed is not None:
+        out["final_speed_m_s"] = rounded(speed[-1])
+    return out
+
+
+
+
+# --------------------------------------------------------------------------------------------
+# the figures of every run
+# --------------------------------------------------------------------------------------------
+
+HEADLINE = {"distance_run_m": None, "energy_used_J": None, "mission_completed": None,
+            "depth_error_m": None, "cross_track_error_m": None}
+
+
+def run_figures(run: RunData) -> dict:
+    """The headline figures (of the first vehicle and the first control stack), then the
+    figures of every vehicle and every control stack."""
+    plan = run.plan
+    vehicles = vehicles_of(plan)
+    controls = controls_of(plan)
+    out: dict[str, Any] = dict(HEADLINE)
+    vfig = {v: vehicle_figures(plan, run, v) for v in vehicles}
+    cfig = {c: control_figures(plan, run, c, driven_vehicle(plan, c, vehicles)) for c in controls}
+    if vehicles:
+        p = vfig[vehicles[0]]
+        out["distance_run_m"] = p.get("distance_run_m")
+        out["energy_used_J"] = p.get("energy_used_J")
+    if controls:
+        p = cfig[controls[0]]
+        out["mission_completed"] = p.get("mission_completed")
+        out["depth_error_m"] = p.get("depth_error_m")
+        out["cross_track_error_m"] = p.get("cross_track_error_m")
+    out["vehicles"] = vfig
+    out["controls"] = cfig
+    return out
+
+
+def _fmt(x, unit="", nd=4):
+    if x is None:
+        return "n/a"
+    return f"{x:.{nd}g}{unit}"
+
+
+def describe_run(s: dict) -> list[str]:
+    """The lines `auv-cosim run` prints about these figures."""
+    lines = []
+    parts = []
+    if s.get("distance_run_m") is not None:
+        parts.append(f"distance {s['distance_run_m']:.0f} m")
+    if s.get("energy_used_J") is not None:
+        parts.append(f"energy {s['energy_used_J'] / 1000:.1f} kJ")
+    if s.get("mission_completed") is not None:
+        parts.append("mission completed" if s["mission_completed"] else "mission NOT completed")
+    if parts:
+        lines.append(", ".join(parts))
+    parts = []
+    first = next(iter((s.get("controls") or {}).values()), {})
+    depth_label = "depth excursion outside the yo-yo band" if first.get("dive_mode") == "yoyo" else "depth error"
+    for key, label in (("depth_error_m", depth_label), ("cross_track_error_m", "cross-track error")):
+        st = s.get(key)
+        if st:
+            parts.append(f"{label} rms {_fmt(st['rms'], ' m', 3)} (max {_fmt(st['max'], ' m', 3)})")
+    if parts:
+        lines.append(", ".join(parts))
+    return lines
+
+
+def _plots(run: RunData, out_dir):
+    from .auv_plots import make_plots
+
+    return make_plots(run, out_dir)
+
+
+def prepare_plots(run: RunData | None = None) -> None:
+    from .auv_plots import prepare
+
+    prepare(run)
+
+
+FIGURES = RunFigures(compute=run_figures, empty=HEADLINE, describe=describe_run, plots=_plots,
+                     plot_files=("track.png", "depth.png", "attitude.png", "actuators.png", "battery.png"),
+                     prepare_plots=prepare_plots, waypoints=scenario_waypoints)
+
+
+# --------------------------------------------------------------------------------------------
+# the analyses: options (the scenario's `analysis:` entries) and how the CLI shows them
+# --------------------------------------------------------------------------------------------
+
+
+class _Options(BaseModel):
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+
+Ident = Annotated[str, StringConstraints(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")]
+Number = Union[StrictInt, StrictFloat]
+
+
+class TurningCircle(_Options):
+    vehicle: Ident = "vehicle"
+    skip_turns: Annotated[float, Field(strict=True, allow_inf_nan=False, ge=0)] = 1.0  # transient: the first turns are ignored
+
+
+class DepthStep(_Options):
+    vehicle: Ident = "vehicle"
+    command: StrictStr = "control.DepthCommand"  # the signal that carries the step
+    band: Annotated[float, Field(strict=True, allow_inf_nan=False, gt=0)] = 0.05  # settling band, fraction of the step
+
+
+class ZigZag(_Options):
+    vehicle: Ident = "vehicle"
+    control: Ident = "control"
+
+
+class Surfacing(_Options):
+    vehicle: Ident = "vehicle"
+    surface_depth: Number = 0.1  # axis depth at which the hull breaks the surface
+
+
+class BatteryRun(_Options):
+    vehicle: Ident = "vehicle"
+
+
+def check_names(options, instances: list[str], signal_targets: list[str]) -> list[tuple[str, str]]:
+    """The instances (``vehicle``, ``control``) and the signal (``command``) an analysis's
+    options name exist in the scenario."""
+    problems = []
+    for fld in type(options).model_fields:
+        value = getattr(options, fld)
+        if fld in ("vehicle", "control") and value not in instances:
+            problems.append((fld, f"unknown instance '{value}' (instances: {', '.join(instances)})"
+                             + suggest(value, instances)))
+        elif fld == "command" and value not in signal_targets:
+            problems.append((fld, f"no signal drives '{value}'; the {_NAMES[type(options)]} analysis needs the "
+                                  f"signal that carries the step" + suggest(value, signal_targets)))
+    return problems
+
+
+TURNING_CIRCLE = Analysis(
+    TurningCircle, lambda run, o: turning_circle(run.plan, run, o),
+    lambda a: (f"turning circle: diameter {_fmt(a.get('diameter_m'), ' m')} "
+               f"({_fmt(a.get('diameter_hull_lengths'), ' hull lengths', 3)}), "
+               f"yaw rate {_fmt(a.get('yaw_rate_deg_s'), ' deg/s', 3)}"), check_names)
+DEPTH_STEP = Analysis(
+    DepthStep, lambda run, o: depth_step(run.plan, run, o),
+    lambda a: (f"depth step {a['from_m']} -> {a['to_m']} m: overshoot {_fmt(a['overshoot_percent'], ' %', 3)}, "
+               f"settling {_fmt(a['settling_time_s'], ' s', 3)}, "
+               f"steady error {_fmt(a['steady_state_error_m'], ' m', 3)}"), check_names)
+ZIGZAG = Analysis(
+    ZigZag, lambda run, o: zigzag(run.plan, run, o),
+    lambda a: (f"zig-zag: overshoots {_fmt(a.get('first_overshoot_deg'), ' deg', 3)} / "
+               f"{_fmt(a.get('second_overshoot_deg'), ' deg', 3)}, period {_fmt(a.get('period_s'), ' s', 3)}"), check_names)
+SURFACING = Analysis(
+    Surfacing, lambda run, o: surfacing(run.plan, run, o),
+    lambda a: (f"surfacing: {'surfaced' if a['surfaced'] else 'did NOT surface'} after "
+               f"{_fmt(a.get('time_to_surface_s'), ' s', 4)} from {_fmt(a['initial_depth_m'], ' m', 3)}"), check_names)
+BATTERY = Analysis(
+    BatteryRun, lambda run, o: battery(run.plan, run, o),
+    lambda a: (f"battery: {'flat' if a['battery_flat'] else 'not flat'} at {_fmt(a.get('flat_at_s'), ' s', 5)}, "
+               f"final thrust {_fmt(a.get('final_thrust_N'), ' N', 3)}"), check_names)
+
+_NAMES = {TurningCircle: "turning_circle", DepthStep: "depth_step", ZigZag: "zigzag", Surfacing: "surfacing",
+          BatteryRun: "battery"}

@@ -1,0 +1,55 @@
+"""fmpy-driven co-simulation master.
+
+    from master import run
+    result = run("scenarios/survey.yaml", out_dir="results/survey")
+    result.status, result.summary["distance_run_m"], result.column("vehicle.Depth")
+
+See docs/master.md for the scenario format, the calling order and the results. The names below
+are the master's public API: campaigns (``auv_cosim.campaigns``) and other tools use these and
+nothing else of the master.
+
+They are imported when first used (PEP 562), not by ``import master``: a run does not pay for
+what it does not use (pydantic models of a sweep, matplotlib without plots), and
+``auv-cosim`` starts with only what its command uses. The master never imports the
+campaign package (``from auv_cosim.campaigns import sweep``).
+"""
+
+from importlib import import_module
+
+#: public name -> the module of the master that defines it
+_WHERE = {
+    # run a scenario
+    **dict.fromkeys(("run", "RunResult", "EXIT_OK", "EXIT_FAILED", "EXIT_SCENARIO", "EXIT_INTERRUPTED"), ".runner"),
+    # load and resolve one
+    **dict.fromkeys(("load_scenario", "list_scenarios", "ScenarioError", "resolve_fmu_path", "REPO_ROOT",
+                     "override_start_value"), ".scenario"),
+    **dict.fromkeys(("build_plan", "Plan"), ".plan"),
+    # an FMU's variables and values for them
+    **dict.fromkeys(("fmu_variables", "Var", "expand", "suggest", "coerce_value"), ".plan"),
+    # what registered figures, analyses and plots (auv_cosim.master.registry) get and use
+    **dict.fromkeys(("RunData", "param", "rounded", "stats"), ".summary"),
+    "find_step": ".signals",
+    # a child process a plot function forks to share the drawing: dies with its parent; the
+    # pipes between them; the run's rows in shared memory for it to map
+    **dict.fromkeys(("die_with_parent", "fork_drawer", "end_drawer", "widen_pipe", "read_all", "write_all", "rows_handle",
+                     "rows_from_handle"), ".plot_process"),
+    # messages, files
+    **dict.fromkeys(("display_path", "format_loc", "pydantic_problems"), ".scenario"),
+    **dict.fromkeys(("file_sha256", "cleanup_temporary"), ".fmu_cache"),
+    # a command's files: written whole, never over an input or, unasked, an existing file
+    **dict.fromkeys(("write_whole", "output_target", "same_file"), ".files"),
+}
+
+__all__ = list(_WHERE)
+
+
+def __getattr__(name: str):
+    if name in _WHERE:
+        value = getattr(import_module(_WHERE[name], __name__), name)
+        globals()[name] = value  # once imported, an ordinary attribute
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | set(__all__))

@@ -1,0 +1,148 @@
+"""results.csv, written as the run goes.
+
+Rows arrive in blocks (the master hands over a block every 256 steps or every second of wall
+time, whichever comes first, and whatever is left when the run ends, fails or is
+interrupted); each block is formatted in one go and flushed to the OS, so a crash of the master
+process loses at most the block being filled and an FMU error, a NaN or Ctrl-C lose nothing.
+
+Formatting: ``time`` and every Real as the shortest text that reads back as the same double
+(Python's ``repr``), Integer and Boolean columns as whole numbers. The text depends on nothing
+but the values, so two runs of a deterministic scenario give byte-identical files.
+
+Where the text is made. Formatting costs about 0.2 us a value (ujson, see
+``auv_cosim/master/csv_writer.py``; ``repr`` 0.45 us where ujson cannot be used): some 19 us a row of the
+H100's 91 columns, more than half of what the master and the FMI boundary cost per step without
+any model. So a run expected to record ``BACKGROUND_CELLS`` values or more (rows times
+columns), on a machine with more than one CPU, hands each block as raw float64 values to a
+writer process (``auv_cosim/master/csv_writer.py``) that formats and appends it on another core; smaller
+runs format in the master's process. Both use ``csv_writer.format_block``: the file is the
+same, byte for byte, either way.
+
+The criterion counts values, not rows, because the formatting a writer takes off the master is
+proportional to values, while its costs are nearly fixed: some 15-20 ms to start (``python -I
+-S`` and ujson, on the other core while the master loads the FMUs) and, at the end, the wait
+for the last block still in the pipe (256 rows: about 5 ms for the H100's 91 columns). 100,000
+values take about as long to format as the writer takes to start: a 120 s H100 run (1,201 x 91)
+goes to the writer, a 60 s survey run (601 x 42) stays inline. The pipe to the writer is
+enlarged to 1 MiB where Linux allows it: a 120 s H100 run's rows (1,201 x 91 doubles) then fit
+in it, so the master writes without waiting for the writer to read, even when the writer
+formats slower than the master steps (no-op FMUs); it waits once, at ``close()``. Campaign
+workers format inline (auv_cosim/campaigns/worker.py): their runs already keep both cores busy.
+The writer process has written every row it was sent when ``close()`` returns; if the master
+process dies, the writer still writes every block it received, then sees the end of its input
+and exits.
+``AUV_MASTER_CSV_WRITER=process`` or ``inline`` forces one way (tests use it).
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+
+from . import csv_writer
+
+#: runs expected to record at least this many values (rows x columns) format them in a writer process
+BACKGROUND_CELLS = 100_000
+#: the size asked for the pipe to the writer process (Linux's default limit for a user)
+WRITER_PIPE_BYTES = 1 << 20
+
+
+def _want_writer_process(expected_rows: int, columns: int) -> bool:
+    mode = os.environ.get("AUV_MASTER_CSV_WRITER", "").strip().lower()
+    if mode in ("process", "inline"):
+        return mode == "process"
+    return expected_rows * columns >= BACKGROUND_CELLS and (os.cpu_count() or 1) > 1 and bool(sys.executable)
+
+
+def _enlarge_pipe(stream) -> None:
+    """Ask for a pipe of WRITER_PIPE_BYTES (Linux's F_SETPIPE_SZ); keep the default (64 KiB)
+    where that is not possible: it only means waiting for the writer sooner."""
+    try:
+        import fcntl
+
+        fcntl.fcntl(stream.fileno(), fcntl.F_SETPIPE_SZ, WRITER_PIPE_BYTES)
+    except (ImportError, AttributeError, OSError):
+        pass
+
+
+class CsvRecorder:
+    def __init__(self, path: Path, columns: list[str], colmap: dict[str, int], record: list[str], integer_columns: set[str],
+                 expected_rows: int = 0):
+        self.path = Path(path)
+        self.names = ["time"] + list(record)
+        self.index = np.array([0] + [colmap[n] for n in record], dtype=np.intp)
+        self._kinds = csv_writer.column_kinds([n in integer_columns for n in self.names])
+        self._f = open(self.path, "w", encoding="utf-8", newline="", buffering=1 << 20)
+        self._f.write(",".join(self.names) + "\n")
+        self._f.flush()
+        self.rows = 0
+        self._writer: subprocess.Popen | None = None
+        if _want_writer_process(expected_rows, len(self.names)):
+            self._start_writer()
+
+    def _start_writer(self):
+        """Hand the file over to a writer process (it appends after the header); stay inline
+        if it cannot be started."""
+        self._f.close()
+        self._f = None
+        try:
+            folder = csv_writer.fast_formatter_folder()
+            self._writer = subprocess.Popen(
+                [sys.executable, "-I", "-S", csv_writer.__file__, str(self.path), str(len(self.names)), self._kinds]
+                + ([folder] if folder else []),
+                stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
+                start_new_session=True)  # Ctrl-C at the terminal is the master's; the writer ends with its input
+            _enlarge_pipe(self._writer.stdin)
+        except OSError:
+            self._writer = None
+            self._f = open(self.path, "a", encoding="utf-8", newline="", buffering=1 << 20)
+
+    @property
+    def background(self) -> bool:
+        """True while the rows are formatted by a writer process."""
+        return self._writer is not None
+
+    def write_block(self, block: np.ndarray):
+        sel = block[:, self.index] if len(self.index) != block.shape[1] else block
+        if self._writer is not None:
+            data = np.ascontiguousarray(sel, dtype=np.float64)
+            try:
+                self._writer.stdin.write(csv_writer.HEADER.pack(len(data)))
+                self._writer.stdin.write(data.tobytes())
+                self._writer.stdin.flush()
+            except OSError as e:  # the writer process is gone (its error is on stderr)
+                raise OSError(f"the writer process of {self.path} stopped (exit status {self._writer.poll()}): {e}") from None
+        elif self._f is not None:
+            self._f.write(csv_writer.format_block(self._kinds, sel.ravel().tolist()))
+            self._f.flush()
+        else:
+            return
+        self.rows += len(sel)
+
+    def flush(self):
+        if self._writer is not None:
+            try:
+                self._writer.stdin.flush()
+            except OSError:
+                pass  # reported by write_block or close
+        elif self._f is not None:
+            self._f.flush()
+
+    def close(self):
+        if self._writer is not None:
+            writer, self._writer = self._writer, None
+            try:
+                writer.stdin.close()
+            except OSError:
+                pass
+            status = writer.wait()
+            if status != 0:
+                raise OSError(f"the writer process of {self.path} failed (exit status {status}); see its message above")
+        if self._f is not None:
+            self._f.flush()
+            self._f.close()
+            self._f = None

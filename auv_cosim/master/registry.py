@@ -1,0 +1,114 @@
+"""What the master finds rather than imports: the packages installed beside it declare Python
+entry points (``[project.entry-points."GROUP"]`` in their pyproject.toml), and the master loads
+them by group, never a package by name.
+
+- ``auv_cosim.commands``: subcommands of ``auv-cosim``; each entry point is a function
+  ``add_parser(subparsers)`` that adds its subparser and sets ``func`` (``sweep``: campaigns).
+- ``auv_cosim.figures``: a ``RunFigures``, what a vehicle's or mission's package adds to every
+  run's summary.json, the CLI's report and the plots (the AUV's: ``auv_cosim.analyses.auv:FIGURES``).
+- ``auv_cosim.analyses``: an ``Analysis`` per name a scenario can list under ``analysis:``.
+
+docs/architecture.md shows how a new vehicle registers its own.
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass, field
+from importlib.metadata import entry_points
+from typing import Any, Callable
+
+COMMANDS = "auv_cosim.commands"
+
+
+def _load(group: str, names: set[str] | None = None) -> list[tuple[str, object]]:
+    """(name, loaded object) of every entry point of ``group`` (or of those in ``names``), by
+    name. One that cannot be loaded (its package broken or half installed) is reported on stderr
+    and left out: the rest of the master still works."""
+    out = []
+    for ep in sorted(entry_points(group=group), key=lambda e: e.name):
+        if names is not None and ep.name not in names:
+            continue  # not loaded at all: its package is not imported
+        try:
+            out.append((ep.name, ep.load()))
+        except Exception as e:
+            print(f"master: ignoring the {group} entry point '{ep.name}' ({ep.value}): "
+                  f"{type(e).__name__}: {e}", file=sys.stderr)
+    return out
+
+
+def commands(command: str | None = None) -> list:
+    """The ``add_parser(subparsers)`` functions of the extra subcommands: only ``command``'s
+    when it is one of them (its package alone is imported), else all (help, or an unknown
+    command whose error lists them)."""
+    names = {ep.name for ep in entry_points(group=COMMANDS)}
+    return [fn for _, fn in _load(COMMANDS, {command} if command in names else None)]
+
+
+FIGURES = "auv_cosim.figures"
+ANALYSES = "auv_cosim.analyses"
+
+
+@dataclass(frozen=True)
+class RunFigures:
+    """What a vehicle's or a mission's package adds to every run (entry point group
+    ``auv_cosim.figures``; each entry point names one ``RunFigures`` object):
+
+    - ``compute(run)``: top-level keys for summary.json (``run``: ``auv_cosim.master.RunData``);
+    - ``empty``: the same keys, with the value of a run without figures (it never got past its
+      initial state), so that summary.json always has them;
+    - ``describe(summary)``: the lines ``auv-cosim run`` prints about them;
+    - ``plots(run, out_dir)``: draws PNG files into ``out_dir`` and returns their paths;
+      ``plot_files``: every name it may write (removed from the folder before a run);
+      ``prepare_plots(run)``: imports and warms up what ``plots`` will use, called ahead, while
+      the run steps, in the process that will draw them (auv_cosim/master/plot_process.py), or None;
+      ``run`` is the run without its rows (a ``auv_cosim.master.RunData`` with the plan and every column
+      the run records, no row; None if unknown): what can be made of the plots before the
+      values exist may be made then (``plots`` of that run still gets every row);
+    - ``waypoints(scenario)``: the (north, east, depth) points the 3-D view draws, from a
+      resolved scenario mapping (scenario.resolved.yaml); a ValueError naming the parameter
+      when they are malformed."""
+
+    compute: Callable[[Any], dict]
+    empty: dict = field(default_factory=dict)
+    describe: Callable[[dict], list[str]] = lambda summary: []
+    plots: Callable[[Any, Any], list] | None = None
+    plot_files: tuple[str, ...] = ()
+    prepare_plots: Callable[[Any], None] | None = None
+    waypoints: Callable[[dict], list] | None = None
+
+
+@dataclass(frozen=True)
+class Analysis:
+    """An analysis a scenario can ask for by name under ``analysis:`` (entry point group
+    ``auv_cosim.analyses``: the entry point's name is the analysis's name):
+
+    - ``options``: the pydantic model of its options (the scenario's ``analysis.NAME``
+      mapping, validated with the file and field named);
+    - ``run(run, options)``: its figures, a dict under ``analysis.NAME`` in summary.json
+      (``{"error": ...}`` when it cannot be computed);
+    - ``describe(figures)``: the line ``auv-cosim run`` prints, or None;
+    - ``check(options, instances, signal_targets)``: before the run, what the options name that
+      the scenario does not have, as (option field, message) pairs; or None."""
+
+    options: type
+    run: Callable[[Any, Any], dict]
+    describe: Callable[[dict], str] | None = None
+    check: Callable[[Any, list[str], list[str]], list[tuple[str, str]]] | None = None
+
+
+_cache: dict[str, dict] = {}
+
+
+def figures() -> dict[str, RunFigures]:
+    """The registered run figures, by entry-point name."""
+    if FIGURES not in _cache:
+        _cache[FIGURES] = dict(_load(FIGURES))
+    return _cache[FIGURES]
+
+
+def analyses() -> dict[str, Analysis]:
+    """The registered analyses, by name."""
+    if ANALYSES not in _cache:
+        _cache[ANALYSES] = dict(_load(ANALYSES))
+    return _cache[ANALYSES]

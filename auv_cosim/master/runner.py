@@ -1,0 +1,405 @@
+"""``auv_cosim.master.run``: scenario in, results folder out."""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import glob
+import json
+import os
+import signal
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import yaml
+
+from .engine import simulate
+from .files import same_file, write_whole
+from .fmu_cache import FmuArchiveError, extract_fmu
+from .plan import Plan, build_plan
+from .plot_process import PlotProcess
+from .scenario import (
+    SCENARIO_DIR,
+    LoadedScenario,
+    ScenarioError,
+    display_path,
+    load_scenario,
+    resolve_fmu_path,
+)
+from .summary import build_summary, empty_figures, make_plots, plot_files
+
+EXIT_OK = 0
+EXIT_FAILED = 1
+EXIT_SCENARIO = 2
+EXIT_INTERRUPTED = 130
+
+OWN_FILES = ("results.csv", "summary.json", "scenario.resolved.yaml")  # and the registered plot files
+# written into a run's folder afterwards (`run --view`, `view`): an earlier run's goes with it
+LATER_FILES = ("view.html",)
+
+
+@dataclass
+class RunResult:
+    status: str  # completed | failed | interrupted
+    reason: str
+    out_dir: Path
+    results_csv: Path
+    summary_path: Path
+    summary: dict
+    plots: list[Path] = field(default_factory=list)
+    data: np.ndarray | None = None  # every value of every step: time, all outputs, signals
+    colmap: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def ok(self) -> bool:
+        return self.status == "completed"
+
+    @property
+    def exit_code(self) -> int:
+        return {"completed": EXIT_OK, "interrupted": EXIT_INTERRUPTED}.get(self.status, EXIT_FAILED)
+
+    def column(self, name: str) -> np.ndarray:
+        """The values of ``instance.variable`` (or ``time``) at every recorded step."""
+        if name == "time":
+            return self.data[:, 0]
+        return self.data[:, self.colmap[name]]
+
+
+def find_scenario(text: str | os.PathLike) -> Path:
+    """A scenario given as a path, or as a bare name of a file in scenarios/."""
+    p = Path(text)
+    if p.is_file():
+        return p
+    if not p.suffix and p.parent == Path("."):
+        for ext in (".yaml", ".yml"):
+            cand = SCENARIO_DIR / f"{p}{ext}"
+            if cand.is_file():
+                return cand
+    return p  # let the loader report it
+
+
+def _connections_doc(plan: Plan) -> dict:
+    """The connections by what their destination reads (docs/master.md)."""
+    return {
+        "same_step": [c.text for c in plan.connections if c.kind == "forward"],
+        "previous_step": [c.text for c in plan.connections if c.kind != "forward"],
+    }
+
+
+def run(scenario: str | os.PathLike | dict, out_dir: str | os.PathLike | None = None, stop_time: float | None = None,
+        step: float | None = None, overrides: dict[str, Any] | None = None, progress: bool | None = None,
+        plots: bool | None = None, echo_messages: bool = True) -> RunResult:
+    """Run a scenario (a path, a bare scenario name, or an already loaded mapping).
+
+    Raises :class:`ScenarioError` (before anything runs) for a malformed scenario or a missing
+    FMU. Anything that goes wrong during the run is returned in the result (``status``,
+    ``reason``; ``summary['failure']``), after every row computed so far has been written.
+    """
+    t_call = time.perf_counter()
+    wall0 = time.time()
+    if isinstance(scenario, LoadedScenario):
+        if overrides:
+            raise ValueError("overrides apply while loading; pass the scenario file or mapping instead")
+        source, loaded = scenario.file, scenario
+    else:
+        source = scenario if isinstance(scenario, dict) else find_scenario(scenario)
+        loaded = load_scenario(source, overrides)
+    plan = build_plan(loaded, stop_time=stop_time, step=step)
+
+    out = Path(out_dir) if out_dir is not None else Path("results") / plan.name
+    # every FMU is readable (a corrupt one is refused here, before anything is written)
+    prepare_fmus(plan)
+    want_plots = plan.model.plots if plots is None else plots
+    # forked now, before the FMUs start: it imports what the plots need while the run steps
+    plotter = PlotProcess.start(plan) if want_plots else None
+    try:
+        with _OutputFolder(out, plan.input_files) as lock, _DeferredSignals() as deferred:
+            return _run_into(plan, loaded, source, out, lock, deferred, progress, want_plots, plotter, echo_messages,
+                             t_call, wall0)
+    finally:
+        if plotter is not None:
+            plotter.close()  # nothing drawn (a failed start, no rows), or abandoned: it ends here
+
+
+def _run_into(plan, loaded, source, out: Path, lock, deferred, progress, want_plots, plotter, echo_messages, t_call,
+              wall0):
+    resolved = loaded.model.model_dump(mode="json", by_alias=True, exclude_none=True)
+    # the includes are merged and their `disconnect` applied already: the connections listed
+    # are those the run made, and the file runs again as it is
+    resolved.pop("include", None)
+    resolved.pop("disconnect", None)
+    resolved["stop_time"] = plan.stop_time
+    resolved["step"] = plan.step
+    for name, ip in plan.instances.items():  # the start values as the run read them (typed)
+        resolved["instances"][name]["parameters"] = dict(ip.start_values)
+        # an FMU named relative to the file that declared it is found from the results folder
+        # too: as written when that finds the same file, else by its absolute path
+        if resolve_fmu_path(resolved["instances"][name]["fmu"], None)[0] != ip.fmu_path:
+            resolved["instances"][name]["fmu"] = str(ip.fmu_path)
+    resolved_text = (f"# {plan.name}: the scenario as run (includes merged, overrides applied)\n"
+                     + yaml.safe_dump(resolved, sort_keys=False, width=120))
+    lock.write("scenario.resolved.yaml", resolved_text)
+
+    csv_path = out / "results.csv"
+    outcome = simulate(plan, csv_path, progress=progress, echo_messages=echo_messages, t_call=t_call)
+    refusal = refused_start_value(plan, outcome)
+    if refusal is not None:  # nothing ran: the folder keeps no file of this run
+        for name in ("results.csv", "scenario.resolved.yaml"):
+            (out / name).unlink(missing_ok=True)
+        raise refusal
+
+    simulated = outcome.time - plan.start_time
+    summary: dict[str, Any] = {
+        "scenario": plan.name,
+        "scenario_file": display_path(loaded.file) if not isinstance(source, dict) else None,
+        "description": loaded.model.description,
+        "status": outcome.status,
+        "reason": outcome.reason,
+    }
+    if outcome.failure:
+        summary["failure"] = outcome.failure
+    summary.update({
+        "started": time.strftime("%Y-%m-%dT%H:%M:%S", time.localtime(wall0)),
+        "simulated_time_s": round(simulated, 9),
+        "stop_time_s": plan.stop_time,
+        "step_s": plan.step,
+        "steps": outcome.steps_done,
+        "startup_time_s": round(outcome.startup_time, 4),
+        "stepping_time_s": round(outcome.stepping_time, 4),
+        "real_time_factor": round(simulated / outcome.stepping_time, 2) if outcome.stepping_time > 0 else None,
+    })
+    try:
+        # no figures from a run that never got past its initial state
+        figures = build_summary(plan, outcome.data, outcome.colmap) if len(outcome.data) >= 2 else empty_figures()
+    except Exception as e:
+        figures = {"summary_error": f"{type(e).__name__}: {e}"}
+    summary.update(figures)
+    summary["algorithm"] = plan.algorithm
+    summary["step_order"] = plan.order
+    summary["init_order"] = plan.init_order
+    summary["connections"] = _connections_doc(plan)
+    if plan.signals:
+        from .signals import describe
+
+        summary["signals"] = {s.target: describe(s.spec) for s in plan.signals}
+    if plan.stops:
+        summary["stop_when"] = [s.text + (f" (+{s.after:g} s)" if s.after else "") for s in plan.stops]
+        summary["stopped_by"] = outcome.stop_condition
+    if plan.unconnected_inputs:
+        summary["unconnected_inputs"] = plan.unconnected_inputs
+    summary["fmus"] = {n: display_path(ip.fmu_path) for n, ip in plan.instances.items()}
+    summary["fmu_messages"] = {"warnings": outcome.message_counts["warning"], "errors": outcome.message_counts["error"],
+                               "first": outcome.messages[:20]}
+
+    plot_paths: list[Path] = []
+    if want_plots and len(outcome.data) >= 2 and not deferred.signame:
+        try:
+            with deferred.interruptible():
+                if plotter is not None:
+                    plot_paths = plotter.draw(outcome.data, outcome.colmap, out)
+                else:
+                    plot_paths = make_plots(plan, outcome.data, outcome.colmap, out)
+        except KeyboardInterrupt:
+            summary["plot_error"] = f"interrupted by {deferred.signame or 'Ctrl-C (SIGINT)'} while drawing the plots"
+        except Exception as e:
+            summary["plot_error"] = f"{type(e).__name__}: {e}"
+    if deferred.signame and summary["status"] == "completed":
+        # the simulation had finished; the user asked to stop during the summary or the plots
+        status = summary["status"] = "interrupted"
+        reason = summary["reason"] = (f"interrupted by {deferred.signame} after the simulation had finished "
+                                      f"({outcome.reason}); summary written, plots may be missing")
+    else:
+        status, reason = outcome.status, outcome.reason
+    summary["files"] = {"results": display_path(csv_path), "summary": display_path(out / "summary.json"),
+                        "plots": [display_path(p) for p in plot_paths]}
+    summary["rows"] = int(len(outcome.data))
+    summary["wall_time_s"] = round(time.perf_counter() - t_call, 4)
+    lock.write("summary.json", json.dumps(_clean(summary), indent=2, allow_nan=False, default=_json_default) + "\n")
+    return RunResult(status, reason, out, csv_path, out / "summary.json", summary, plot_paths,
+                     outcome.data, outcome.colmap)
+
+
+#: the calls that set an instance's start values and take them in (a value refused there is an
+#: input refused, not a run failed)
+INITIALISATION_CALLS = ("fmi2SetReal", "fmi2SetInteger", "fmi2SetBoolean", "fmi2SetString",
+                        "fmi2EnterInitializationMode", "fmi2ExitInitializationMode")
+
+
+def refused_start_value(plan: Plan, outcome) -> ScenarioError | None:
+    """A run that failed before its first step because an FMU refused one of its parameters or
+    inputs (the FMU's message names it: ``parameter ThrusterDir[1,1] = 1e+200 is ...``) is a
+    refused input, as a value the plan refuses is: the ScenarioError names the file and field
+    that set the value (the instance's FMU when the scenario left it at the FMU's default) and
+    quotes the FMU. None for any other outcome."""
+    failure = outcome.failure or {}
+    ip = plan.instances.get(failure.get("instance"))
+    variable = failure.get("variable")
+    if (outcome.status != "failed" or outcome.steps_done or ip is None or not variable or ", " in variable
+            or failure.get("function") not in INITIALISATION_CALLS):
+        return None
+    base = variable.split("[", 1)[0]
+    named = [v for v in ip.vars.values() if v.name == variable or v.name.split("[", 1)[0] == base]
+    if not named or not all(v.causality in ("parameter", "input") for v in named):
+        return None
+    set_here = [v.name for v in named if v.name in ip.param_where]
+    exact = variable if variable in ip.param_where else (set_here[0] if set_here else None)
+    file, fld = (ip.param_where[exact] if exact else
+                 plan.loaded.where("instances", ip.name, "fmu"))
+    said = next((m for m in reversed(failure.get("messages") or []) if variable in m), None)
+    default = "" if exact else " (the FMU's own value: the scenario does not set it)"
+    return ScenarioError(file, fld, f"{ip.name}.{variable}{default} refused by the FMU at initialisation"
+                                    + (f": {said}" if said else f" ({outcome.reason})"))
+
+
+def prepare_fmus(plan: Plan) -> None:
+    """Extract every FMU of the plan (into the FMU cache) before anything is written: an FMU
+    that cannot be unpacked (a corrupt zip, a CRC error) is refused as a ScenarioError naming
+    it and the field that names it."""
+    problems = []
+    for name, ip in plan.instances.items():
+        try:
+            extract_fmu(ip.fmu_path)
+        except FmuArchiveError as e:
+            problems.append((*plan.loaded.where("instances", name, "fmu"), str(e)))
+    if problems:
+        raise ScenarioError(problems)
+
+
+class _OutputFolder:
+    """The run's output folder, held for the whole run: created, checked writable, locked
+    (``flock`` on the folder itself, released when the process ends however it ends: two runs
+    into one folder would mix their files), its own files of an earlier run removed. Problems
+    are a ScenarioError naming ``--out`` (nothing has run yet)."""
+
+    def __init__(self, out: Path, inputs: list[Path] = ()):
+        self.out = out
+        self.inputs = inputs  # never removed or written over: the run reads them
+        self.fd: int | None = None
+
+    def _refuse(self, message: str):
+        raise ScenarioError("--out", display_path(self.out), message)
+
+    def __enter__(self):
+        out = self.out
+        if out.exists() and not out.is_dir():
+            self._refuse("exists and is not a folder")
+        try:
+            out.mkdir(parents=True, exist_ok=True)
+        except OSError as e:
+            self._refuse(f"cannot create the output folder: {e.strerror or e}")
+        if not os.access(out, os.W_OK | os.X_OK):
+            self._refuse("the output folder is not writable")
+        for name in OWN_FILES + LATER_FILES + plot_files():
+            if (out / name).is_dir():
+                self._refuse(f"{name} in it is a folder; remove it or choose another --out")
+            if (out / name).exists() and any(same_file(out / name, p) for p in self.inputs):
+                self._refuse(f"{name} in it is an input of this run (a run replaces its files there); "
+                             f"choose another --out")
+        try:
+            self.fd = os.open(out, os.O_RDONLY)
+        except OSError as e:
+            self._refuse(f"cannot open the output folder: {e.strerror or e}")
+        try:
+            fcntl.flock(self.fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(self.fd)
+            self.fd = None
+            self._refuse("another run is writing into this folder right now; wait for it or choose another --out")
+        except OSError:
+            pass  # a file system without locks: run unlocked rather than not at all
+        try:
+            for name in OWN_FILES + LATER_FILES + plot_files():
+                # with what a killed writer left of it (auv_cosim.master.files.write_whole's temporary)
+                for p in [out / name, *out.glob(f".{glob.escape(name)}.*.partial")]:
+                    try:
+                        p.unlink()
+                    except FileNotFoundError:
+                        pass
+        except OSError as e:
+            self.__exit__()
+            self._refuse(f"cannot remove the files of an earlier run: {e.strerror or e}")
+        except BaseException:
+            self.__exit__()
+            raise
+        return self
+
+    def write(self, name: str, text: str):
+        """Write a file of the run whole or not at all (auv_cosim.master.files.write_whole)."""
+        write_whole(self.out / name, text)
+
+    def __exit__(self, *exc):
+        if self.fd is not None:
+            os.close(self.fd)  # releases the lock
+            self.fd = None
+        return False
+
+
+class _DeferredSignals:
+    """Ctrl-C and SIGTERM after the simulation (while the summary and the plots are made) must
+    not lose summary.json: the signal is noted, the plots (the only slow part) are abandoned and
+    the summary is still written, as ``interrupted``. During the simulation the engine's own
+    handler takes over (it stops after the step in progress)."""
+
+    def __init__(self):
+        self.signame: str | None = None
+        self._old: dict = {}
+        self._raise = False
+
+    def _handler(self, signum, frame):
+        self.signame = "Ctrl-C (SIGINT)" if signum == signal.SIGINT else signal.Signals(signum).name
+        if self._raise:
+            self._raise = False
+            raise KeyboardInterrupt
+
+    def __enter__(self):
+        if threading.current_thread() is threading.main_thread():
+            for sig in (signal.SIGINT, signal.SIGTERM):
+                try:
+                    self._old[sig] = signal.signal(sig, self._handler)
+                except (ValueError, OSError):
+                    pass
+        return self
+
+    @contextlib.contextmanager
+    def interruptible(self):
+        """Inside, a signal raises KeyboardInterrupt (to abandon the plots)."""
+        self._raise = True
+        try:
+            yield
+        finally:
+            self._raise = False
+
+    def __exit__(self, *exc):
+        for sig, h in self._old.items():
+            try:
+                signal.signal(sig, h)
+            except (ValueError, OSError):
+                pass
+        return False
+
+
+def _json_default(o):
+    if isinstance(o, (np.floating,)):
+        return float(o)
+    if isinstance(o, (np.integer,)):
+        return int(o)
+    if isinstance(o, (np.bool_,)):
+        return bool(o)
+    if isinstance(o, Path):
+        return str(o)
+    return str(o)
+
+
+def _clean(o):
+    """NaN and infinities become null, so summary.json is strict JSON."""
+    if isinstance(o, dict):
+        return {k: _clean(v) for k, v in o.items()}
+    if isinstance(o, (list, tuple)):
+        return [_clean(v) for v in o]
+    if isinstance(o, (float, np.floating)):
+        return float(o) if np.isfinite(o) else None
+    return o

@@ -1,0 +1,322 @@
+"""One FMU instance prepared for the stepping loop, and its stepper.
+
+The loop works on one flat float64 vector, ``row`` (the time, every output of every instance
+and every signal value; laid out by ``engine``). Each instance reads its Real outputs straight
+into its slice of ``row`` (one ``fmi2GetReal`` call into a ctypes view of the numpy buffer),
+gathers its inputs from ``row`` with one ``numpy.take`` over a precomputed index array, and
+hands them over with one ``fmi2SetReal`` call. Value references, buffers and index arrays are
+prepared once (``prepare``); the stepper's closures do no dictionary lookups and allocate
+nothing.
+"""
+
+from __future__ import annotations
+
+import math
+from ctypes import addressof, c_double, c_int, c_size_t, c_uint, c_void_p, cast
+from dataclasses import dataclass, field
+from typing import Any, Callable, NamedTuple
+
+import numpy as np
+from fmpy.fmi1 import FMICallException
+from fmpy.fmi2 import FMU2Slave
+
+from .fmi_log import RunFailure, fmt_time
+from .native_loop import CALL_DO_STEP, CALL_GET_DISCRETE, CALL_GET_REAL, CALL_SET_DISCRETE, CALL_SET_REAL
+from .plan import Plan
+
+
+def _vr_array(vrs):
+    return (c_uint * len(vrs))(*vrs)
+
+
+@dataclass
+class InputPort:
+    """Inputs of one type: where they come from in ``row`` and where they go in the FMU."""
+
+    names: list[str]
+    vr: Any
+    buf: Any
+    view: np.ndarray
+    src: np.ndarray
+    n_conn: int  # the first n_conn come from connections, the rest from signals
+    tmp: np.ndarray | None = None  # float staging for Integer/Boolean inputs
+
+    @property
+    def n(self):
+        return len(self.names)
+
+
+@dataclass
+class Instance:
+    """An FMU instance of the run and what the loop needs of it."""
+
+    name: str
+    fmu: FMU2Slave
+    md: Any
+    state: str = "instantiated"  # -> initialised, error, fatal, terminated
+    real_out: tuple | None = None  # (vr, n, ctypes view into row)
+    int_out: tuple | None = None  # (vr, n, buf, view, a, b)
+    bool_out: tuple | None = None
+    real_in: InputPort | None = None
+    int_in: InputPort | None = None
+    bool_in: InputPort | None = None
+    conn_names: list[str] = field(default_factory=list)  # connection text per connected Real input
+
+
+def prepare(instance: Instance, ip, plan: Plan, colmap: dict, groups: dict, row: np.ndarray):
+    """Value-reference arrays, ctypes buffers and index arrays for one instance."""
+    real_vs, a, b = groups["Real"]
+    if real_vs:
+        view = (c_double * len(real_vs)).from_address(row.ctypes.data + 8 * a)
+        instance.real_out = (_vr_array([v.vr for v in real_vs]), len(real_vs), view)
+    for typ, attr in (("Integer", "int_out"), ("Boolean", "bool_out")):
+        vs, a, b = groups[typ]
+        if vs:
+            buf = (c_int * len(vs))()
+            setattr(instance, attr, (_vr_array([v.vr for v in vs]), len(vs), buf, np.ctypeslib.as_array(buf), a, b))
+
+    conns = [c for c in plan.connections if c.dst == ip.name]
+    sigs = [s for s in plan.signals if s.inst == ip.name]
+    for typ, attr in (("Real", "real_in"), ("Integer", "int_in"), ("Boolean", "bool_in")):
+        match = (lambda v: v.type == typ or (typ == "Integer" and v.type == "Enumeration"))
+        cs = [c for c in conns if match(c.dst_var)]
+        ss = [s for s in sigs if match(s.var)]
+        if not cs and not ss:
+            continue
+        names = [c.dst_var.name for c in cs] + [s.var.name for s in ss]
+        vrs = [c.dst_var.vr for c in cs] + [s.var.vr for s in ss]
+        src = np.array([colmap[f"{c.src}.{c.src_var.name}"] for c in cs] + [colmap[s.target] for s in ss], dtype=np.intp)
+        if typ == "Real":
+            buf = (c_double * len(vrs))()
+            port = InputPort(names, _vr_array(vrs), buf, np.ctypeslib.as_array(buf), src, len(cs))
+            instance.conn_names = [c.text for c in cs]
+        else:
+            buf = (c_int * len(vrs))()
+            port = InputPort(names, _vr_array(vrs), buf, np.ctypeslib.as_array(buf), src, len(cs), np.zeros(len(vrs)))
+        setattr(instance, attr, port)
+
+
+def _raw_function(fmu: FMU2Slave, name: str):
+    """The FMU library's function ``name`` as a ctypes function object *without* argtypes.
+
+    fmpy declares argtypes on its own function objects, and ctypes then converts every
+    argument on every call (about 0.3 us per call, and the loop makes a dozen calls per
+    step). Called without argtypes, ctypes passes ctypes instances as they are, so every
+    argument handed to these objects must already be a ctypes instance of the C type of the
+    parameter (c_void_p for the component, arrays for the value references and values,
+    c_size_t for a count, c_double for a time, c_int for a boolean): a bare Python int would
+    go as a C int, which is wrong for a pointer or a size_t. ``dll[name]`` makes a new
+    function object each time; fmpy's, cached as an attribute of the library, is untouched.
+    The return value is the fmi2Status (an int), checked as fmpy does."""
+    function = fmu.dll[name]
+    function.restype = c_int
+    return function
+
+
+class Stepper(NamedTuple):
+    """The calls the loop makes on one instance: ``set_inputs()`` (gather from ``row``, check
+    the connected values, hand them over), ``advance(t)`` (fmi2DoStep), ``read_outputs()``
+    (into ``row``), what the Jacobi loop calls one phase at a time; and ``calls``, the same
+    three steps as one flat tuple of calls without arguments (each transfer, then fmi2DoStep
+    from the time in the loop's shared ``now``, then each read), which the Gauss-Seidel loop
+    makes in one loop over every instance: no frame per instance or per phase in between, no
+    ctypes double made per step."""
+
+    set_inputs: Callable[[], None]
+    advance: Callable[[float], None]
+    read_outputs: Callable[[], None]
+    calls: tuple
+    #: the same calls described for the C loop (auv_cosim/master/native_loop.py), as three tuples: the
+    #: transfers, fmi2DoStep, the reads (the Jacobi loop makes each phase for every instance
+    #: before the next). Per call, the fields of its ``Call`` and the function that raises what
+    #: the Python call would raise, given the status the C loop reports (-1: a connected value
+    #: was not finite).
+    native: tuple = ((), (), ())
+
+
+def make_stepper(instance: Instance, row: np.ndarray, h: float, now: c_double) -> Stepper:
+    """The stepper of one instance, with everything its closures touch bound once, here
+    (``now``: the communication point the loop is at, for ``calls``' fmi2DoStep).
+
+    The FMU library's functions are called directly through ctypes (see ``_raw_function``),
+    without fmpy's per-call wrapper; the status is checked exactly as fmpy does: anything above
+    fmi2Warning raises fmpy's ``FMICallException``. Each transfer that the instance does not
+    have (no Integer inputs, no Boolean outputs, ...) is left out of its closures when they are
+    made, not tested at every call."""
+    comp = c_void_p(instance.fmu.component)
+    setReal, setInteger, setBoolean, getReal, getInteger, getBoolean, doStep = (
+        _raw_function(instance.fmu, f"fmi2{name}") for name in
+        ("SetReal", "SetInteger", "SetBoolean", "GetReal", "GetInteger", "GetBoolean", "DoStep"))
+    take = row.take
+    isfinite = math.isfinite
+    E = FMICallException
+
+    # ---------------- inputs
+    transfers = []  # the closures set_inputs calls, in order
+    native = []     # the same calls described for the C loop, in the order of `calls`
+
+    def address(function) -> int:
+        return cast(function, c_void_p).value
+
+    def raiser(function_name: str):
+        def fail(status: int):
+            raise E(function_name, status)
+        return fail
+    rp = instance.real_in
+    if rp is not None:
+        r_src, r_view, r_vr, r_buf, r_nc = rp.src, rp.view, rp.vr, rp.buf, rp.n_conn
+        r_n = c_size_t(rp.n)
+        # The connected values (the first r_nc) are checked before they are handed over: their
+        # sum is finite only when every one is. A sum over a memoryview of the buffer costs a
+        # fifth of numpy's reduce on a handful of values.
+        r_conn = memoryview(r_buf).cast("B").cast("d")[:r_nc]
+        names = instance.conn_names
+
+        def bad_value():
+            """The failure for the first non-finite connected value (None if there is none: the
+            sum of finite values overflowed)."""
+            bad = [i for i in range(r_nc) if not isfinite(r_view[i])]
+            if not bad:
+                return None
+            i = bad[0]
+            return RunFailure(
+                f"non-finite value {r_view[i]} exchanged on connection {names[i]} at t={fmt_time(row[0])} s",
+                instance=instance.name, variable=rp.names[i], connection=names[i], value=str(r_view[i]),
+                time=float(row[0]), source=names[i].split(" -> ")[0])
+
+        def set_real():
+            take(r_src, out=r_view, mode="clip")
+            if r_nc and not isfinite(sum(r_conn)):
+                failure = bad_value()
+                if failure is not None:
+                    raise failure
+            status = setReal(comp, r_vr, r_n, r_buf)
+            if status > 1:
+                raise E("fmi2SetReal", status)
+
+        def fail_set_real(status: int):
+            if status == -1:
+                raise bad_value()
+            raise E("fmi2SetReal", status)
+
+        transfers.append(set_real)
+        native.append(((CALL_SET_REAL, address(setReal), comp.value, addressof(r_vr), rp.n, r_src.ctypes.data,
+                        r_nc, addressof(r_buf), 0), fail_set_real))
+
+    def discrete_setter(port: InputPort, function, function_name: str):
+        src, tmp, view, vr, n, buf = port.src, port.tmp, port.view, port.vr, c_size_t(port.n), port.buf
+
+        def set_discrete():
+            take(src, out=tmp, mode="clip")
+            view[:] = tmp
+            status = function(comp, vr, n, buf)
+            if status > 1:
+                raise E(function_name, status)
+
+        return set_discrete
+
+    for port, function, function_name in ((instance.int_in, setInteger, "fmi2SetInteger"),
+                                          (instance.bool_in, setBoolean, "fmi2SetBoolean")):
+        if port is not None:
+            transfers.append(discrete_setter(port, function, function_name))
+            native.append(((CALL_SET_DISCRETE, address(function), comp.value, addressof(port.vr), port.n,
+                            port.src.ctypes.data, 0, addressof(port.buf), 0), raiser(function_name)))
+
+    # ---------------- outputs
+    reads = []
+    reads_native = []
+    if instance.real_out is not None:
+        o_vr, o_n, o_view = instance.real_out
+        o_n = c_size_t(o_n)
+
+        def get_real():
+            status = getReal(comp, o_vr, o_n, o_view)
+            if status > 1:
+                raise E("fmi2GetReal", status)
+
+        reads.append(get_real)
+        reads_native.append(((CALL_GET_REAL, address(getReal), comp.value, addressof(o_vr), o_n.value, None, 0, None,
+                              (addressof(o_view) - row.ctypes.data) // 8), raiser("fmi2GetReal")))
+
+    def discrete_getter(output: tuple, function, function_name: str):
+        vr, n, buf, view, a, b = output
+        n = c_size_t(n)
+
+        def get_discrete():
+            status = function(comp, vr, n, buf)
+            if status > 1:
+                raise E(function_name, status)
+            row[a:b] = view
+
+        return get_discrete
+
+    for output, function, function_name in ((instance.int_out, getInteger, "fmi2GetInteger"),
+                                            (instance.bool_out, getBoolean, "fmi2GetBoolean")):
+        if output is not None:
+            reads.append(discrete_getter(output, function, function_name))
+            vr, n, buf, _view, a, _b = output
+            reads_native.append(((CALL_GET_DISCRETE, address(function), comp.value, addressof(vr), n, None, 0,
+                                  addressof(buf), a), raiser(function_name)))
+
+    set_inputs = _sequence(transfers)
+    read_outputs = _sequence(reads)
+
+    step_size = c_double(h)
+    no_set_fmu_state_prior = c_int(1)  # fmi2True: the master never rolls back
+
+    def advance(t):
+        status = doStep(comp, c_double(t), step_size, no_set_fmu_state_prior)
+        if status > 1:
+            raise E("fmi2DoStep", status)
+
+    def advance_from_now():
+        status = doStep(comp, now, step_size, no_set_fmu_state_prior)
+        if status > 1:
+            raise E("fmi2DoStep", status)
+
+    step_native = ((CALL_DO_STEP, address(doStep), comp.value, None, 0, None, 0, None, 0), raiser("fmi2DoStep"))
+    return Stepper(set_inputs, advance, read_outputs, (*transfers, advance_from_now, *reads),
+                   (tuple(native), (step_native,), tuple(reads_native)))
+
+
+def _sequence(calls: list[Callable[[], None]]) -> Callable[[], None]:
+    """One call that makes ``calls`` in order (the single call itself when there is one)."""
+    if not calls:
+        return lambda: None
+    if len(calls) == 1:
+        return calls[0]
+    if len(calls) == 2:
+        first, second = calls
+
+        def both():
+            first()
+            second()
+
+        return both
+
+    def each():
+        for call in calls:
+            call()
+
+    return each
+
+
+def teardown(instances: dict[str, Instance]):
+    """Terminate and free every instance the FMI state machine allows us to: after an error
+    only fmi2FreeInstance, after a fatal error nothing at all. The shared libraries stay loaded
+    (unloading a pythonfmu library inside a Python process is not safe)."""
+    fatal_models = {i.md.coSimulation.modelIdentifier for i in instances.values() if i.state == "fatal"}
+    for inst in instances.values():
+        if inst.fmu.component is None or inst.md.coSimulation.modelIdentifier in fatal_models:
+            continue
+        try:
+            if inst.state == "initialised":
+                inst.fmu.terminate()
+        except Exception:
+            pass
+        try:
+            inst.fmu.fmi2FreeInstance(inst.fmu.component)
+        except Exception:
+            pass
+        inst.fmu.component = None
+        inst.state = "terminated"

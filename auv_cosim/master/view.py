@@ -1,0 +1,526 @@
+"""``auv-cosim view RESULTS_DIR``: one self-contained interactive HTML page of a run.
+
+The page (``RESULTS_DIR/view.html``) shows the 3-D track in NED (north, east, depth drawn
+downwards), the vehicle drawn at its attitude with a time slider and a play button, the
+waypoints, the sea surface and the sea floor, and time plots whose cursor follows the slider
+(a click in a time plot moves the slider there). plotly's JavaScript is embedded: the file opens
+offline, from the disk, with nothing fetched.
+
+It reads only files of the results folder, and nothing of any particular vehicle:
+- ``results.csv``: every instance with ``NAME.Pos[1..3]`` columns is a vehicle; its attitude
+  comes from ``NAME.Quater[1..4]`` (scalar first, body to NED) or else ``NAME.Euler[1..3]``
+  (roll, pitch, yaw, ZYX); the sea floor from ``NAME.Altitude`` (floor depth = depth +
+  altitude, fitted by a plane so that a sloping floor shows as one);
+- ``scenario.resolved.yaml`` (when present): the waypoints (read by the figures registered
+  with the master, ``RunFigures.waypoints``: the AUV's and H100's ``Waypoints`` parameter,
+  ``"n,e,d; n,e,d"``, through the controllers' parser; a malformed one is an error naming it),
+  the actuator columns (the sources of the connections into the vehicle), the sea-floor depth
+  when no altitude was recorded (a ``SeaFloorDepth`` parameter).
+
+plotly is imported here only, when a view is made: ``import master`` stays light.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+VIEW_FILE = "view.html"
+VIEW_INPUTS = ("results.csv", "scenario.resolved.yaml", "summary.json")  # the files of the folder it reads
+STATUS_ATTRIBUTE = "data-view-status"  # set on <body> once the page has drawn (tests read it)
+
+
+class ViewError(Exception):
+    """A results folder that cannot be viewed; the message names the file and what is wrong."""
+
+
+# ----------------------------------------------------------------------------- reading a run
+
+@dataclass
+class RunTables:
+    """The columns of results.csv and what the resolved scenario tells about them."""
+
+    columns: dict[str, np.ndarray]
+    time: np.ndarray
+    scenario: dict = field(default_factory=dict)
+    title: str = ""
+
+
+def read_results(results_dir: Path) -> RunTables:
+    csv_path = results_dir / "results.csv"
+    if not csv_path.is_file():
+        raise ViewError(f"{csv_path}: no such file (give the folder a run wrote, e.g. results/survey)")
+    try:
+        with open(csv_path, newline="", encoding="utf-8") as f:
+            reader = csv.reader(f)
+            try:
+                header = next(reader)
+            except StopIteration:
+                raise ViewError(f"{csv_path}: empty file") from None
+            rows = [r for r in reader if r]
+    except UnicodeDecodeError as e:
+        raise ViewError(f"{csv_path}: not a text file in UTF-8 (byte 0x{e.object[e.start]:02x} at offset {e.start}); "
+                        f"a run's results.csv is text") from None
+    except csv.Error as e:
+        raise ViewError(f"{csv_path}: not a CSV table ({e})") from None
+    except OSError as e:
+        raise ViewError(f"{csv_path}: cannot read the file: {e.strerror or e}") from None
+    if not header or header[0] != "time":
+        raise ViewError(f"{csv_path}: the first column must be 'time' (found {header[:1]})")
+    if len(rows) < 2:
+        raise ViewError(f"{csv_path}: {len(rows)} data row(s); a view needs at least 2")
+
+    def number(text: str) -> float:
+        t = text.strip().lower()
+        if t in ("true", "false"):
+            return 1.0 if t == "true" else 0.0
+        try:
+            return float(t)
+        except ValueError:
+            return math.nan
+
+    width = len(header)
+    data = np.array([[number(x) for x in r[:width]] + [math.nan] * (width - len(r)) for r in rows], dtype=float)
+    columns = {name: data[:, i] for i, name in enumerate(header)}
+    scenario = {}
+    resolved = results_dir / "scenario.resolved.yaml"
+    if resolved.is_file():
+        import yaml
+
+        try:
+            scenario = yaml.safe_load(resolved.read_text(encoding="utf-8")) or {}
+        except (yaml.YAMLError, UnicodeDecodeError) as e:
+            raise ViewError(f"{resolved}: not readable YAML: {e}") from None
+        except OSError as e:
+            raise ViewError(f"{resolved}: cannot read the file: {e.strerror or e}") from None
+    title = results_dir.resolve().name
+    summary = results_dir / "summary.json"
+    if summary.is_file():
+        try:
+            s = json.loads(summary.read_text(encoding="utf-8"))
+            title = f"{s.get('scenario', title)}: {s.get('description') or ''}".rstrip(": ")
+        except (ValueError, AttributeError):
+            pass
+    return RunTables(columns, columns["time"], scenario if isinstance(scenario, dict) else {}, title)
+
+
+def vehicles_in(columns: dict[str, np.ndarray]) -> list[str]:
+    """Instances with a position output (``NAME.Pos[1..3]``), in column order."""
+    out = []
+    for name in columns:
+        if name.endswith(".Pos[1]"):
+            inst = name[: -len(".Pos[1]")]
+            if all(f"{inst}.Pos[{i}]" in columns for i in (2, 3)):
+                out.append(inst)
+    return out
+
+
+def rotation_matrices(q: np.ndarray) -> np.ndarray:
+    """Body-to-NED rotation matrices of unit quaternions ``q`` (n x 4, scalar first)."""
+    q = q / np.linalg.norm(q, axis=1, keepdims=True)
+    w, x, y, z = q.T
+    return np.stack([
+        np.stack([1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)], axis=-1),
+        np.stack([2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)], axis=-1),
+        np.stack([2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)], axis=-1),
+    ], axis=1)
+
+
+def euler_to_quaternion(roll: np.ndarray, pitch: np.ndarray, yaw: np.ndarray) -> np.ndarray:
+    """ZYX Euler angles to quaternions (scalar first, body to NED)."""
+    cr, sr = np.cos(roll / 2), np.sin(roll / 2)
+    cp, sp = np.cos(pitch / 2), np.sin(pitch / 2)
+    cy, sy = np.cos(yaw / 2), np.sin(yaw / 2)
+    return np.stack([cr * cp * cy + sr * sp * sy, sr * cp * cy - cr * sp * sy,
+                     cr * sp * cy + sr * cp * sy, cr * cp * sy - sr * sp * cy], axis=1)
+
+
+def attitude_of(tables: RunTables, vehicle: str) -> np.ndarray | None:
+    """Quaternions (n x 4) of a vehicle from its Quater or Euler columns; None when it has neither."""
+    c = tables.columns
+    quat = [c.get(f"{vehicle}.Quater[{i}]") for i in range(1, 5)]
+    if all(v is not None for v in quat):
+        q = np.stack(quat, axis=1)
+    else:
+        euler = [c.get(f"{vehicle}.Euler[{i}]") for i in range(1, 4)]
+        if any(v is None for v in euler):
+            return None
+        q = euler_to_quaternion(*euler)
+    bad = ~np.all(np.isfinite(q), axis=1) | (np.linalg.norm(np.nan_to_num(q), axis=1) < 1e-9)
+    q = q.copy()
+    q[bad] = (1.0, 0.0, 0.0, 0.0)
+    return q
+
+
+def scenario_waypoints(scenario: dict) -> list[tuple[float, float, float]]:
+    """The waypoints to draw, as the registered figures read them from the resolved scenario
+    (``RunFigures.waypoints``: the master knows no parameter format); the first non-empty."""
+    from . import registry
+
+    for figures in registry.figures().values():
+        if figures.waypoints is None:
+            continue
+        try:
+            wps = figures.waypoints(scenario)
+        except ValueError as e:
+            raise ViewError(f"scenario.resolved.yaml: {e}") from None
+        if wps:
+            return [tuple(float(x) for x in w) for w in wps]
+    return []
+
+
+def actuator_columns(tables: RunTables, vehicle: str) -> list[str]:
+    """The recorded columns that drive ``vehicle``: sources of connections into it, and its own
+    input columns driven by signals."""
+    cols = []
+    for conn in tables.scenario.get("connections") or []:
+        if not isinstance(conn, str) or "->" not in conn:
+            continue
+        src, dst = (s.strip() for s in conn.split("->", 1))
+        if dst.split(".", 1)[0] != vehicle:
+            continue
+        # vector connections name the vector: control.Cmd -> vehicle.Cmd records Cmd[1], Cmd[2]...
+        candidates = [src] if src in tables.columns else [k for k in tables.columns if k.startswith(src + "[")]
+        cols.extend(c for c in candidates if c not in cols)
+    for target in tables.scenario.get("signals") or {}:
+        if str(target).split(".", 1)[0] == vehicle and target in tables.columns and target not in cols:
+            cols.append(target)
+    return cols
+
+
+def floor_plane(tables: RunTables, vehicle: str) -> tuple[float, float, float] | None:
+    """Sea-floor depth as ``a + b north + c east``: fitted to depth + altitude along the track, or
+    a scenario's ``SeaFloorDepth`` parameter of the vehicle; None when neither is known."""
+    c = tables.columns
+    alt, z = c.get(f"{vehicle}.Altitude"), c.get(f"{vehicle}.Pos[3]")
+    if alt is not None:
+        n, e = c[f"{vehicle}.Pos[1]"], c[f"{vehicle}.Pos[2]"]
+        ok = np.isfinite(alt) & np.isfinite(z) & np.isfinite(n) & np.isfinite(e) & (alt > -1e6) & (alt < 1e6)
+        if np.count_nonzero(ok) >= 3:
+            a = np.column_stack([np.ones(np.count_nonzero(ok)), n[ok], e[ok]])
+            coef, *_ = np.linalg.lstsq(a, z[ok] + alt[ok], rcond=None)
+            return float(coef[0]), float(coef[1]), float(coef[2])
+    params = ((tables.scenario.get("instances") or {}).get(vehicle) or {}).get("parameters") or {}
+    for key in ("SeaFloorDepth", "SeaDepth"):
+        if isinstance(params.get(key), (int, float)):
+            return float(params[key]), 0.0, 0.0
+    return None
+
+
+# ----------------------------------------------------------------------------- the vehicle glyph
+
+def glyph(length: float) -> tuple[np.ndarray, np.ndarray, list[str]]:
+    """A vehicle-shaped marker in body axes (x forward, y starboard, z down): a slender
+    double pyramid, a dorsal fin (shows roll and which way is up), port faces red, starboard
+    green (navigation lights: shows heading at a glance). Vertices (n x 3), faces (m x 3), colours."""
+    half, r = length / 2, length / 8
+    v = np.array([
+        [half, 0, 0], [-half, 0, 0],            # 0 nose, 1 tail
+        [0, r, 0], [0, -r, 0],                  # 2 starboard, 3 port
+        [0, 0, -r], [0, 0, r],                  # 4 top (z up is negative), 5 bottom
+        [-0.45 * length, 0, -2.2 * r], [-0.1 * length, 0, -0.9 * r],  # 6, 7 the fin's tip and root
+    ])
+    faces = np.array([
+        [0, 2, 4], [0, 4, 3], [0, 3, 5], [0, 5, 2],   # fore body
+        [1, 4, 2], [1, 3, 4], [1, 5, 3], [1, 2, 5],   # aft body
+        [1, 6, 7],                                    # fin
+    ])
+    stbd, port, fin = "#2ca02c", "#d62728", "#ffbf00"
+    colours = [stbd, port, port, stbd, stbd, port, port, stbd, fin]
+    return v, faces, colours
+
+
+# ----------------------------------------------------------------------------- the figure
+
+_BLUE = "#1f77b4"
+
+
+def _downsample(n: int, limit: int) -> np.ndarray:
+    """Row indices of at most ``limit`` (first and last kept)."""
+    if n <= limit:
+        return np.arange(n)
+    return np.unique(np.linspace(0, n - 1, limit).round().astype(int))
+
+
+def _r(x: np.ndarray, nd: int = 3) -> np.ndarray:
+    return np.round(np.asarray(x, dtype=float), nd)
+
+
+def build_figure(tables: RunTables, max_frames: int = 200, max_points: int = 5000):
+    import plotly.graph_objects as go
+    from plotly.subplots import make_subplots
+
+    c, t = tables.columns, tables.time
+    vehicles = vehicles_in(c)
+    if not vehicles:
+        raise ViewError("results.csv: no vehicle (no NAME.Pos[1], NAME.Pos[2], NAME.Pos[3] columns)")
+    lead = vehicles[0]
+    rows = _downsample(len(t), max_points)
+    frames_at = _downsample(len(t), max_frames)
+    time_plots = _time_plot_specs(tables, lead)
+
+    n_time = len(time_plots)
+    specs = [[{"type": "scene", "rowspan": n_time}, {"type": "xy"}]] + [[None, {"type": "xy"}] for _ in range(n_time - 1)]
+    fig = make_subplots(rows=n_time, cols=2, column_widths=[0.6, 0.4], specs=specs, shared_xaxes=True,
+                        vertical_spacing=0.04, horizontal_spacing=0.06,
+                        subplot_titles=[""] + [p[0] for p in time_plots])  # cell by cell: the scene, then the time plots
+    finite = []
+    for v in vehicles:
+        n, e, d = (c[f"{v}.Pos[{i}]"] for i in (1, 2, 3))
+        finite.append(np.column_stack([n, e, d])[np.all(np.isfinite(np.column_stack([n, e, d])), axis=1)])
+    pts = np.vstack(finite)
+    wps = scenario_waypoints(tables.scenario)
+    if wps:
+        pts = np.vstack([pts, np.array(wps)])
+    lo, hi = pts.min(axis=0), pts.max(axis=0)
+    span_h = float(max(hi[0] - lo[0], hi[1] - lo[1], 1.0))
+    pad = 0.08 * span_h
+    # each horizontal axis spans at least 30 % of the larger one: a straight run is not a sliver
+    widen = np.maximum(0.0, 0.3 * span_h - (hi[:2] - lo[:2])) / 2
+    n_lo, n_hi = lo[0] - pad - widen[0], hi[0] + pad + widen[0]
+    e_lo, e_hi = lo[1] - pad - widen[1], hi[1] + pad + widen[1]
+    length = max(2.0, 0.05 * span_h)  # drawn at least 5 % of the track's size to be seen: not to scale
+
+    # the sea surface and the sea floor (planes over the track's box)
+    gn, ge = np.meshgrid([n_lo, n_hi], [e_lo, e_hi], indexing="ij")
+    fig.add_trace(go.Surface(x=ge, y=gn, z=np.zeros_like(gn), colorscale=[[0, "#7fb8e6"], [1, "#7fb8e6"]],
+                             showscale=False, opacity=0.35, name="sea surface", hoverinfo="skip", showlegend=True),
+                  row=1, col=1)
+    floor = floor_plane(tables, lead)
+    z_hi = float(hi[2])
+    if floor is not None:
+        a, b, cc = floor
+        fz = a + b * gn + cc * ge
+        z_hi = max(z_hi, float(fz.max()))
+        fig.add_trace(go.Surface(x=ge, y=gn, z=fz, colorscale=[[0, "#b59b6d"], [1, "#b59b6d"]], showscale=False,
+                                 opacity=0.6, name="sea floor", hoverinfo="skip", showlegend=True), row=1, col=1)
+
+    for k, v in enumerate(vehicles):
+        n, e, d = (c[f"{v}.Pos[{i}]"][rows] for i in (1, 2, 3))
+        fig.add_trace(go.Scatter3d(x=_r(e), y=_r(n), z=_r(d), mode="lines", name=f"{v} track",
+                                   line=dict(width=4, color=_r(t[rows], 2), colorscale="Viridis") if k == 0 else dict(width=4),
+                                   customdata=_r(t[rows], 2),
+                                   hovertemplate="t %{customdata} s<br>N %{y} m, E %{x} m<br>depth %{z} m<extra></extra>"),
+                      row=1, col=1)
+    if wps:
+        w = np.array(wps)
+        fig.add_trace(go.Scatter3d(x=w[:, 1], y=w[:, 0], z=w[:, 2], mode="markers+lines+text", name="waypoints",
+                                   text=[str(i + 1) for i in range(len(w))], textposition="top center",
+                                   marker=dict(size=4, color="black", symbol="diamond"),
+                                   line=dict(color="black", width=2, dash="dash")), row=1, col=1)
+
+    # the vehicles' glyphs: the traces the frames move
+    body, faces, colours = glyph(length)
+    glyph_traces, attitudes = [], {}
+    for v in vehicles:
+        attitudes[v] = attitude_of(tables, v)
+        x, y, z = _glyph_at(v, body, attitudes[v], c, frames_at[0])
+        fig.add_trace(go.Mesh3d(x=x, y=y, z=z, i=faces[:, 0], j=faces[:, 1], k=faces[:, 2], facecolor=colours,
+                                flatshading=True, name=f"{v} (drawn {length:.3g} m long)", showlegend=True,
+                                hoverinfo="name"), row=1, col=1)
+        glyph_traces.append(len(fig.data) - 1)
+
+    # the time plots, each with its own legend at its top right, and a cursor each
+    for r, (title, series) in enumerate(time_plots, start=1):
+        legend = f"legend{r + 1}"  # "legend" is the 3-D scene's
+        for label, y, unit in series:
+            y = y[rows]
+            if label == "heading":  # no vertical stroke where it wraps
+                y = y.copy()
+                y[1:][np.abs(np.diff(y)) > 180.0] = np.nan
+            fig.add_trace(go.Scattergl(x=_r(t[rows], 3), y=_r(y, 5), mode="lines", name=label,
+                                       legend=legend, showlegend=True, connectgaps=False,
+                                       hovertemplate=f"{label} %{{y}} {unit}<extra>%{{x}} s</extra>"), row=r, col=2)
+        yaxis = fig.layout["yaxis" if r == 1 else f"yaxis{r}"]
+        fig.update_layout({legend: dict(x=1.0, xanchor="right", y=yaxis.domain[1], yanchor="top",
+                                        bgcolor="rgba(255,255,255,0.7)", font=dict(size=10), orientation="h")})
+        if title.startswith("depth"):
+            yaxis.autorange = "reversed"  # depth down, as in the 3-D view
+    fig.update_xaxes(title_text="time (s)", row=n_time, col=2)
+
+    def cursors(i: int) -> list[dict]:
+        out = []
+        for r in range(1, n_time + 1):
+            ax = "" if r == 1 else str(r)
+            out.append(dict(type="line", xref=f"x{ax}", yref=f"y{ax} domain", x0=float(t[i]), x1=float(t[i]),
+                            y0=0, y1=1, line=dict(color="black", width=1, dash="dot")))
+        return out
+
+    # x axes of the time plots: make_subplots gives the scene no cartesian axes, so the time
+    # plots are x/y, x2/y2, ... in order
+    frames, steps = [], []
+    for i in frames_at:
+        name = f"{t[i]:.6g}"
+        data = []
+        for v in vehicles:
+            x, y, z = _glyph_at(v, body, attitudes[v], c, i)
+            data.append(go.Mesh3d(x=x, y=y, z=z))
+        frames.append(go.Frame(name=name, data=data, traces=glyph_traces, layout=dict(shapes=cursors(i))))
+        steps.append(dict(method="animate", label=f"{t[i]:.1f}",
+                          args=[[name], dict(mode="immediate", frame=dict(duration=0, redraw=True),
+                                             transition=dict(duration=0))]))
+    fig.frames = frames
+    fig.update_layout(shapes=cursors(frames_at[0]))
+
+    depth_span = max(z_hi, 1.0)
+    fig.update_layout(
+        title=dict(text=tables.title or "run", x=0.01, font=dict(size=15)),
+        height=860, margin=dict(l=10, r=10, t=60, b=10),
+        legend=dict(x=0.0, y=0.98, bgcolor="rgba(255,255,255,0.6)", font=dict(size=11)),  # the 3-D scene's
+        scene=dict(
+            xaxis=dict(title=dict(text="east (m)"), range=[e_lo, e_hi]),
+            yaxis=dict(title=dict(text="north (m)"), range=[n_lo, n_hi]),
+            zaxis=dict(title=dict(text="depth (m)"), range=[depth_span * 1.05, -0.05 * depth_span - 1.0]),
+            aspectmode="manual",
+            aspectratio=dict(x=(e_hi - e_lo) / max(e_hi - e_lo, n_hi - n_lo), y=(n_hi - n_lo) / max(e_hi - e_lo, n_hi - n_lo),
+                             z=0.45),
+            camera=dict(eye=dict(x=-1.3, y=-1.5, z=0.9)),
+        ),
+        updatemenus=[dict(type="buttons", direction="left", x=0.0, y=0.0, xanchor="left", yanchor="top",
+                          pad=dict(t=30, r=10), showactive=False,
+                          buttons=[dict(label="play", method="animate",
+                                        args=[None, dict(frame=dict(duration=60, redraw=True), fromcurrent=True,
+                                                         transition=dict(duration=0), mode="immediate")]),
+                                   dict(label="pause", method="animate",
+                                        args=[[None], dict(frame=dict(duration=0, redraw=False), mode="immediate",
+                                                           transition=dict(duration=0))])])],
+        sliders=[dict(active=0, x=0.1, y=0.0, len=0.5, xanchor="left", yanchor="top", pad=dict(t=20),
+                      currentvalue=dict(prefix="t = ", suffix=" s"), steps=steps)],
+    )
+    return fig
+
+
+def _glyph_at(vehicle, body, quats, c, i):
+    pos = np.array([c[f"{vehicle}.Pos[{k}]"][i] for k in (1, 2, 3)])
+    if not np.all(np.isfinite(pos)):
+        pos = np.zeros(3)
+    rot = rotation_matrices(quats[i:i + 1])[0] if quats is not None else np.eye(3)
+    ned = body @ rot.T + pos
+    return _r(ned[:, 1]), _r(ned[:, 0]), _r(ned[:, 2])  # plotted as (east, north, depth)
+
+
+def _heading_window(deg: np.ndarray) -> np.ndarray:
+    """Headings shown in the 360-degree window whose cut lies where the vehicle flew least (a
+    survey flying north and south is cut at east or west), the usual +-180 when as good."""
+    h = np.mod(deg[np.isfinite(deg)], 360.0)
+    cuts = np.arange(-180.0, 180.0, 5.0)
+    near = [np.count_nonzero(np.abs(np.mod(h - c + 180.0, 360.0) - 180.0) < 10.0) for c in cuts]
+    cut = -180.0 if near[0] == min(near) else float(cuts[int(np.argmin(near))])
+    return np.mod(deg - cut, 360.0) + cut
+
+
+def _time_plot_specs(tables: RunTables, v: str) -> list[tuple[str, list[tuple]]]:
+    """(title, [(label, values, unit)...]) of each time plot, from whatever the run recorded."""
+    c = tables.columns
+    plots = []
+    depth = c.get(f"{v}.Depth", c[f"{v}.Pos[3]"])
+    series = [("depth", depth, "m")]
+    if f"{v}.Altitude" in c:
+        series.append(("floor", depth + c[f"{v}.Altitude"], "m"))
+    plots.append(("depth (m)", series))
+    if f"{v}.Speed" in c:
+        plots.append(("speed (m/s)", [("speed", c[f"{v}.Speed"], "m/s")]))
+    elif all(f"{v}.Vel[{i}]" in c for i in (1, 2, 3)):
+        plots.append(("speed (m/s)", [("speed", np.sqrt(sum(c[f"{v}.Vel[{i}]"] ** 2 for i in (1, 2, 3))), "m/s")]))
+    q = attitude_of(tables, v)
+    if q is not None:
+        if all(f"{v}.Euler[{i}]" in c for i in (1, 2, 3)):
+            roll, pitch, yaw = (c[f"{v}.Euler[{i}]"] for i in (1, 2, 3))
+        else:
+            rot = rotation_matrices(q)
+            roll = np.arctan2(rot[:, 2, 1], rot[:, 2, 2])
+            pitch = -np.arcsin(np.clip(rot[:, 2, 0], -1, 1))
+            yaw = np.arctan2(rot[:, 1, 0], rot[:, 0, 0])
+        heading = _heading_window(np.degrees(yaw))
+        plots.append(("attitude (deg)", [("roll", np.degrees(roll), "deg"), ("pitch", np.degrees(pitch), "deg"),
+                                          ("heading", heading, "deg")]))
+    acts = actuator_columns(tables, v)
+    if acts:
+        # commands of different kinds (watts, radians, fractions) share one plot: each divided
+        # by its largest magnitude, which the legend names
+        series = []
+        for a in acts[:8]:
+            y = c[a]
+            top = float(np.nanmax(np.abs(y))) if np.any(np.isfinite(y)) else 0.0
+            label = a.split(".", 1)[1]
+            series.append((f"{label} / {top:.3g}", y / top, "") if top > 0 else (label, y, ""))
+        plots.append(("commands (each / its largest)", series))
+    return plots
+
+
+# ----------------------------------------------------------------------------- the page
+
+_ERROR_CATCHER = f"""<script>
+window.__viewErrors = [];
+window.addEventListener('error', function (e) {{
+  window.__viewErrors.push(String(e.message || e));
+  document.body && document.body.setAttribute('data-view-errors', window.__viewErrors.join(' | '));
+}});
+</script>"""
+
+# after plotly has drawn: record on <body> whether the 3-D scene has its WebGL canvas (a test
+# reads it from the DOM), and let a click in a time plot move the slider to that time
+_POST_SCRIPT = """
+var gd = document.getElementById('{plot_id}');
+function viewReport() {
+  var sc = gd._fullLayout && gd._fullLayout.scene && gd._fullLayout.scene._scene;
+  var canvases = gd.querySelectorAll('canvas');
+  var gl = false;
+  for (var i = 0; i < canvases.length; i++) {
+    var ctx = canvases[i].getContext('webgl') || canvases[i].getContext('webgl2');
+    if (ctx) { gl = true; }
+  }
+  document.body.setAttribute('data-view-traces', String(gd.data.length));
+  document.body.setAttribute('data-view-frames', String((gd._transitionData && gd._transitionData._frames || []).length));
+  document.body.setAttribute('data-view-status', (sc && gl) ? 'drawn' : (sc ? 'no-webgl' : 'no-scene'));
+}
+setTimeout(viewReport, 0);
+gd.on('plotly_click', function (ev) {
+  var p = ev.points && ev.points[0];
+  if (!p || !p.xaxis || p.data.type === 'scatter3d' || p.data.type === 'mesh3d') { return; }
+  var frames = gd._transitionData._frames, best = null, dist = Infinity;
+  for (var i = 0; i < frames.length; i++) {
+    var d = Math.abs(parseFloat(frames[i].name) - p.x);
+    if (d < dist) { dist = d; best = frames[i].name; }
+  }
+  if (best !== null) {
+    Plotly.animate(gd, [best], {mode: 'immediate', frame: {duration: 0, redraw: true}, transition: {duration: 0}});
+  }
+});
+"""
+
+
+def write_view(results_dir: str | Path, out: str | Path | None = None, max_frames: int = 200,
+               max_points: int = 5000, force: bool = False) -> Path:
+    """Write the interactive page of the run in ``results_dir``; returns its path. The page is
+    written whole (auv_cosim.master.files): ``results_dir/view.html`` is the folder's own page and is
+    replaced; another existing ``out`` only with ``force``, and never a file the view reads."""
+    from .files import output_target, same_file, write_whole
+    from .scenario import ScenarioError
+
+    results_dir = Path(results_dir)
+    if not results_dir.is_dir():
+        raise ViewError(f"{results_dir}: not a folder (give the folder a run wrote, e.g. results/survey)")
+    own = results_dir / VIEW_FILE
+    try:
+        path = output_target(own if out is None else out, option="--out", force=force,
+                             inputs=[results_dir / name for name in VIEW_INPUTS],
+                             replaceable=out is None or same_file(out, own))
+    except ScenarioError as e:
+        raise ViewError(str(e)) from None
+    tables = read_results(results_dir)
+    fig = build_figure(tables, max_frames=max_frames, max_points=max_points)
+    body = fig.to_html(full_html=False, include_plotlyjs=True, include_mathjax=False, div_id="view",
+                       post_script=_POST_SCRIPT, config=dict(displaylogo=False, responsive=True),
+                       auto_play=False)
+    import html
+
+    page = (f"<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+            f"<title>{html.escape(tables.title or 'run')}</title>\n{_ERROR_CATCHER}\n</head>\n"
+            f"<body style=\"margin:0;font-family:sans-serif\">\n{body}\n</body>\n</html>\n")
+    return write_whole(path, page)

@@ -1,0 +1,588 @@
+"""The H100's state derivative, its analytic Jacobians and its outputs (SPEC 7.1, 7.2, 7.6).
+
+State (13 + n): Pos (0:3, NED position of O, m), Quater (3:7, scalar first, body to NED),
+LocalVel (7:10, velocity of O over ground, body frame, m/s), Omega (10:13, rad/s), and the
+propeller speed of each of the n thrusters as a fraction of its maximum (13:13+n).
+Inputs (n + 6): ThrusterCommand (0:n, fraction of full speed), ExternalForce (n:n+3, N, NED, at
+O), ExternalMoment (n+3:n+6, N m, NED axes).
+
+The equations (Fossen 2011 eqs. 3.44, 4.6, 6.43, 10.1; SPEC 7.2): with the water velocity v_c
+(current plus waves, NED) at O, v_c^b = R^T v_c and nu_r = (LocalVel - v_c^b, Omega),
+
+    (M_RB + M_A) nu' = tau - c_RB(nu) - C_A(nu_r) nu_r - D(nu_r) nu_r - g(eta)
+                       + M_A (R^T a_c - Omega x v_c^b, 0) + tau_FK,
+
+a_c = CurrentDepthGradient z' + a_w the water's acceleration along the path (a_w the waves'),
+tau_FK the waves' Froude-Krylov wrench; then the kinematics of seed 003 and the propeller lag.
+R is built from q / |q| (the norm-restoring term keeps |q| near one, and a rotation matrix must
+stay orthogonal whatever the integrator does to the norm in between).
+
+The constants travel as one flat float vector (`pack_constants`): a fixed block, then the
+thrusters, then the wave components; the compiled functions read the sizes from its head.
+"""
+import math
+
+import numpy as np
+
+from ...compiled.jit import jit
+from ..rotation import (
+    cross,
+    euler_angles,
+    quaternion_derivative,
+    quaternion_derivative_jacobian,
+    quaternion_rate_matrix,
+    rotate,
+    rotate_back,
+    rotation_matrix,
+    rotation_matrix_derivatives,
+    skew,
+)
+from ..packed import unpack_arguments
+from ..parameters import NED, XYZ
+from ..protocol import Signal, SignalTable
+from ..waves import surface_elevation, wave_components, wave_kinematics
+from ..vectors import rotate3, rotate_back3, wrench_add
+from .forces import (
+    added_mass_coriolis_jacobian,
+    added_mass_coriolis_wrench,
+    damping_jacobian,
+    damping_wrench,
+    external_wrench,
+    froude_krylov_wrench,
+    inertia_about_origin,
+    moving_water_added_mass_wrench,
+    quadratic_damping_terms,
+    restoring_wrench,
+    rigid_body_coriolis_jacobian,
+    rigid_body_coriolis_wrench,
+    submerged_fraction,
+    thruster_force,
+    thruster_force_slope,
+    thruster_impulse_scaled,
+    thruster_speed_after,
+    thruster_speed_rate,
+    thrusters_wrench,
+)
+
+# ---- the vectors (their orders are written here only; see auv_cosim.vehicles.protocol). The
+# thrusters' parts come last, their size n fixed by the vehicle file.
+BODY_STATE = (
+    Signal("Pos", 3, "m", "Position of the body origin O, NED", NED),
+    Signal("Quater", 4, "1", "Attitude quaternion body to NED, scalar first", ("q0", "q1", "q2", "q3")),
+    Signal("LocalVel", 3, "m/s", "Velocity of O over ground in the body frame", XYZ),
+    Signal("Omega", 3, "rad/s", "Angular velocity in the body frame", XYZ),
+)
+FIXED_OUTPUTS = (
+    Signal("Pos", 3, "m", "Position of the body origin O, NED", NED),
+    Signal("Vel", 3, "m/s", "Velocity of O over ground, NED", NED),
+    Signal("LocalVel", 3, "m/s", "Velocity of O over ground in the body frame", XYZ),
+    Signal("Omega", 3, "rad/s", "Angular velocity in the body frame", XYZ),
+    Signal("Quater", 4, "1", "Attitude quaternion body to NED, scalar first", ("q0", "q1", "q2", "q3")),
+    Signal("Euler", 3, "rad", ("Roll angle (ZYX convention)", "Pitch angle (ZYX convention), nose up positive",
+                               "Yaw angle (ZYX convention)")),
+    Signal("Heading", 1, "rad", "Yaw angle, the third element of Euler"),
+    Signal("Depth", 1, "m", "Depth of O below the mean free surface, positive down"),
+    Signal("Altitude", 1, "m", "Height of O above the sea floor (SeaFloorDepth minus Depth; no contact)"),
+    Signal("SpecificForce", 3, "m/s2", "What an accelerometer at O reads, body frame: "
+                                       "LocalVel' + Omega x LocalVel - R^T (0, 0, Gravity)", XYZ),
+    Signal("SurfaceElevation", 1, "m", "Elevation of the sea surface above its mean at the vehicle's "
+                                       "north and east (0 without waves)"),
+)
+
+
+def state_table(n):
+    return SignalTable(*BODY_STATE, Signal("PropellerSpeed", n, "1", "Propeller speed as a fraction of "
+                                            "its maximum", tuple(f"thruster {i + 1}" for i in range(n))))
+
+
+def input_table(n):
+    return SignalTable(
+        Signal("ThrusterCommand", n, "1", "Propeller speed set-point as a fraction of full speed, "
+               "clamped to [-1, 1]", tuple(f"thruster {i + 1}" for i in range(n))),
+        Signal("ExternalForce", 3, "N", "External force at the body origin O, NED", NED),
+        Signal("ExternalMoment", 3, "N.m", "External moment, NED axes", NED),
+    )
+
+
+def output_table(n):
+    thrusters = tuple(f"thruster {i + 1}" for i in range(n))
+    return SignalTable(*FIXED_OUTPUTS,
+                       Signal("Thrust", n, "N", "Force of each thruster now", thrusters),
+                       Signal("PropellerSpeed", n, "1", "Propeller speed of each thruster as a fraction "
+                              "of its maximum", thrusters))
+
+
+_FIXED = SignalTable(*FIXED_OUTPUTS)
+#: The rigid-body states before the thrusters'.
+BODY_STATES = SignalTable(*BODY_STATE).size
+# The compiled functions index the outputs with these integers (see the AUV's dynamics).
+(Y_POS, Y_VEL, Y_LOCAL_VEL, Y_OMEGA, Y_QUAT, Y_EULER, Y_HEADING, Y_DEPTH, Y_ALTITUDE,
+ Y_SPECIFIC_FORCE, Y_SURFACE) = (_FIXED.start(s.name) for s in FIXED_OUTPUTS)
+OUTPUT_FIXED = _FIXED.size
+
+# Layout of the fixed block of the constant vector.
+C_THRUSTERS, C_WAVES = 0, 1          # counts, stored as floats
+C_MASS, C_VOLUME, C_RHO, C_GRAVITY, C_HEIGHT = 2, 3, 4, 5, 6
+C_THRUSTER_TAU, C_MAX_FORWARD, C_MAX_REVERSE, C_EFFICIENCY = 7, 8, 9, 10
+C_QUAT_TAU, C_SEA_FLOOR, C_WAVE_DIRECTION = 11, 12, 13
+C_CURRENT = 14             # 3, NED at the surface
+C_CURRENT_GRADIENT = 17    # 3, per metre of depth
+C_COG = 20                 # 3, r_g
+C_COB = 23                 # 3, r_b
+C_MASS_INV = 26            # 36, (M_RB + M_A)^-1 row by row
+C_ADDED = 62               # 36, M_A
+C_INERTIA_O = 98           # 9, I_o about O
+C_LINEAR = 107             # 36, L
+C_QUAD_ABS = 143           # 216, Qa_ijk
+C_QUAD = 359               # 216, Q_ijk
+C_DAMPING_TERMS = 575      # count m of the nonzero quadratic damping terms
+C_FIXED = 576              # then ThrusterPos (3n), unit ThrusterDir (3n), waves (4 N), the
+                           # damping terms (5 m: forces.quadratic_damping_terms)
+
+
+def pack_constants(params, environment, sea=None):
+    """The flat constant vector of `H100Parameters`, the environment (any object with
+    CurrentVelocity, CurrentDepthGradient and SeaFloorDepth) and the sea (`WaveParameters`,
+    None for still water). Gravity is the environment's."""
+    n = params.thruster_count
+    waves = np.zeros((0, 4)) if sea is None else wave_components(sea, environment.Gravity)
+    damping_terms = quadratic_damping_terms(params.quadratic_abs_tensor(), params.quadratic_signed_tensor())
+    c = np.zeros(C_FIXED + 6 * n + 4 * waves.shape[0] + damping_terms.size)
+    c[C_THRUSTERS], c[C_WAVES], c[C_DAMPING_TERMS] = n, waves.shape[0], damping_terms.shape[0]
+    c[C_MASS], c[C_VOLUME], c[C_RHO] = params.Mass, params.Volume, params.Rho
+    c[C_GRAVITY], c[C_HEIGHT] = environment.Gravity, params.Height
+    c[C_THRUSTER_TAU] = params.ThrusterTimeConstant
+    c[C_MAX_FORWARD], c[C_MAX_REVERSE] = params.MaxThrustForward, params.MaxThrustReverse
+    c[C_EFFICIENCY] = params.ThrusterEfficiency
+    c[C_QUAT_TAU] = params.QuaternionConvergenceTime
+    c[C_SEA_FLOOR] = environment.SeaFloorDepth
+    c[C_WAVE_DIRECTION] = 0.0 if sea is None else sea.WaveDirection
+    c[C_CURRENT:C_CURRENT + 3] = environment.CurrentVelocity
+    c[C_CURRENT_GRADIENT:C_CURRENT_GRADIENT + 3] = environment.CurrentDepthGradient
+    c[C_COG:C_COG + 3] = params.CenterOfGravity
+    c[C_COB:C_COB + 3] = params.CenterOfBuoyancy
+    c[C_MASS_INV:C_MASS_INV + 36] = np.linalg.inv(params.mass_matrix()).ravel()
+    c[C_ADDED:C_ADDED + 36] = np.asarray(params.AddedMass, float).ravel()
+    c[C_INERTIA_O:C_INERTIA_O + 9] = inertia_about_origin(
+        params.Mass, np.asarray(params.CenterOfGravity, float), params.inertia_matrix()).ravel()
+    c[C_LINEAR:C_LINEAR + 36] = np.asarray(params.LinearDamping, float).ravel()
+    c[C_QUAD_ABS:C_QUAD_ABS + 216] = params.quadratic_abs_tensor().ravel()
+    c[C_QUAD:C_QUAD + 216] = params.quadratic_signed_tensor().ravel()
+    c[C_FIXED:C_FIXED + 3 * n] = np.asarray(params.ThrusterPos, float).ravel()
+    c[C_FIXED + 3 * n:C_FIXED + 6 * n] = params.unit_thruster_directions().ravel()
+    c[C_FIXED + 6 * n:C_FIXED + 6 * n + waves.size] = waves.ravel()
+    c[C_FIXED + 6 * n + waves.size:] = damping_terms.ravel()
+    return c
+
+
+@jit
+def thruster_count(c):
+    return int(c[C_THRUSTERS])
+
+
+@jit
+def _matrix6(c, start):
+    return c[start:start + 36].reshape((6, 6))
+
+
+@jit
+def _tensor6(c, start):
+    return c[start:start + 216].reshape((6, 6, 6))
+
+
+@jit
+def _thruster_geometry(c):
+    n = int(c[C_THRUSTERS])
+    positions = c[C_FIXED:C_FIXED + 3 * n].reshape((n, 3))
+    directions = c[C_FIXED + 3 * n:C_FIXED + 6 * n].reshape((n, 3))
+    return positions, directions
+
+
+@jit
+def _waves(c):
+    n = int(c[C_THRUSTERS])
+    start = C_FIXED + 6 * n
+    return c[start:start + 4 * int(c[C_WAVES])].reshape((int(c[C_WAVES]), 4))
+
+
+@jit
+def _damping_terms(c):
+    start = C_FIXED + 6 * int(c[C_THRUSTERS]) + 4 * int(c[C_WAVES])
+    return c[start:start + 5 * int(c[C_DAMPING_TERMS])].reshape((int(c[C_DAMPING_TERMS]), 5))
+
+
+@jit
+def attitude(q):
+    """R(q / |q|): the rotation matrix of the normalised quaternion (normalised as a tuple:
+    no array for it)."""
+    norm = np.sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3])
+    return rotation_matrix((q[0] / norm, q[1] / norm, q[2] / norm, q[3] / norm))
+
+
+@jit
+def water_motion(t, x, c):
+    """The water's velocity at O (x[0:3], NED) and its wave acceleration, both NED, as 3-tuples:
+    (CurrentVelocity + CurrentDepthGradient z + v_w, a_w). Still water skips the waves' sums."""
+    pos = x[0:3]
+    if int(c[C_WAVES]) > 0:
+        wave_velocity, wave_acceleration = wave_kinematics(t, pos, _waves(c), c[C_WAVE_DIRECTION])
+        v_w = (wave_velocity[0], wave_velocity[1], wave_velocity[2])
+        a_w = (wave_acceleration[0], wave_acceleration[1], wave_acceleration[2])
+    else:
+        v_w = (0.0, 0.0, 0.0)
+        a_w = (0.0, 0.0, 0.0)
+    velocity = (c[C_CURRENT] + c[C_CURRENT_GRADIENT] * pos[2] + v_w[0],
+                c[C_CURRENT + 1] + c[C_CURRENT_GRADIENT + 1] * pos[2] + v_w[1],
+                c[C_CURRENT + 2] + c[C_CURRENT_GRADIENT + 2] * pos[2] + v_w[2])
+    return velocity, a_w
+
+
+@jit
+def thruster_forces(x, c):
+    """Each thruster's force now, from its propeller speed (N)."""
+    n = int(c[C_THRUSTERS])
+    forces = np.empty(n)
+    for i in range(n):
+        forces[i] = thruster_force(x[BODY_STATES + i], c[C_MAX_FORWARD], c[C_MAX_REVERSE],
+                                   c[C_EFFICIENCY])
+    return forces
+
+
+@jit
+def generalized_force(t, x, u, c):
+    """The right-hand side of (M_RB + M_A) nu' = ... (module docstring), and the body-frame
+    current v_c^b and nu_r it used: (wrench, current_body, nu_r), arrays."""
+    tau, current_body, nu_r = generalized_force_at(t, x, u, c, attitude(x[3:7]))
+    return np.array(tau), np.array(current_body), np.array(nu_r)
+
+
+@jit
+def holding_wrench_into(t, x, u, c, out):
+    """The thrust wrench that holds the body velocity of x steady: ``out = -(every wrench of
+    the right-hand side but the thrusters')``, since ``(M_RB + M_A) nu' = tau_thrust + rest``
+    vanishes exactly when ``tau_thrust = -rest`` (a controller's model feed-forward,
+    auv_cosim/stacks/h100/belief.py). The same sums as `generalized_force` with the thrusters'
+    wrench taken as zero (stopped thrusters give exactly +0.0 there), written into `out` (6):
+    called every control period, it hands no new array back."""
+    tau, _, _ = add_unthrusted_wrenches(t, x, (x[7], x[8], x[9], x[10], x[11], x[12]), u, c, attitude(x[3:7]),
+                                        (0.0, 0.0, 0.0, 0.0, 0.0, 0.0))
+    for i in range(6):
+        out[i] = -tau[i]
+
+
+@jit
+def generalized_force_at(t, x, u, c, rotation):
+    """`generalized_force` as tuples, with R(q/|q|) already built (the derivative needs it too):
+    the sum of the wrenches of `forces`, as tuples (the thrusters' forces are the one array)."""
+    positions, directions = _thruster_geometry(c)
+    thrust = thrusters_wrench(thruster_forces(x, c), positions, directions)
+    return add_unthrusted_wrenches(t, x, (x[7], x[8], x[9], x[10], x[11], x[12]), u, c, rotation, thrust)
+
+
+@jit
+def add_unthrusted_wrenches(t, x, nu, u, c, rotation, tau):
+    """tau plus every wrench of the right-hand side but the thrusters' (external, restoring,
+    Coriolis, damping, moving water, Froude-Krylov), summed in that order: (wrench,
+    current_body, nu_r), tuples. The velocity nu = (LocalVel, Omega) comes apart from x (of
+    which only the position x[0:3] is read): `step_derivative_into` hands the velocity
+    with the thrusters' impulse put back."""
+    n = int(c[C_THRUSTERS])
+    water_ned, wave_acceleration = water_motion(t, x, c)
+    current_body = rotate_back3(rotation, water_ned)
+    omega = (nu[3], nu[4], nu[5])
+    nu_r = (nu[0] - current_body[0], nu[1] - current_body[1], nu[2] - current_body[2], nu[3], nu[4], nu[5])
+    depth_rate = rotation[2, 0] * nu[0] + rotation[2, 1] * nu[1] + rotation[2, 2] * nu[2]
+    water_acceleration = rotate_back3(rotation, (
+        c[C_CURRENT_GRADIENT] * depth_rate + wave_acceleration[0],
+        c[C_CURRENT_GRADIENT + 1] * depth_rate + wave_acceleration[1],
+        c[C_CURRENT_GRADIENT + 2] * depth_rate + wave_acceleration[2]))
+    cob = (c[C_COB], c[C_COB + 1], c[C_COB + 2])
+    cog = (c[C_COG], c[C_COG + 1], c[C_COG + 2])
+    buoyancy_depth = x[2] + rotation[2, 0] * cob[0] + rotation[2, 1] * cob[1] + rotation[2, 2] * cob[2]
+    added = _matrix6(c, C_ADDED)
+
+    tau = wrench_add(tau, external_wrench(rotation, (u[n], u[n + 1], u[n + 2]),
+                                            (u[n + 3], u[n + 4], u[n + 5])))
+    tau = wrench_add(tau, restoring_wrench(rotation, c[C_MASS], c[C_VOLUME], c[C_RHO], c[C_GRAVITY], cog, cob,
+                                             submerged_fraction(buoyancy_depth, c[C_HEIGHT])))
+    tau = wrench_add(tau, rigid_body_coriolis_wrench(nu, c[C_MASS], cog,
+                                                       c[C_INERTIA_O:C_INERTIA_O + 9].reshape((3, 3))))
+    tau = wrench_add(tau, added_mass_coriolis_wrench(added, nu_r))
+    tau = wrench_add(tau, damping_wrench(_matrix6(c, C_LINEAR), _damping_terms(c), nu_r))
+    tau = wrench_add(tau, moving_water_added_mass_wrench(added, omega, current_body, water_acceleration))
+    if int(c[C_WAVES]) > 0:
+        tau = wrench_add(tau, froude_krylov_wrench(rotate_back3(rotation, wave_acceleration), c[C_RHO],
+                                                     c[C_VOLUME], cob))
+    return tau, current_body, nu_r
+
+
+@jit
+def state_derivative(t, x, u, c):
+    """x' at time t for the state x and the inputs u held (the module docstring's equations).
+    The time enters through the waves only; argument order is SciPy's `ode` callback's."""
+    xdot = np.empty(BODY_STATES + int(c[C_THRUSTERS]))
+    state_derivative_into(t, x, u, c, xdot)
+    return xdot
+
+
+@jit
+def state_derivative_into(t, x, u, c, xdot):
+    """`state_derivative` written into the array `xdot`, returning nothing: the form the
+    simulator hands to SciPy (`VehicleSimulator`: handing a new array back to Python costs
+    more than computing it)."""
+    n = int(c[C_THRUSTERS])
+    q = x[3:7]
+    rotation = attitude(q)
+    tau = generalized_force_at(t, x, u, c, rotation)[0]
+    position_rate = rotate3(rotation, x[7:10])   # a tuple: no array made per call
+    xdot[0] = position_rate[0]
+    xdot[1] = position_rate[1]
+    xdot[2] = position_rate[2]
+    xdot[3:7] = quaternion_derivative(q, x[10:13], c[C_QUAT_TAU])
+    rate = _mass_inverse_times(c, tau)
+    for i in range(6):
+        xdot[7 + i] = rate[i]
+    for i in range(n):
+        xdot[BODY_STATES + i] = thruster_speed_rate(u[i], x[BODY_STATES + i], c[C_THRUSTER_TAU])
+
+
+# ---- one communication step with the propeller lag solved in closed form. Over a step the
+# commands are held and the lag is linear, so each propeller speed and each thruster's impulse
+# are known functions of time (forces.thruster_speed_after, forces.thruster_impulse). The
+# integrator carries the rigid body only, y = (Pos, Quater, LocalVel, Omega) with the velocity
+# less the thrusters' share of it since the step began:
+#     nu~ = nu - (M_RB + M_A)^-1 B I(t),   I_i(t) = integral of F_i from t0 to t,
+# so that nu~' = (M_RB + M_A)^-1 (every wrench but the thrusters'), evaluated at the true
+# nu = nu~ + (M_RB + M_A)^-1 B I(t). Same model, same state at the communication points; what
+# the integrator sees no longer holds the propellers' transient (T = the step) nor the jump in
+# F's second derivative where a propeller reverses, which made DOP853 split the step.
+# The held vector of a step: the inputs u (n + 6), the propeller speeds at its start (n), t0.
+@jit
+def step_held_size(n):
+    return 2 * n + 7
+
+
+@jit
+def _step_start_time(held, n):
+    return held[2 * n + 6]
+
+
+@jit
+def thrusters_impulse_velocity(t, held, c):
+    """(M_RB + M_A)^-1 B I(t): the change of nu the thrusters alone have made since the step
+    began (t0, speeds s0 and commands in `held`), a 6-tuple."""
+    n = int(c[C_THRUSTERS])
+    time_constant = c[C_THRUSTER_TAU]
+    scaled_time = (t - _step_start_time(held, n)) / time_constant
+    decay_minus_one = math.expm1(-scaled_time)   # one exponential for every thruster
+    impulses = np.empty(n)
+    for i in range(n):
+        impulses[i] = thruster_impulse_scaled(held[n + 6 + i], held[i], time_constant, scaled_time,
+                                              decay_minus_one, c[C_MAX_FORWARD], c[C_MAX_REVERSE],
+                                              c[C_EFFICIENCY])
+    positions, directions = _thruster_geometry(c)
+    return _mass_inverse_times(c, thrusters_wrench(impulses, positions, directions))
+
+
+@jit
+def _mass_inverse_row(c, wrench_tuple, i):
+    """Row i of (M_RB + M_A)^-1 times the wrench, summed left to right."""
+    total = 0.0
+    for j in range(6):
+        total += c[C_MASS_INV + 6 * i + j] * wrench_tuple[j]
+    return total
+
+
+@jit
+def _mass_inverse_times(c, wrench_tuple):
+    """(M_RB + M_A)^-1 w as a 6-tuple (no array, no BLAS call at 6 x 6)."""
+    return (_mass_inverse_row(c, wrench_tuple, 0), _mass_inverse_row(c, wrench_tuple, 1),
+            _mass_inverse_row(c, wrench_tuple, 2), _mass_inverse_row(c, wrench_tuple, 3),
+            _mass_inverse_row(c, wrench_tuple, 4), _mass_inverse_row(c, wrench_tuple, 5))
+
+
+@jit
+def step_derivative_into(t, y, held, c, ydot):
+    """y' of the rigid body within a step (the comment above: y = (Pos, Quater, nu~)), written
+    into `ydot` (13): Pos' = R v and seed 003's Quater' at the true nu, and
+    nu~' = (M_RB + M_A)^-1 (the wrenches but the thrusters') at the true nu. The held inputs
+    u are the first n + 6 values of `held`."""
+    share = thrusters_impulse_velocity(t, held, c)
+    nu = (y[7] + share[0], y[8] + share[1], y[9] + share[2], y[10] + share[3], y[11] + share[4],
+          y[12] + share[5])
+    q = y[3:7]
+    rotation = attitude(q)
+    tau = add_unthrusted_wrenches(t, y, nu, held, c, rotation, (0.0, 0.0, 0.0, 0.0, 0.0, 0.0))[0]
+    position_rate = rotate3(rotation, (nu[0], nu[1], nu[2]))
+    ydot[0] = position_rate[0]
+    ydot[1] = position_rate[1]
+    ydot[2] = position_rate[2]
+    ydot[3:7] = quaternion_derivative(q, (nu[3], nu[4], nu[5]), c[C_QUAT_TAU])
+    rate = _mass_inverse_times(c, tau)
+    for i in range(6):
+        ydot[7 + i] = rate[i]
+
+
+@jit
+def step_derivative_packed(t, y, work):
+    """`step_derivative_into` with held, c and ydot in one array (auv_cosim.vehicles.packed: SciPy
+    hands the simulator's right-hand side three arguments instead of five)."""
+    held, c, ydot = unpack_arguments(work)
+    step_derivative_into(t, y, held, c, ydot)
+
+
+@jit
+def step_held(x, u, t0, held):
+    """Fill `held` for the step that starts at t0 from the state x with the inputs u."""
+    n = int((held.size - 7) // 2)
+    for i in range(n + 6):
+        held[i] = u[i]
+    for i in range(n):
+        held[n + 6 + i] = x[BODY_STATES + i]
+    held[2 * n + 6] = t0
+
+
+@jit
+def step_end_state_into(y, held, t, c, x):
+    """The whole state at time t from the integrator's y and the step's `held`, written into x:
+    nu = nu~ plus the thrusters' share, each propeller speed from the closed form of its lag."""
+    n = int(c[C_THRUSTERS])
+    share = thrusters_impulse_velocity(t, held, c)
+    for i in range(7):
+        x[i] = y[i]
+    for i in range(6):
+        x[7 + i] = y[7 + i] + share[i]
+    elapsed = t - _step_start_time(held, n)
+    for i in range(n):
+        x[BODY_STATES + i] = thruster_speed_after(held[n + 6 + i], held[i], c[C_THRUSTER_TAU], elapsed)
+
+
+@jit
+def normalised_rotation_derivatives(q):
+    """d R(q/|q|) / d q_k, k = 0..3: dR/dq_hat chained with d q_hat/dq = (I - q_hat q_hat^T)/|q|."""
+    norm = np.sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3])
+    q_hat = q / norm
+    d_hat = rotation_matrix_derivatives(q_hat)
+    projection = (np.eye(4) - np.outer(q_hat, q_hat)) / norm
+    d = np.zeros((4, 3, 3))
+    for k in range(4):
+        for m in range(4):
+            d[k] += d_hat[m] * projection[m, k]
+    return d
+
+
+@jit
+def state_jacobian(t, x, u, c):
+    """d x' / d x, (13 + n) x (13 + n).
+
+    Analytic: dPos'/dQuater (dR/dq v, through the normalisation), dPos'/dLocalVel = R,
+    dQuater'/dQuater and dQuater'/dOmega (seed 003), the complete 6 x 6 velocity block (C_RB,
+    C_A, damping, the turning and the shear of the current), the thrusters' block
+    M^-1 B diag(dF_i/ds_i) and the propeller lag -1/T. Left to central differences, as the AUV
+    and seed 000 do: the velocity rows against Pos and Quater (restoring forces against attitude,
+    the submerged fraction, the current and the waves against position and attitude).
+    """
+    n = int(c[C_THRUSTERS])
+    size = BODY_STATES + n
+    q = x[3:7]
+    vel = x[7:10]
+    omega = x[10:13]
+    rotation = attitude(q)
+    tau, current_body, nu_r = generalized_force(t, x, u, c)
+    minv = _matrix6(c, C_MASS_INV)
+    added = _matrix6(c, C_ADDED)
+    j = np.zeros((size, size))
+
+    d_rotation = normalised_rotation_derivatives(q)
+    for k in range(4):
+        j[0:3, 3 + k] = d_rotation[k] @ vel
+    j[0:3, 7:10] = rotation
+    j[3:7, 3:7] = quaternion_derivative_jacobian(q, omega, c[C_QUAT_TAU])
+    j[3:7, 10:13] = quaternion_rate_matrix(q)
+
+    # d tau / d nu: nu_r moves with nu one for one (the current does not depend on the velocity)
+    block = added_mass_coriolis_jacobian(added, nu_r)
+    block += damping_jacobian(_matrix6(c, C_LINEAR), _tensor6(c, C_QUAD_ABS), _tensor6(c, C_QUAD), nu_r)
+    block += rigid_body_coriolis_jacobian(x[7:13], c[C_MASS], c[C_COG:C_COG + 3],
+                                          c[C_INERTIA_O:C_INERTIA_O + 9].reshape((3, 3)))
+    # M_A (-omega x v_c^b, 0): d/d omega = M_A[:, 0:3] S(v_c^b)
+    added_linear = np.ascontiguousarray(added[:, 0:3])
+    block[:, 3:6] += added_linear @ skew(current_body)
+    # M_A (R^T G z', 0) with z' = R[2, :] v: d/dv = M_A[:, 0:3] (R^T G) R[2, :]
+    shear = rotate_back(rotation, c[C_CURRENT_GRADIENT:C_CURRENT_GRADIENT + 3])
+    block[:, 0:3] += added_linear @ np.outer(shear, rotation[2, :])
+    j[7:13, 7:13] = minv @ block
+
+    positions, directions = _thruster_geometry(c)
+    for i in range(n):
+        slope = thruster_force_slope(x[BODY_STATES + i], c[C_MAX_FORWARD], c[C_MAX_REVERSE],
+                                     c[C_EFFICIENCY])
+        column = np.zeros(6)
+        column[0:3] = directions[i]
+        column[3:6] = cross(positions[i], directions[i])
+        j[7:13, BODY_STATES + i] = minv @ (slope * column)
+        j[BODY_STATES + i, BODY_STATES + i] = -1.0 / c[C_THRUSTER_TAU]
+
+    for col in range(7):
+        step = 1e-6 * max(1.0, abs(x[col]))
+        plus = x.copy()
+        minus = x.copy()
+        plus[col] += step
+        minus[col] -= step
+        difference = (generalized_force(t, plus, u, c)[0] - generalized_force(t, minus, u, c)[0]) / (2.0 * step)
+        j[7:13, col] = minv @ difference
+    return j
+
+
+@jit
+def input_jacobian(t, x, u, c):
+    """d x' / d u, (13 + n) x (n + 6), analytic: 1/T on each propeller-speed row inside the
+    command's clamp (zero beyond it); M^-1 (R^T, 0) for ExternalForce, M^-1 (0, R^T) for
+    ExternalMoment. A command reaches the velocities only through the propeller speed."""
+    n = int(c[C_THRUSTERS])
+    rotation = attitude(x[3:7])
+    minv = _matrix6(c, C_MASS_INV)
+    b = np.zeros((BODY_STATES + n, n + 6))
+    for i in range(n):
+        if -1.0 < u[i] < 1.0:
+            b[BODY_STATES + i, i] = 1.0 / c[C_THRUSTER_TAU]
+    rotation_back = np.ascontiguousarray(rotation.T)
+    b[7:13, n:n + 3] = np.ascontiguousarray(minv[:, 0:3]) @ rotation_back
+    b[7:13, n + 3:n + 6] = np.ascontiguousarray(minv[:, 3:6]) @ rotation_back
+    return b
+
+
+@jit
+def output_vector(t, x, u, c):
+    """The outputs of SPEC 7.6 as one flat vector, in the order of `output_table(n)`."""
+    out = np.empty(OUTPUT_FIXED + 2 * int(c[C_THRUSTERS]))
+    output_into(t, x, u, c, out)
+    return out
+
+
+@jit
+def output_into(t, x, u, c, out):
+    """`output_vector` written into the array `out`, returning nothing: the form the FMU
+    refreshes its outputs with (`H100Model.write_outputs`; an array handed back from compiled
+    code costs Python a new object every step)."""
+    n = int(c[C_THRUSTERS])
+    q = x[3:7]
+    rotation = attitude(q)
+    xdot = state_derivative(t, x, u, c)
+    euler = euler_angles(rotation)
+    out[:] = np.nan   # NaN: a slot nobody fills shows
+    out[Y_POS:Y_POS + 3] = x[0:3]
+    out[Y_VEL:Y_VEL + 3] = rotate(rotation, x[7:10])
+    out[Y_LOCAL_VEL:Y_LOCAL_VEL + 3] = x[7:10]
+    out[Y_OMEGA:Y_OMEGA + 3] = x[10:13]
+    out[Y_QUAT:Y_QUAT + 4] = q
+    out[Y_EULER:Y_EULER + 3] = euler
+    out[Y_HEADING] = euler[2]
+    out[Y_DEPTH] = x[2]
+    out[Y_ALTITUDE] = c[C_SEA_FLOOR] - x[2]
+    # what an accelerometer at O reads: v' + omega x v - R^T (0, 0, g)
+    out[Y_SPECIFIC_FORCE:Y_SPECIFIC_FORCE + 3] = (xdot[7:10] + cross(x[10:13], x[7:10])
+                                                  - c[C_GRAVITY] * rotation[2, :])
+    out[Y_SURFACE] = surface_elevation(t, x[0], x[1], _waves(c), c[C_WAVE_DIRECTION])
+    out[OUTPUT_FIXED:OUTPUT_FIXED + n] = thruster_forces(x, c)
+    out[OUTPUT_FIXED + n:OUTPUT_FIXED + 2 * n] = x[BODY_STATES:BODY_STATES + n]

@@ -1,0 +1,66 @@
+"""pythonfmu slave of the H100 (SPEC 7.6): `auv_cosim.vehicles.h100` as an FMI 2.0 co-simulation FMU.
+
+Everything is generic (`auv_cosim.fmu.VehicleSlave`): the variables come from the H100's tables
+(auv_cosim/vehicles/h100/dynamics.py: inputs, outputs, state) and from the declarations of its
+parameters (auv_cosim/vehicles/h100/parameters.py, auv_cosim/vehicles/environment.py). What is particular
+is the vehicle file: the number of thrusters n is fixed when the FMU is built (FMI 2.0 has no
+structural parameters), so each FMU is built for one vehicle file, bundled in its resources.
+
+tools/build_fmus.py builds `fmus/H100.fmu` from this script and `vehicles/H100.yaml`. Another
+layout is another vehicle file and one more build line (README): the builder then writes this
+script under the FMU's own name (`NAME_vehicle_fmu.py`, class `NAME`, its `vehicle_file`), a
+module name of its own, since FMUs in one process share their modules.
+
+Variables (vectors `Name[i]`, matrices `Name[i,j]`, 1-based, SI units): inputs
+ThrusterCommand[1..n], ExternalForce[1..3], ExternalMoment[1..3]; outputs Pos, Vel, LocalVel,
+Omega, Quater, Euler, Heading, Depth, Altitude, SpecificForce, SurfaceElevation, Thrust[1..n],
+PropellerSpeed[1..n]; parameters: every field of `H100Parameters` with the vehicle file's
+values as start values, the environment (Gravity 9.82 by default, von Benzon's), the waves
+(WaveMode 0 none, 1 regular, 2 JONSWAP, and their parameters: SPEC 8), the initial
+state (Pos0, Quater0, LocalVel0, Omega0, PropellerSpeed0: at rest by default) and the
+integrator's tolerances. A rank < 6 layout logs a warning naming what it cannot push.
+"""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+import sys
+
+from pythonfmu.default_experiment import DefaultExperiment
+
+from ...fmu import VehicleSlave
+from ..environment import Environment
+from . import H100Model, H100Parameters, load_vehicle
+from .model import DEFAULT_ENVIRONMENT
+from ..simulator import VehicleSimulator
+from ..waves import WaveParameters
+
+
+class H100(VehicleSlave):
+    """The H100 ROV of SPEC 7 for the vehicle file `vehicle_file` (relative to the resources)."""
+
+    description = ("H100 ROV: 6-DOF Fossen-model vehicle flown by thrusters with propeller lag "
+                   "(auv_cosim.vehicles.h100), FMI 2.0 co-simulation")
+    author = "auv-cosim"
+    version = "0.1.0"
+    default_experiment = DefaultExperiment(start_time=0.0, stop_time=60.0, step_size=0.1)
+    fmu_capabilities = {"canGetAndSetFMUstate": True, "canSerializeFMUstate": True}
+
+    #: The vehicle file this FMU is built for, relative to the FMU's resources folder.
+    vehicle_file = "vehicles/H100.yaml"
+    parameter_classes = (H100Parameters, Environment, WaveParameters)
+    simulator_class = VehicleSimulator
+    initial_state_notes = {"Quater0": " (normalised)", "PropellerSpeed0": " (0: at rest)"}
+
+    def __init__(self, **kwargs):
+        # The layout first: the thruster count sizes the variables registered by the base class.
+        # a slave made outside an FMU finds `vehicle_file` in the checkout
+        resources = kwargs.get("resources") or str(Path(__file__).resolve().parents[3])
+        vehicle = load_vehicle(os.path.join(resources, self.vehicle_file))
+        n = vehicle.params.thruster_count
+        self.vehicle_class = H100Model.for_thrusters(n)
+        self.parameter_defaults = (vehicle.params, DEFAULT_ENVIRONMENT, WaveParameters())
+        self.initial_state_defaults = {"Pos0": (0.0, 0.0, 0.0), "Quater0": (1.0, 0.0, 0.0, 0.0),
+                                       "LocalVel0": (0.0, 0.0, 0.0), "Omega0": (0.0, 0.0, 0.0),
+                                       "PropellerSpeed0": (0.0,) * n}
+        super().__init__(**kwargs)

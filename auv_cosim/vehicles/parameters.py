@@ -1,0 +1,120 @@
+"""How a vehicle declares its parameters: one dataclass field each, its unit and description
+beside it, validated on construction.
+
+    @dataclass(frozen=True)
+    class MyParameters(ParameterSet):
+        Length: float = parameter(2.0, "m", "Hull length")
+        COG: Vector3 = parameter((0.0, 0.0, 0.02), "m", "Centre of gravity", labels=XYZ)
+
+`parameter` is `dataclasses.field` with the declaration in `metadata` (keys `unit`,
+`description`, `size`, `labels`, `variability`, `zero_means`): the FMU slave
+(`auv_cosim.fmu.VehicleSlave`) registers one FMI parameter per field from it, nothing written
+twice. `ParameterSet.__post_init__` turns every field into a float or a tuple of floats of
+the declared size and raises a `ValueError` that names the parameter and the value; a
+subclass adds its own checks in `_validate`.
+
+The metadata keys are plain strings and this module imports nothing of FMI: the physics stays
+plain Python.
+"""
+from __future__ import annotations
+
+import dataclasses
+import math
+from typing import Optional, Sequence, Tuple, Union
+
+Vector3 = Tuple[float, float, float]
+
+#: Element labels the FMU uses in per-element descriptions.
+XYZ = ("body x", "body y", "body z")
+NED = ("north", "east", "down")
+
+
+def parameter(default, unit: Union[str, Sequence[str]], description: str, *,
+              size: Optional[int] = None, labels: Optional[Sequence[str]] = None,
+              variability: str = "fixed", zero_means: Optional[str] = None,
+              shape: Optional[Tuple[Optional[int], int]] = None, kind: str = "real"):
+    """A parameter field: `default`, SI `unit` (a name of auv_cosim/fmu/units.py, or one per
+    element), `description`; `size` when the default does not show it (None); `labels` of the
+    elements; `variability` "tunable" when it may change during a run; `zero_means`: for a
+    vector that may be None (derived), what an all-zero value stands for in the FMU.
+    `shape` (rows, columns) makes it a matrix, stored flat row by row and named `Name[i,j]` in
+    the FMU; rows None: any number of rows (the size then comes from the value, a multiple of
+    the columns; e.g. one row per thruster of a vehicle file). `kind` "integer": a whole
+    number (an FMI Integer)."""
+    if shape is not None:
+        size = None if shape[0] is None else shape[0] * shape[1]
+    elif size is None:
+        size = len(default) if isinstance(default, (tuple, list)) else 1
+    metadata = {"unit": tuple(unit) if isinstance(unit, (tuple, list)) else unit,
+                "description": description, "size": size,
+                "labels": tuple(labels) if labels is not None else None,
+                "variability": variability, "zero_means": zero_means,
+                "shape": tuple(shape) if shape is not None else None, "kind": kind}
+    return dataclasses.field(default=default, metadata=metadata)
+
+
+def declared_fields(cls):
+    """The fields of a parameter dataclass that carry a declaration, in order."""
+    return [f for f in dataclasses.fields(cls) if "unit" in f.metadata]
+
+
+class ParameterSet:
+    """Base of frozen parameter dataclasses declared with `parameter` (see the module doc)."""
+
+    def __post_init__(self):
+        for f in declared_fields(self):
+            value = getattr(self, f.name)
+            if value is None:
+                continue
+            size = f.metadata["size"]
+            if f.metadata.get("kind") == "integer":
+                object.__setattr__(self, f.name, as_integer(f.name, value))
+                continue
+            if size is None:    # a matrix with any number of rows
+                columns = f.metadata["shape"][1]
+                value = as_vector(f.name, value, len(tuple(value)))
+                require(f.name, value, len(value) % columns == 0,
+                        f"must hold rows of {columns} numbers (has {len(value)})")
+            else:
+                value = as_float(f.name, value) if size == 1 else as_vector(f.name, value, size)
+            object.__setattr__(self, f.name, value)
+        self._validate()
+
+    def _validate(self) -> None:
+        """Checks between fields; raise ValueError through `require`."""
+
+    def replace(self, **changes):
+        return dataclasses.replace(self, **changes)
+
+
+def require(name, value, condition, message):
+    """Raise `ValueError("parameter NAME = VALUE MESSAGE")` unless `condition`."""
+    if not condition:
+        raise ValueError(f"parameter {name} = {value!r} {message}")
+
+
+def as_float(name, value) -> float:
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"parameter {name} = {value!r} is not a number") from None
+    if not math.isfinite(number):
+        raise ValueError(f"parameter {name} = {value!r} must be finite")
+    return number
+
+
+def as_integer(name, value) -> int:
+    number = as_float(name, value)
+    if isinstance(value, bool) or number != int(number):
+        raise ValueError(f"parameter {name} = {value!r} must be a whole number")
+    return int(number)
+
+
+def as_vector(name, value, size):
+    try:
+        items = tuple(value)
+    except TypeError:
+        raise ValueError(f"parameter {name} = {value!r} must have {size} elements") from None
+    if len(items) != size:
+        raise ValueError(f"parameter {name} = {value!r} must have {size} elements, has {len(items)}")
+    return tuple(as_float(f"{name}[{i + 1}]", v) for i, v in enumerate(items))

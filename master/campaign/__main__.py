@@ -1,6 +1,0 @@
-"""``python -m master.campaign ...`` = ``python -m master sweep ...``."""
-import sys
-
-from .cli import main
-
-sys.exit(main())
