@@ -194,7 +194,8 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     some 0.1 s)."""
     p = argparse.ArgumentParser(
         prog="auv-cosim",
-        description="Co-simulation master for the AUV FMUs: run scenarios, validate FMUs, list scenarios.",
+        description="FMI 2.0 co-simulation of underwater vehicles (the survey AUV, the H100 ROV): run "
+                    "scenarios and look at the runs, validate and export the FMUs, sweep, identify.",
     )
     sub = p.add_subparsers(dest="command", metavar="COMMAND", required=True)
 

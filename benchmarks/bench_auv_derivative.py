@@ -1,4 +1,4 @@
-"""Benchmark of the AUV's compiled physics, piece by piece (issue 15): where a step's time goes.
+"""Benchmark of the AUV's compiled physics, piece by piece: where a step's time goes.
 
 Prints nanoseconds per call, measured side by side in one run (each checkout in its own
 interpreter, one after the other, best of 5 rounds):

@@ -1,5 +1,5 @@
 """Benchmark of the AUV stack's own work per step: each slave's do_step as a Python object, with
-no FMI boundary (issue 15).
+no FMI boundary.
 
 The three slaves of the survey stack (``Auv``, ``AuvSensors``, ``AuvControl``) are made as
 Python objects (``Class(instance_name=...)``), initialised, and stepped at 0.1 s in cruise;

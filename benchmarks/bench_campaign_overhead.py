@@ -1,4 +1,4 @@
-"""Benchmark of a campaign run's overhead on a warm worker (issue 15: <= 0.3 s a run): what a
+"""Benchmark of a campaign run's overhead on a warm worker (target: <= 0.3 s a run): what a
 run costs beyond its stepping once the worker process has imported everything and loaded
 numba's cache, as ``auv_cosim.campaigns``'s worker runs it (``master.run`` in the worker's process,
 the CSV formatted inline, no per-run plots unless asked).

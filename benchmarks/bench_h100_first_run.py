@@ -1,4 +1,4 @@
-"""Benchmark of the H100 stack's first run on a fresh clone against its second run (issue 12):
+"""Benchmark of the H100 stack's first run on a fresh clone against its second run:
 the same `auv-cosim run` twice, each in a fresh interpreter, from an empty FMU extraction
 cache (what a fresh clone's first run meets: the FMUs extracted, numba's shipped cache loaded,
 anything missing from it compiled) and then from the warm one.

@@ -2,7 +2,7 @@
 of a run (auv_cosim/analyses/auv_plots.py ``_fill``: lines, limits, legends, layout, drawing, PNG), the
 figures built first (as the plot process builds them while the run steps), warm, in one process,
 one figure after the other. This is what is left after the last step when the plot process is
-ready (issue 15); the whole command is ``benchmarks/bench_run.py``.
+ready; the whole command is ``benchmarks/bench_run.py``.
 
     .venv/bin/python benchmarks/bench_plots.py [--scenario survey] [--rounds 6] [--repeats 3] [--before DIR]
 

@@ -1,4 +1,4 @@
-"""Benchmark of the formatting of results.csv (issue 15): microseconds of CPU per row.
+"""Benchmark of the formatting of results.csv: microseconds of CPU per row.
 
 Formats the rows of a survey run (``/work/baseline/survey/results.csv`` when it is there, else
 a fresh ``auv-cosim run survey --no-plots``; or the results.csv given with ``--csv``, e.g.

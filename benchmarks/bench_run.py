@@ -1,4 +1,4 @@
-"""Benchmark of what a user waits for: the whole ``auv-cosim run survey`` (issue 15).
+"""Benchmark of what a user waits for: the whole ``auv-cosim run survey``.
 
 Prints, measured side by side in one run (the cases interleaved, repeat after repeat; the
 MEDIAN of the repeats is kept, because the 2-core machine is shared and its load moves):
@@ -24,7 +24,7 @@ MEDIAN of the repeats is kept, because the 2-core machine is shared and its load
             here, AUV_MASTER_PLOTS=serial, where the command shares them with a forked child),
             the rest.
 
-with ratios: x real time, us per step, the command against the floor, each target of issue 15.
+with ratios: x real time, us per step, the command against the floor, each target of docs/performance.md.
 The stepping floor itself (the master's loop with no-op twins, per-FMU per-call costs) is
 ``benchmarks/bench_stack.py``; this script reuses its FMU snapshot and scenario helpers.
 
@@ -372,7 +372,7 @@ def main() -> None:
         print(f"stepping: {sim / stepping:.0f}x real time, {stepping / steps * 1e6:.1f} us a step")
         print()
         floor_step_us = (med(walls["floor"]) - med(walls["python"])) / steps * 1e6
-        print("against the targets of issue 15 (medians):")
+        print("against the targets of docs/performance.md (medians):")
         checks = [
             ("whole command with plots <= 2.5 s", med(walls["plots"]), TARGETS["command_s"], "s"),
             ("stepping >= 1500x real time", sim / stepping, TARGETS["rtf"], "x"),

@@ -1,4 +1,4 @@
-"""Benchmark of the survey co-simulation stack against its floor (issue 6).
+"""Benchmark of the survey co-simulation stack against its floor.
 
 Prints, measured side by side in one run (the cases interleaved, repeat after repeat, and the
 best of the repeats kept, because the machine is shared and noisy):

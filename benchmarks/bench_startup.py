@@ -1,5 +1,5 @@
 """Benchmark of the FMU start-up of the survey stack (Auv, AuvSensors, AuvControl) beside its
-floor, the same start-up with the no-op twins of the three FMUs (issue 15: <= 0.4 s); with
+floor, the same start-up with the no-op twins of the three FMUs (target: <= 0.4 s); with
 ``--stack h100`` the same for the H100 stack of scenarios/h100_hold.yaml (H100, H100Sensors,
 H100Control).
 

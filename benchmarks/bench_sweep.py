@@ -1,4 +1,4 @@
-"""Benchmark of the whole `auv-cosim sweep` on 1 and on 2 local workers (issue 15: the
+"""Benchmark of the whole `auv-cosim sweep` on 1 and on 2 local workers (target: the
 2-worker sweep >= 1.6x faster): 12 runs of the depth_step scenario (noise seeds 1..12) of
 1200 s each, the command timed end to end (cluster start, runs, campaign table and plots), the
 worker counts alternated repeat after repeat, the median kept; and whether both wrote the same

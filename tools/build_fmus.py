@@ -88,7 +88,7 @@ FMUS: Tuple[FmuSpec, ...] = (
     FmuSpec("AuvControl", "auv_cosim/stacks/auv/control_slave.py",
             numba_warm_up=("stacks.auv.warm_up:exercise_kernels",)),
     FmuSpec("H100Sensors", "auv_cosim/stacks/h100/instruments_slave.py"),
-    # One line per H100 layout: the vehicle file fixes the number of thrusters (README, "H100").
+    # One line per H100 layout: the vehicle file fixes the number of thrusters (docs/vehicles.md).
     # The vehicle's FMU also compiles what the control stack calls of the vehicle library
     # (the H100 stack loads the vehicle first, so the two share the vehicle's modules).
     FmuSpec("H100", "auv_cosim/vehicles/h100/slave.py", vehicle_file="vehicles/H100.yaml", vehicle_base="H100",

@@ -8,18 +8,11 @@
     .venv/bin/python tools/check_results_identical.py --record        # rewrite the hashes
 
 The reference hashes (tests/integration/results_sha256.json) are the sha256 of each
-scenario's results.csv as `auv-cosim run NAME --no-plots` wrote it before the vehicle
-library was restructured (issue 10; the scenarios added since, the H100's, ident_auv and
-survey_waves, as main wrote them at the master's restructuring, 1320688; survey_waves again
-after afbf2fa added its vehicle.SurfaceElevation column, the others unchanged; ident_h100 and
-ident_h100_check as main wrote them at f1ca284; the H100's and ident_h100* again when the
-H100 derivative lost its allocations, which moved their last bits, ~1e-15 m; the h100_*
-scenarios again after the H100 control step was rewritten in plain floats with the
-allocation's least-norm shortcut, a deliberate change of the last bits, issue 12's speed
-bar; the H100's and ident_h100* again when the H100's propeller lag was solved in closed form
-over each step, which moved their trajectories by at most 1.8e-5 m; and when the H100 went
-back to DOPRI5 at rtol 2e-5, which moved them by at most 2.3e-5 m, ident_h100): "full" for the whole scenarios, "short" for the short
-runs of SHORT_RUNS that tests/integration/test_results_identical.py flies. A change that keeps
+scenario's results.csv as `auv-cosim run NAME --no-plots` writes it: "full" for the whole
+scenarios, "short" for the short runs of SHORT_RUNS that tests/integration/test_results_identical.py
+flies. Each was recorded when its scenario came, and again only by a change meant to change
+the results, which says so in its commit (git log tests/integration/results_sha256.json has the
+history). A change that keeps
 the physics and the recording unchanged keeps them. `--record` is for a change that is MEANT to change the results, and says
 so in its commit. The results are reproducible bit for bit on one platform; another CPU or
 libm may round a transcendental function differently, which would show here first.

@@ -9,7 +9,7 @@ pythonfmu's.
 
 The compiler is $CC when set, else the first of cc, gcc, clang on the PATH. With none (or $CC
 naming a program that does not exist) the FMU keeps pythonfmu's stock binary and a note says
-what that costs (README, "Without a C compiler"); a compiler that exists but fails is an error.
+what that costs (docs/development.md, "Without a C compiler"); a compiler that exists but fails is an error.
 
     python tools/native_wrapper.py            # say which compiler would be used, build once
 """
@@ -40,7 +40,7 @@ LIBS = ("-ldl", "-lpthread")
 
 NO_COMPILER_COST = ("pythonfmu's stock binary is kept: a host without Python of its own needs "
                     "LD_PRELOAD of libpython, the process may crash at exit, and a bad parameter "
-                    "gives fmi2Fatal (see README, 'Without a C compiler')")
+                    "gives fmi2Fatal (see docs/development.md, 'Without a C compiler')")
 
 
 class CompileError(RuntimeError):

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Exit statuses of other hosts over many runs: the proof that the FMUs' binary neither needs
-LD_PRELOAD nor crashes a host at exit (issue 14; tests/integration/test_other_hosts.py runs a few).
+LD_PRELOAD nor crashes a host at exit (tests/integration/test_other_hosts.py runs a few).
 
     python tools/prove_hosts.py                   # the FMUs in fmus/ (as ./build.sh made them)
     python tools/prove_hosts.py --stock           # ... and the same FMUs with pythonfmu's binary

@@ -1,5 +1,5 @@
 """Loading the physics' compiled code from numba's cache without numba's compiler set-up
-(start-up time, issue 15).
+(start-up time).
 
 The first call of a compiled function in a process loads its machine code from the cache
 (`__pycache__/*.nbi|*.nbc`, shipped inside the FMU: auv_cosim/compiled/shipped_cache.py). Before it

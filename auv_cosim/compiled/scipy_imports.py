@@ -1,4 +1,4 @@
-"""One module of a SciPy subpackage without the rest of the subpackage (start-up time, issue 15).
+"""One module of a SciPy subpackage without the rest of the subpackage (start-up time).
 
 Importing `scipy.integrate._ode` (the `ode` class, SciPy's wrapper of Hairer's DOPRI5) or
 `scipy.linalg.cython_blas` (the BLAS that numba's compiled `@` and `np.dot` call) first runs

@@ -118,7 +118,7 @@ class VehicleSlave(FmuSlave):
             self._add_real_parameter(name, signal.size, signal.unit, description,
                                      signal.labels, default, "fixed")
 
-        # the vehicle's own defaults (VehicleSimulator.tolerances_of; README, 'Why dopri5')
+        # the vehicle's own defaults (VehicleSimulator.tolerances_of; docs/vehicles.md, 'Why dopri5')
         self.RelativeTolerance, self.AbsoluteTolerance = self.simulator_class.tolerances_of(vehicle)
         integrator = self.simulator_class.integrator_of(vehicle)
         self.add_real("RelativeTolerance", causality="parameter", variability="tunable",

@@ -166,7 +166,7 @@ def window_robust_covariance(adapter, log: TrialLog, values: dict[str, float], n
     strongly correlated, the effective number of samples is far below the count, and the
     independent-residual errors come out 2-6 times too small (on eight noise seeds of the
     ident_h100 trial the truth was 6.5 of them away, RMS, for the heave added mass). These
-    errors cover that; they do not cover a bias (README, Identification). The windows are taken
+    errors cover that; they do not cover a bias (docs/identification.md). The windows are taken
     as independent of each other (each starts from its own measurements). None with fewer
     windows than twice the fitted parameters."""
     windows = int(labels.max()) + 1

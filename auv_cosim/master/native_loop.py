@@ -3,7 +3,7 @@
 The Python loop of ``engine.simulate`` makes a dozen ctypes calls a step (each instance's
 transfers, fmi2DoStep and reads), each costing about a microsecond of Python around the FMU's
 own work, plus the loop's bookkeeping: about half of the no-op floor of the survey stack
-(issue 15). ``run_steps`` makes the same calls, in the same order, with the same values, from
+``run_steps`` makes the same calls, in the same order, with the same values, from
 C, for as many steps as it can before Python has something to do (a full block for the
 recorder, a stop condition that may fire, a flush, a failed call).
 

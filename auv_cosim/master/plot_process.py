@@ -1,4 +1,4 @@
-"""The plots of a run, drawn by a process forked before the run steps (issue 15).
+"""The plots of a run, drawn by a process forked before the run steps.
 
 Drawing the PNG plots after a run first imports the plotting library (matplotlib and its
 pyplot: about 0.35 s on the 2-core machine) and then lays out and renders every figure. A

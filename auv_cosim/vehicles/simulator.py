@@ -171,7 +171,7 @@ class VehicleSimulator:
     @staticmethod
     def tolerances_of(vehicle) -> Tuple[float, float]:
         """The default (rtol, atol) a vehicle (class or instance) is flown with: its
-        `TOLERANCES`, (1e-4, 1e-6) by default (README, 'Why dopri5')."""
+        `TOLERANCES`, (1e-4, 1e-6) by default (docs/vehicles.md, 'Why dopri5')."""
         return getattr(vehicle, "TOLERANCES", (1e-4, 1e-6))
 
     @staticmethod

@@ -1,6 +1,6 @@
 """The arithmetic of one step of the survey AUV's control stack (auv_cosim.stacks.auv.control) compiled
 with numba: guidance, dive guidance and the three (four) PID loops in one call a step over flat
-float64 arrays, where the plain Python made some sixty small ones, issue 15.
+float64 arrays, where the plain Python made some sixty small ones.
 
 The kernel does the same floating-point operations, in the same order, as the plain Python
 that `ControlStack.step` ran before it (`WaypointManager.update`, `LineOfSight`,

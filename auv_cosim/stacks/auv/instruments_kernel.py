@@ -1,6 +1,6 @@
 """The arithmetic of one sample of the survey AUV's instruments (auv_cosim.stacks.auv.instruments) compiled
 with numba: one call a step over flat float64 arrays, where the plain Python made some forty
-small ones (a lag's update, a wrap, a clamp per channel), issue 15.
+small ones (a lag's update, a wrap, a clamp per channel).
 
 The kernel does the same floating-point operations, in the same order, as the plain Python
 that `SensorSuite.sample` ran before it (`FirstOrderLag.update`, `AngleLag.update`,

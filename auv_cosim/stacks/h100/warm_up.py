@@ -7,7 +7,7 @@ imported already is shared, so in the H100 stack the controllers' belief (its li
 and motion wrench, auv_cosim/stacks/h100/belief.py) runs on the `auv_cosim.vehicles` that the first
 FMU to load it brought, H100.fmu's (the stack file lists the vehicle first), with H100.fmu's
 cache. That cache held only what the vehicle's own step compiles, so the first run of a fresh
-clone compiled the Jacobians the LQR is designed on for half a minute to minutes (issue 12).
+clone compiled the Jacobians the LQR is designed on for half a minute to minutes.
 """
 from __future__ import annotations
 

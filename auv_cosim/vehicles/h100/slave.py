@@ -7,7 +7,7 @@ is the vehicle file: the number of thrusters n is fixed when the FMU is built (F
 structural parameters), so each FMU is built for one vehicle file, bundled in its resources.
 
 tools/build_fmus.py builds `fmus/H100.fmu` from this script and `vehicles/H100.yaml`. Another
-layout is another vehicle file and one more build line (README): the builder then writes this
+layout is another vehicle file and one more build line (docs/vehicles.md): the builder then writes this
 script under the FMU's own name (`NAME_vehicle_fmu.py`, class `NAME`, its `vehicle_file`), a
 module name of its own, since FMUs in one process share their modules.
 

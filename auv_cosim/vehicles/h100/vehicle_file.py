@@ -157,7 +157,7 @@ def load_vehicle(path: str = DEFAULT_VEHICLE_FILE) -> LoadedVehicle:
 
 
 #: PyYAML's safe loader on libyaml's C parser where PyYAML has it: the same objects, a seventh
-#: of the time (the H100 stack reads its three vehicle files twice as it starts, issue 15)
+#: of the time (the H100 stack reads its three vehicle files twice as it starts)
 SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
