@@ -87,7 +87,10 @@ class VehicleSlave(FmuSlave):
         self._key_names = []         # the parameters the model and simulator are built from
         vehicle = self.vehicle_class
 
-        self._inputs_now = np.zeros(vehicle.INPUTS.size)
+        #: how many leading values of the input array are the host's: the vehicle may hold more
+        #: over a step (`INPUT_ARRAY_SIZE`, auv_cosim.vehicles.simulator: the others' wakes)
+        self._given_inputs = vehicle.INPUTS.size
+        self._inputs_now = np.zeros(getattr(vehicle, "INPUT_ARRAY_SIZE", vehicle.INPUTS.size))
         for signal in vehicle.INPUTS:
             self._register_signal(signal, "input", attr="_inputs_now",
                                   start=vehicle.INPUTS.start(signal.name))
@@ -277,8 +280,11 @@ class VehicleSlave(FmuSlave):
     def _initial_inputs(self):
         """The inputs for the outputs of the initial state. A non-finite input start value is
         read as zero here: SPEC 2.6 refuses a NaN input at the step that would use it, so the
-        instance initialises and the host may still correct the input before stepping."""
-        return np.where(np.isfinite(self._inputs_now), self._inputs_now, 0.0)
+        instance initialises and the host may still correct the input before stepping. What the
+        vehicle holds beyond them (the others' wakes over a step) is zero before the first step."""
+        initial = np.where(np.isfinite(self._inputs_now), self._inputs_now, 0.0)
+        initial[self._given_inputs:] = 0.0
+        return initial
 
     def _refresh_outputs(self, u, t):
         self._write_outputs(self._sim.state, u, t, self._outputs, self._locals)
@@ -306,6 +312,7 @@ class VehicleSlave(FmuSlave):
         self._sim = None   # start from the initial-state parameters as they are now
         self._model = None
         self._build()
+        self._inputs_now[self._given_inputs:] = 0.0   # nothing held before the first step
         self._refresh_outputs(self._initial_inputs(), self._time)
         self.parameters_changed = False
         self.log_info(f"{self.instance_name}: {self.library_origin()}")
@@ -313,9 +320,6 @@ class VehicleSlave(FmuSlave):
             self.log_warning(warning)
 
     def fmu_do_step(self, current_time, step_size):
-        # nothing sets an input during the step: the array itself is the step's inputs
-        # (VehicleSimulator.advance refuses, and names, a NaN)
-        u = self._inputs_now
         if not step_size >= 0.0:
             raise FmuError(f"communication step size {step_size} must not be negative")
         if not self._warned_time and abs(current_time - self._time) > 1e-9 * max(1.0, abs(current_time)):
@@ -325,6 +329,9 @@ class VehicleSlave(FmuSlave):
         if self.parameters_changed:
             self._build()  # tunable parameters; the vehicle stays as it was on failure
             self.parameters_changed = False
+        # nothing sets an input during the step: the array itself is the step's inputs (the
+        # simulator's own, after a rebuild too; VehicleSimulator.advance refuses, and names, a NaN)
+        u = self._inputs_now
         # A failed advance raises and leaves the vehicle at the start of the step; the
         # integrator's failure says in words what went wrong (no place in the code to add)
         try:

@@ -20,6 +20,8 @@ from __future__ import annotations
 
 import dataclasses
 import math
+
+import numpy as np
 from typing import Optional, Sequence, Tuple, Union
 
 Vector3 = Tuple[float, float, float]
@@ -67,8 +69,9 @@ class ParameterSet:
             if value is None:
                 continue
             size = f.metadata["size"]
-            if f.metadata.get("kind") == "integer":
-                object.__setattr__(self, f.name, as_integer(f.name, value))
+            kind = f.metadata.get("kind")
+            if kind in _CONVERTERS:
+                object.__setattr__(self, f.name, _CONVERTERS[kind](f.name, value))
                 continue
             if size is None:    # a matrix with any number of rows
                 columns = f.metadata["shape"][1]
@@ -108,6 +111,25 @@ def as_integer(name, value) -> int:
     if isinstance(value, bool) or number != int(number):
         raise ValueError(f"parameter {name} = {value!r} must be a whole number")
     return int(number)
+
+
+def as_boolean(name, value) -> bool:
+    """True or False (a Python or NumPy bool, or the whole numbers 1 and 0 an FMI host may hand)."""
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    if isinstance(value, (int, np.integer)) and value in (0, 1):
+        return bool(value)
+    raise ValueError(f"parameter {name} = {value!r} must be true or false")
+
+
+def as_text(name, value) -> str:
+    if not isinstance(value, str):
+        raise ValueError(f"parameter {name} = {value!r} must be a text")
+    return value
+
+
+#: the parameters that are not Reals, by `kind`: how each is read
+_CONVERTERS = {"integer": as_integer, "boolean": as_boolean, "string": as_text}
 
 
 def as_vector(name, value, size):

@@ -52,25 +52,38 @@ class Signal:
     `description` is one text for the whole part or one per element; `unit` likewise (a vector
     whose elements differ, e.g. added masses in kg and kg m2, gives one unit per element).
     `labels` name the elements for the FMU's per-element descriptions ("north", "east", ...).
+    `columns` makes the part a matrix stored row by row, named `Name[i,j]`: its `unit` (a
+    tuple) and `labels` then give one entry per column, the same for every row.
     """
     name: str
     size: int
     unit: Union[str, Tuple[str, ...]]
     description: Union[str, Tuple[str, ...]]
     labels: Optional[Tuple[str, ...]] = None
+    columns: Optional[int] = None
 
     def element_names(self) -> Tuple[str, ...]:
-        """FMI structured names: `Name` for a scalar, `Name[1]` ... `Name[n]` for a vector."""
+        """FMI structured names: `Name` for a scalar, `Name[1]` ... `Name[n]` for a vector,
+        `Name[i,j]` for a matrix."""
+        if self.columns is not None:
+            return tuple(f"{self.name}[{i // self.columns + 1},{i % self.columns + 1}]"
+                         for i in range(self.size))
         if self.size == 1:
             return (self.name,)
         return tuple(f"{self.name}[{i + 1}]" for i in range(self.size))
 
     def element_units(self) -> Tuple[str, ...]:
+        if self.columns is not None and isinstance(self.unit, tuple):
+            return self.unit * (self.size // self.columns)
         return self.unit if isinstance(self.unit, tuple) else (self.unit,) * self.size
 
     def element_descriptions(self) -> Tuple[str, ...]:
         if isinstance(self.description, tuple):
             return self.description
+        if self.columns is not None:
+            labels = self.labels or tuple(f"column {j + 1}" for j in range(self.columns))
+            return tuple(f"{self.description}, row {i // self.columns + 1}: {labels[i % self.columns]}"
+                         for i in range(self.size))
         if self.size == 1:
             return (self.description,)
         labels = self.labels or tuple(f"element {i + 1}" for i in range(self.size))
@@ -185,6 +198,14 @@ class Vehicle(Protocol):
             signal + "0", each optional), validated, ValueError naming the part.
         startup_warnings(name): texts the FMU logs as warnings after initialisation (a
             vehicle that cannot dive...), empty when all is well.
+    Among other vehicles (optional; SPEC 9, auv_cosim.vehicles.wake; both vehicles have them):
+        EXTRA_INPUTS, EXTRA_OUTPUTS: `SignalTable`s of inputs after the table's (the others'
+            wake rows: no column in the input Jacobian) and of outputs after the table's (in
+            the FMU's output array, written by `write_outputs` when it is that long).
+        GIVEN_INPUTS, INPUT_ARRAY_SIZE: how many inputs a caller gives (the table's and the
+            extra ones) and the size of the array they are held in over a step.
+        hold_inputs(x, u, c): compiled, fills the rest of that array at a step's start;
+            returns 0 or a code, which input_problem(code, u) puts in words.
     """
 
     STATE: SignalTable

@@ -50,6 +50,21 @@ def _packed_right_hand_side(derivative_packed, work, derivative):
     return right_hand_side
 
 
+def held_inputs(vehicle, x, u) -> np.ndarray:
+    """What `vehicle` holds over a step that starts at the state x with the inputs u (the table's,
+    or with its extra inputs): the array `VehicleSimulator` integrates with, its end filled by
+    the vehicle's `hold_inputs` as at a step's start (the others' wakes: auv_cosim.vehicles.wake).
+    A refused value raises ValueError in the vehicle's words."""
+    u = np.asarray(u, dtype=float).reshape(-1)
+    held = np.zeros(getattr(vehicle, "INPUT_ARRAY_SIZE", u.size))
+    held[:u.size] = u
+    hold = getattr(vehicle, "hold_inputs", None)
+    problem = 0 if hold is None else hold(np.asarray(x, dtype=float), held, vehicle.constants)
+    if problem:
+        raise ValueError(vehicle.input_problem(problem, held))
+    return held
+
+
 class IntegrationError(RuntimeError):
     """The integrator could not reach the requested time."""
 
@@ -102,6 +117,14 @@ class VehicleSimulator:
     t1)` that returns the whole state at t1; the integrator carries y only.
     After each step the vehicle projects the state (`project_state`: the AUV's battery onto
     zero when a step ends just past flat).
+    A vehicle may hold more over a step than its table's inputs (the others' wake sources,
+    auv_cosim.vehicles.wake): its `INPUT_ARRAY_SIZE` is then the size of the array the integrator
+    reads them from, `GIVEN_INPUTS` how many of its leading values a caller gives (the
+    table's, then the extra inputs: `advance` takes either count, the extra ones zero when
+    left out), and `hold_inputs(x, u, c)`, compiled, fills the rest from the state at each
+    step's start, returning 0 or a code that `input_problem(code, u)` puts in words (the step
+    is then refused with a ValueError). A caller that never gives the extra inputs costs
+    nothing of them (`hold_inputs` is not called: they are zero).
     """
 
     #: what `step` raises when the integrator cannot reach the end of the step (its message
@@ -120,7 +143,9 @@ class VehicleSimulator:
         self.rtol = float(rtol)
         self.atol = float(atol)
         self._x = np.array(x0, dtype=float)
-        self._u = np.zeros(len(self._input_names))
+        self._input_count = len(self._input_names)
+        self._given = getattr(model, "GIVEN_INPUTS", self._input_count)
+        self._u = np.zeros(getattr(model, "INPUT_ARRAY_SIZE", self._input_count))
         # The compiled derivative with the held inputs and the constants as extra arguments:
         # into a buffer when the vehicle can (see _right_hand_side), else returning x'.
         self.method = method or self.integrator_of(model)   # another one: benchmarks compare
@@ -155,6 +180,14 @@ class VehicleSimulator:
                                    else _right_hand_side(derivative_into, self._x.size))
                 self._solver.set_f_params(self._u, model.constants)
         self._solver.set_integrator(self.method, rtol=self.rtol, atol=self.atol, nsteps=max_steps)
+        # the table's inputs, the ones a non-finite value is looked for in (a view: no slice per step)
+        self._table_inputs = self._u[:self._input_count]
+        hold = getattr(model, "hold_inputs", None)
+        self._hold_inputs = None if hold is None else compiled_entry(hold, self._x, self._u, model.constants)
+        #: whether a caller's inputs carried the extra ones since they were last zero (a caller
+        #: that leaves them out flies without them; the simulator's own `inputs` array, which
+        #: the FMU's slave writes them into, is held as it is)
+        self._extra_given = False
         self._integrator = self._solver._integrator
         self._step_length = None   # the step the integrator's work arrays were last made for
         self._fresh_work = self._fresh_iwork = None
@@ -207,17 +240,36 @@ class VehicleSimulator:
         reads and must not change (the FMU's slave writes its outputs from it)."""
         if u is not self._u:    # (the simulator's own input array is right as it is)
             u = np.asarray(u, dtype=float)
-            if u.shape != self._u.shape:
-                raise ValueError(f"inputs must be {self._u.size} numbers {self._input_names}, got {u!r}")
-        if not _all_finite(u):
-            name, value = next((n, v) for n, v in zip(self._input_names, u) if not math.isfinite(v))
+            if u.shape == (self._input_count,):
+                table = u
+            elif u.shape == (self._given,):
+                table = u[:self._input_count]
+            else:
+                extra = f" (or {self._given}, with the extra inputs)" if self._given > self._input_count else ""
+                raise ValueError(f"inputs must be {self._input_count} numbers{extra} {self._input_names}, got {u!r}")
+        else:
+            table = self._table_inputs
+        if not _all_finite(table):
+            name, value = next((n, v) for n, v in zip(self._input_names, table) if not math.isfinite(v))
             raise ValueError(f"input {name} = {float(value)!r} is not finite")
         if not t1 > t0:
             if t1 == t0:
                 return self._x
             raise ValueError(f"cannot integrate backwards from t={t0} to t={t1}")
+        hold = self._hold_inputs
         if u is not self._u:
-            self._u[:] = u
+            self._u[:u.size] = u
+            if u.size > self._input_count:
+                self._extra_given = True
+            elif self._extra_given:    # given before, left out now: none
+                self._u[u.size:self._given] = 0.0
+                self._extra_given = False
+            else:                      # never given since: zero, and so is what they hold
+                hold = None
+        if hold is not None:
+            problem = hold(self._x, self._u, self.model.constants)
+            if problem:
+                raise ValueError(self.model.input_problem(problem, self._u))
         if self._step_derivative is None:
             x = y = self._integrate(self._x, t0, t1)   # a new array each call: kept without a copy
         else:

@@ -13,8 +13,8 @@ from .authority import authority_check_cruise_speed, dive_authority_warning
 from .dynamics import INPUTS, OUTPUTS, STATE
 from .hull import HullProperties, hull_properties_of, submerged_fraction
 from .model import AuvModel, initial_state, inputs
-from .parameters import AuvParameters
+from .parameters import AuvParameters, AuvWakeParameters
 
-__all__ = ["AuvModel", "AuvParameters", "initial_state", "inputs", "INPUTS", "OUTPUTS", "STATE",
+__all__ = ["AuvModel", "AuvParameters", "AuvWakeParameters", "initial_state", "inputs", "INPUTS", "OUTPUTS", "STATE",
            "authority_check_cruise_speed", "dive_authority_warning", "HullProperties",
            "hull_properties_of", "submerged_fraction"]

@@ -42,6 +42,7 @@ from .forces import (
     weight_and_buoyancy_wrench,
 )
 from .hull import hull_properties_of, submerged_fraction
+from .parameters import AuvWakeParameters
 from ..environment import current_ned, sea_floor_depth
 from ..waves import surface_elevation, wave_components, wave_kinematics
 from ..packed import unpack_arguments
@@ -57,6 +58,9 @@ from ..rotation import (
     skew,
 )
 from ..vectors import add3, cross3, rotate3, rotate_back3, scale3, sub3, triple, wrench_add
+from ..wake import (HELD_PRESENT, HELD_VELOCITY, SOURCE_LABELS, SOURCE_SIZE, SOURCE_UNITS, SOURCES_SIZE,
+                    WAKE_BLOCK, describe_source_problem, held_wake_velocity, hold_wake, meets_wake,
+                    resistance, source_row_into, wake_velocity_gradient)
 
 # ---- the vectors (their orders are written here only; see auv_cosim.vehicles.protocol)
 STATE = SignalTable(
@@ -104,9 +108,34 @@ LOCALS = SignalTable(
     Signal("SurfaceElevation", 1, "m", "Elevation of the sea surface above its mean at the vehicle's "
                                        "north and east (0 without waves)"),
 )
+#: The others' wakes (SPEC 9.3), held after the table's inputs in a block of
+#: auv_cosim.vehicles.wake.WAKE_BLOCK values (up to three rows of other vehicles' WakeSource, then what
+#: the vehicle holds of them over a step), and what this vehicle publishes of its own (SPEC 9.1).
+#: Not in INPUTS and OUTPUTS: the inputs have no column in the input Jacobian (nothing
+#: linearises about another vehicle's wake), and the FMU registers all of them after every
+#: other variable (no value reference moved).
+EXTRA_INPUTS = SignalTable(
+    Signal("WakeSources", SOURCES_SIZE, SOURCE_UNITS, "Another vehicle's WakeSource (a row of zeros: "
+           "none)", SOURCE_LABELS, columns=SOURCE_SIZE),
+)
+EXTRA_OUTPUTS = SignalTable(
+    Signal("WakeSource", SOURCE_SIZE, SOURCE_UNITS, "This vehicle's hull wake and propeller jet, for "
+           "the others' WakeSources (all zero unless CastWake and a speed through the water of at "
+           "least WakeMinSpeed)", SOURCE_LABELS),
+    Signal("WakeVelocity", 3, "m/s", "Water velocity of the others' wakes at the body origin over the "
+           "step just ended, NED", NED),
+)
 STATE_SIZE = STATE.size
 INPUT_SIZE = INPUTS.size
 OUTPUT_SIZE = OUTPUTS.size
+#: where the wake block starts in the held inputs, how many values a caller gives (the table's
+#: inputs and the rows), and the size of the array the integrator reads them from
+U_WAKE = INPUT_SIZE
+GIVEN_INPUTS = INPUT_SIZE + SOURCES_SIZE
+INPUT_ARRAY_SIZE = INPUT_SIZE + WAKE_BLOCK
+#: where the FMU keeps the wake outputs: after the table's outputs, in the same array
+Y_WAKE_SOURCE = OUTPUT_SIZE
+Y_WAKE_VELOCITY = OUTPUT_SIZE + SOURCE_SIZE
 BATTERY = STATE.start("Battery")
 # The compiled functions slice the state and the outputs with these integers (numba freezes
 # a global integer into the compiled code; a global slice object it would unpickle per call).
@@ -120,59 +149,72 @@ Y_ALTITUDE, Y_SEA_DEPTH, Y_BATTERY, Y_BATTERY_FRACTION, Y_THRUST = (
     OUTPUTS.start(n) for n in ("Altitude", "SeaDepth", "Battery", "BatteryFraction", "Thrust"))
 
 # ---- the constant vector: one slot per line, its size and where its value comes from
-# (p: AuvParameters, e: Environment, h: HullProperties). Declared in this file because the
-# compiled functions below read the indices (see auv_cosim.vehicles.protocol, step 3).
+# (p: AuvParameters, e: Environment, h: HullProperties, w: AuvWakeParameters). Declared in
+# this file because the compiled functions below read the indices (see
+# auv_cosim.vehicles.protocol, step 3).
 CONSTANTS = ConstantTable()
-C_MASS = CONSTANTS.add("mass", 1, lambda p, e, h: h.mass)
-C_VOLUME = CONSTANTS.add("volume", 1, lambda p, e, h: h.volume)
-C_RADIUS = CONSTANTS.add("radius", 1, lambda p, e, h: h.radius)
-C_RHO = CONSTANTS.add("Rho", 1, lambda p, e, h: p.Rho)
-C_GRAVITY = CONSTANTS.add("Gravity", 1, lambda p, e, h: e.Gravity)
-C_COG = CONSTANTS.add("COG", 3, lambda p, e, h: p.COG)
+C_MASS = CONSTANTS.add("mass", 1, lambda p, e, h, w: h.mass)
+C_VOLUME = CONSTANTS.add("volume", 1, lambda p, e, h, w: h.volume)
+C_RADIUS = CONSTANTS.add("radius", 1, lambda p, e, h, w: h.radius)
+C_RHO = CONSTANTS.add("Rho", 1, lambda p, e, h, w: p.Rho)
+C_GRAVITY = CONSTANTS.add("Gravity", 1, lambda p, e, h, w: e.Gravity)
+C_COG = CONSTANTS.add("COG", 3, lambda p, e, h, w: p.COG)
 C_INERTIA = CONSTANTS.add("rigid-body inertia Ixx Iyy Izz", 3,
-                          lambda p, e, h: (h.inertia_xx, h.inertia_yy, h.inertia_yy))
-C_ADDED = CONSTANTS.add("AddedMass", 6, lambda p, e, h: p.AddedMass)
-C_MASS_INV = CONSTANTS.add("diagonal of M^-1", 6, lambda p, e, h: _inverse_mass_diagonal(p, h))
-C_THRUST_PER_POWER = CONSTANTS.add("ThrustPerPower", 1, lambda p, e, h: p.ThrustPerPower)
-C_MAX_POWER = CONSTANTS.add("MaxPropulsionPower", 1, lambda p, e, h: p.MaxPropulsionPower)
-C_HOTEL = CONSTANTS.add("HotelPower", 1, lambda p, e, h: p.HotelPower)
-C_THRUSTER_POS = CONSTANTS.add("ThrusterPos", 3, lambda p, e, h: p.ThrusterPos)
-C_FRONTAL_AREA = CONSTANTS.add("frontal area", 1, lambda p, e, h: frontal_area(p.Diameter))
-C_AXIAL_CD = CONSTANTS.add("AxialDragCoeff", 1, lambda p, e, h: p.AxialDragCoeff)
-C_CROSS_FLOW_CD = CONSTANTS.add("CrossFlowDragCoeff", 1, lambda p, e, h: p.CrossFlowDragCoeff)
-C_SECTION_X = CONSTANTS.add("section x", 3, lambda p, e, h: p.section_x)
-C_SECTION_D = CONSTANTS.add("section diameter", 3, lambda p, e, h: p.section_diameter)
-C_SECTION_L = CONSTANTS.add("section length", 3, lambda p, e, h: p.section_length)
-C_ROLL_LINEAR = CONSTANTS.add("RollDampingLinear", 1, lambda p, e, h: p.RollDampingLinear)
-C_ROLL_QUADRATIC = CONSTANTS.add("RollDampingQuadratic", 1, lambda p, e, h: p.RollDampingQuadratic)
-C_RUDDER_AREA = CONSTANTS.add("RudderArea", 1, lambda p, e, h: p.RudderArea)
-C_RUDDER_AR = CONSTANTS.add("RudderAspectRatio", 1, lambda p, e, h: p.RudderAspectRatio)
-C_RUDDER_POS = CONSTANTS.add("RudderPos", 3, lambda p, e, h: p.RudderPos)
-C_RUDDER_CL_MAX = CONSTANTS.add("RudderClMax", 1, lambda p, e, h: p.RudderClMax)
-C_RUDDER_AOA_MAX = CONSTANTS.add("RudderAoaMax", 1, lambda p, e, h: p.RudderAoaMax)
-C_RUDDER_CD0 = CONSTANTS.add("RudderCd0", 1, lambda p, e, h: p.RudderCd0)
-C_RUDDER_OSWALD = CONSTANTS.add("RudderOswald", 1, lambda p, e, h: p.RudderOswald)
-C_MAX_RUDDER = CONSTANTS.add("MaxRudderAngle", 1, lambda p, e, h: p.MaxRudderAngle)
-C_QUAT_TAU = CONSTANTS.add("QuaternionConvergenceTime", 1, lambda p, e, h: p.QuaternionConvergenceTime)
-C_CURRENT = CONSTANTS.add("CurrentVelocity", 3, lambda p, e, h: e.CurrentVelocity)
-C_CURRENT_GRADIENT = CONSTANTS.add("CurrentDepthGradient", 3, lambda p, e, h: e.CurrentDepthGradient)
-C_SEA_FLOOR = CONSTANTS.add("SeaFloorDepth", 1, lambda p, e, h: e.SeaFloorDepth)
-C_SEA_FLOOR_SLOPE = CONSTANTS.add("SeaFloorSlope", 2, lambda p, e, h: e.SeaFloorSlope)
-C_INITIAL_BATTERY = CONSTANTS.add("InitialBattery", 1, lambda p, e, h: p.InitialBattery)
+                          lambda p, e, h, w: (h.inertia_xx, h.inertia_yy, h.inertia_yy))
+C_ADDED = CONSTANTS.add("AddedMass", 6, lambda p, e, h, w: p.AddedMass)
+C_MASS_INV = CONSTANTS.add("diagonal of M^-1", 6, lambda p, e, h, w: _inverse_mass_diagonal(p, h))
+C_THRUST_PER_POWER = CONSTANTS.add("ThrustPerPower", 1, lambda p, e, h, w: p.ThrustPerPower)
+C_MAX_POWER = CONSTANTS.add("MaxPropulsionPower", 1, lambda p, e, h, w: p.MaxPropulsionPower)
+C_HOTEL = CONSTANTS.add("HotelPower", 1, lambda p, e, h, w: p.HotelPower)
+C_THRUSTER_POS = CONSTANTS.add("ThrusterPos", 3, lambda p, e, h, w: p.ThrusterPos)
+C_FRONTAL_AREA = CONSTANTS.add("frontal area", 1, lambda p, e, h, w: frontal_area(p.Diameter))
+C_AXIAL_CD = CONSTANTS.add("AxialDragCoeff", 1, lambda p, e, h, w: p.AxialDragCoeff)
+C_CROSS_FLOW_CD = CONSTANTS.add("CrossFlowDragCoeff", 1, lambda p, e, h, w: p.CrossFlowDragCoeff)
+C_SECTION_X = CONSTANTS.add("section x", 3, lambda p, e, h, w: p.section_x)
+C_SECTION_D = CONSTANTS.add("section diameter", 3, lambda p, e, h, w: p.section_diameter)
+C_SECTION_L = CONSTANTS.add("section length", 3, lambda p, e, h, w: p.section_length)
+C_ROLL_LINEAR = CONSTANTS.add("RollDampingLinear", 1, lambda p, e, h, w: p.RollDampingLinear)
+C_ROLL_QUADRATIC = CONSTANTS.add("RollDampingQuadratic", 1, lambda p, e, h, w: p.RollDampingQuadratic)
+C_RUDDER_AREA = CONSTANTS.add("RudderArea", 1, lambda p, e, h, w: p.RudderArea)
+C_RUDDER_AR = CONSTANTS.add("RudderAspectRatio", 1, lambda p, e, h, w: p.RudderAspectRatio)
+C_RUDDER_POS = CONSTANTS.add("RudderPos", 3, lambda p, e, h, w: p.RudderPos)
+C_RUDDER_CL_MAX = CONSTANTS.add("RudderClMax", 1, lambda p, e, h, w: p.RudderClMax)
+C_RUDDER_AOA_MAX = CONSTANTS.add("RudderAoaMax", 1, lambda p, e, h, w: p.RudderAoaMax)
+C_RUDDER_CD0 = CONSTANTS.add("RudderCd0", 1, lambda p, e, h, w: p.RudderCd0)
+C_RUDDER_OSWALD = CONSTANTS.add("RudderOswald", 1, lambda p, e, h, w: p.RudderOswald)
+C_MAX_RUDDER = CONSTANTS.add("MaxRudderAngle", 1, lambda p, e, h, w: p.MaxRudderAngle)
+C_QUAT_TAU = CONSTANTS.add("QuaternionConvergenceTime", 1, lambda p, e, h, w: p.QuaternionConvergenceTime)
+C_CURRENT = CONSTANTS.add("CurrentVelocity", 3, lambda p, e, h, w: e.CurrentVelocity)
+C_CURRENT_GRADIENT = CONSTANTS.add("CurrentDepthGradient", 3, lambda p, e, h, w: e.CurrentDepthGradient)
+C_SEA_FLOOR = CONSTANTS.add("SeaFloorDepth", 1, lambda p, e, h, w: e.SeaFloorDepth)
+C_SEA_FLOOR_SLOPE = CONSTANTS.add("SeaFloorSlope", 2, lambda p, e, h, w: e.SeaFloorSlope)
+C_INITIAL_BATTERY = CONSTANTS.add("InitialBattery", 1, lambda p, e, h, w: p.InitialBattery)
 # The waves (SPEC 8): their count and direction here, their rows (a, w, k, phi) appended after
 # the table (`pack_constants`); a count of 0 is still water.
-C_WAVE_COUNT = CONSTANTS.add("wave components", 1, lambda p, e, h: 0.0)
-C_WAVE_DIRECTION = CONSTANTS.add("WaveDirection", 1, lambda p, e, h: 0.0)
+C_WAVE_COUNT = CONSTANTS.add("wave components", 1, lambda p, e, h, w: 0.0)
+C_WAVE_DIRECTION = CONSTANTS.add("WaveDirection", 1, lambda p, e, h, w: 0.0)
 # The separated end of the slender-body lift: aft end of the aftmost section going ahead,
 # forward end of the foremost going astern (sections are ordered bow to stern).
 C_LIFT_X_AFT = CONSTANTS.add("lift end x, ahead", 1,
-                             lambda p, e, h: p.section_x[2] - p.section_length[2] / 2.0)
+                             lambda p, e, h, w: p.section_x[2] - p.section_length[2] / 2.0)
 C_LIFT_AREA_AFT = CONSTANTS.add("lift end area, ahead", 1,
-                                lambda p, e, h: frontal_area(p.section_diameter[2]))
+                                lambda p, e, h, w: frontal_area(p.section_diameter[2]))
 C_LIFT_X_FORE = CONSTANTS.add("lift end x, astern", 1,
-                              lambda p, e, h: p.section_x[0] + p.section_length[0] / 2.0)
+                              lambda p, e, h, w: p.section_x[0] + p.section_length[0] / 2.0)
 C_LIFT_AREA_FORE = CONSTANTS.add("lift end area, astern", 1,
-                                 lambda p, e, h: frontal_area(p.section_diameter[0]))
+                                 lambda p, e, h, w: frontal_area(p.section_diameter[0]))
+# The wakes (SPEC 9): how this vehicle meets the others' (the field's parameters, the update
+# mode) and what it casts (its stern, its diameters, whether it casts, from what speed).
+C_WAKE_SPREAD = CONSTANTS.add("WakeSpreadRate", 1, lambda p, e, h, w: w.WakeSpreadRate)
+C_JET_SPREAD = CONSTANTS.add("JetSpreadRate", 1, lambda p, e, h, w: w.JetSpreadRate)
+C_WAKE_LENGTH = CONSTANTS.add("WakeLength", 1, lambda p, e, h, w: w.WakeLength)
+C_WAKE_EVALUATION = CONSTANTS.add("ExternalWakeUpdate is Evaluation", 1, lambda p, e, h, w: w.evaluation)
+C_CAST_WAKE = CONSTANTS.add("CastWake", 1, lambda p, e, h, w: 1.0 if w.CastWake else 0.0)
+C_WAKE_MIN_SPEED = CONSTANTS.add("WakeMinSpeed", 1, lambda p, e, h, w: w.WakeMinSpeed)
+C_STERN = CONSTANTS.add("stern, body frame", 3, lambda p, e, h, w: (-p.Length / 2.0, 0.0, 0.0))
+C_DIAMETER = CONSTANTS.add("Diameter", 1, lambda p, e, h, w: p.Diameter)
+C_PROPELLER_DIAMETER = CONSTANTS.add("propeller diameter", 1,
+                                     lambda p, e, h, w: w.propeller_diameter(p.Diameter))
 CONSTANT_COUNT = CONSTANTS.size
 
 
@@ -182,11 +224,12 @@ def _inverse_mass_diagonal(params, hull):
     return 1.0 / (rigid + np.asarray(params.AddedMass, dtype=float))
 
 
-def pack_constants(params, env, waves=None):
-    """The flat constant vector of an `AuvParameters`, an `Environment` and the sea (a
-    `WaveParameters`, None for still water): the table's slots, then the wave rows."""
+def pack_constants(params, env, waves=None, wake=None):
+    """The flat constant vector of an `AuvParameters`, an `Environment`, the sea (a
+    `WaveParameters`, None for still water) and the wakes (an `AuvWakeParameters`, None for
+    the defaults: casting nothing): the table's slots, then the wave rows."""
     hull = hull_properties_of(params.Length, params.Diameter, params.AverageDensity)
-    c = CONSTANTS.pack(params, env, hull)
+    c = CONSTANTS.pack(params, env, hull, wake if wake is not None else AuvWakeParameters())
     rows = np.zeros((0, 4)) if waves is None else wave_components(waves, env.Gravity)
     if rows.shape[0] == 0:
         return c
@@ -243,24 +286,73 @@ def _rudder_jacobian(plane, rel_vel, omega, deflection, c):
 
 
 @jit
-def hydrodynamic_wrench(rel_vel, omega, rudder_yaw, rudder_dive, c):
-    """Every velocity-dependent wrench (a tuple): hull drag, strip theory, slender-body lift,
-    roll damping, both fin planes and the Coriolis-centripetal (Munk) terms, summed in this
-    order."""
+def hull_wrench(rel_vel, omega, c):
+    """The hull's velocity-dependent wrench (a tuple): axial drag, strip theory and slender-body
+    lift (forces 3, 4 and 5 of SPEC 2.3), summed in this order."""
     w = axial_drag_wrench(rel_vel, c[C_RHO], c[C_FRONTAL_AREA], c[C_AXIAL_CD])
     w = wrench_add(w, cross_flow_strip_wrench(
         rel_vel, omega, c[C_RHO], c[C_CROSS_FLOW_CD], triple(c, C_SECTION_X),
         triple(c, C_SECTION_D), triple(c, C_SECTION_L)))
-    w = wrench_add(w, slender_body_lift_wrench(
+    return wrench_add(w, slender_body_lift_wrench(
         rel_vel, omega, c[C_RHO], c[C_LIFT_X_AFT], c[C_LIFT_AREA_AFT], c[C_LIFT_X_FORE],
         c[C_LIFT_AREA_FORE]))
-    roll = w[3] + roll_damping_moment(omega[0], c[C_ROLL_LINEAR], c[C_ROLL_QUADRATIC])
-    w = (w[0], w[1], w[2], roll, w[4], w[5])
+
+
+@jit
+def with_fins(w, rel_vel, omega, rudder_yaw, rudder_dive, c):
+    """w plus the yaw plane's wrench, then the dive plane's (force 7 of SPEC 2.3; nothing
+    without fins)."""
     if c[C_RUDDER_AREA] > 0.0:
         w = wrench_add(w, _rudder(YAW_PLANE, rel_vel, omega, rudder_yaw, c))
         w = wrench_add(w, _rudder(DIVE_PLANE, rel_vel, omega, rudder_dive, c))
+    return w
+
+
+@jit
+def hydrodynamic_wrench(rel_vel, omega, rudder_yaw, rudder_dive, c):
+    """Every velocity-dependent wrench (a tuple): hull drag, strip theory, slender-body lift,
+    roll damping, both fin planes and the Coriolis-centripetal (Munk) terms, summed in this
+    order."""
+    w = hull_wrench(rel_vel, omega, c)
+    roll = w[3] + roll_damping_moment(omega[0], c[C_ROLL_LINEAR], c[C_ROLL_QUADRATIC])
+    w = with_fins((w[0], w[1], w[2], roll, w[4], w[5]), rel_vel, omega, rudder_yaw, rudder_dive, c)
     return wrench_add(w, coriolis_wrench(rel_vel, omega, c[C_MASS], triple(c, C_INERTIA),
                                          triple(c, C_ADDED), triple(c, C_ADDED + 3)))
+
+
+@jit
+def resisting_force(rel_vel, omega, rudder_yaw, rudder_dive, c):
+    """The force (body frame, a 3-tuple) of the hull and the fins, forces 3, 4, 5 and 7 of SPEC
+    2.3: what the resistance F_D of the published wake source is taken from (SPEC 9.1; the
+    Coriolis terms and the roll damping do no work against the flow)."""
+    w = with_fins(hull_wrench(rel_vel, omega, c), rel_vel, omega, rudder_yaw, rudder_dive, c)
+    return (w[0], w[1], w[2])
+
+
+@jit
+def others_wake(x, u, c):
+    """The water velocity of the others' wakes at the body origin, NED (SPEC 9.3), as the step
+    sees it: the value held since its start ("Step") or the field at x ("Evaluation"). Only
+    where `meets_wake(u, U_WAKE)`."""
+    return held_wake_velocity((x[X_POS], x[X_POS + 1], x[X_POS + 2]), u, U_WAKE,
+                              c[C_WAKE_EVALUATION] > 0.0, c[C_WAKE_SPREAD], c[C_JET_SPREAD],
+                              c[C_WAKE_LENGTH])
+
+
+@jit
+def hold_inputs(x, u, c):
+    """At a step's start: the wake block of the held inputs u filled from the rows in it and the
+    state x (auv_cosim.vehicles.wake.hold_wake); 0, or the code of a malformed row. Nothing to do
+    for inputs without the block."""
+    if u.shape[0] < INPUT_ARRAY_SIZE:
+        return 0
+    return hold_wake((x[X_POS], x[X_POS + 1], x[X_POS + 2]), u, U_WAKE, c[C_WAKE_EVALUATION] > 0.0,
+                     c[C_WAKE_SPREAD], c[C_JET_SPREAD], c[C_WAKE_LENGTH])
+
+
+def input_problem(code, u):
+    """The words of a `hold_inputs` code: which row and element of WakeSources is malformed."""
+    return describe_source_problem(code, u, U_WAKE)
 
 
 @jit
@@ -302,6 +394,10 @@ def _write_derivative(t, x, u, c, in_waves, xdot):
     """x' at time t, written into `xdot`; `in_waves` adds the waves of SPEC 8 (and nothing, not even a zero, when
     False: still water stays bit for bit what it was).
 
+    The others' wakes (SPEC 9.3) add their water velocity to the current's wherever it enters
+    (v_r and -omega x v_w), held over the step or evaluated at x (`others_wake`); their
+    acceleration is neglected.
+
     In waves the water velocity at the body origin adds the waves' v_w, and their acceleration
     a_w acts through the Froude-Krylov force and the added mass, (rho Vol I + A) R^T a_w at the
     centre of buoyancy (the origin: no moment). In the relative velocity the equations carry,
@@ -315,6 +411,8 @@ def _write_derivative(t, x, u, c, in_waves, xdot):
     battery = x[BATTERY]
     rotation = rotation_matrix(q)
     water_ned = water_velocity_ned(depth, c)
+    if meets_wake(u, U_WAKE):
+        water_ned = add3(water_ned, others_wake(x, u, c))
     if in_waves:
         wave_velocity, wave_acceleration = wave_motion(t, x[X_POS:X_POS + 3], c)
         water_ned = add3(water_ned, wave_velocity)
@@ -397,10 +495,12 @@ def state_jacobian_at(t, x, u, c):
 
 
 @jit
-def _water_body(t, x, rotation, c, in_waves):
-    """The water's velocity at the body origin in the body frame: the current, plus in waves
-    the waves' velocity at time t."""
+def _water_body(t, x, u, rotation, c, in_waves):
+    """The water's velocity at the body origin in the body frame: the current, the others'
+    wakes, and in waves the waves' velocity at time t."""
     water_ned = np.array(water_velocity_ned(x[X_POS + 2], c))
+    if meets_wake(u, U_WAKE):
+        water_ned = water_ned + np.array(others_wake(x, u, c))
     if in_waves:
         water_ned = water_ned + wave_motion(t, x[X_POS:X_POS + 3], c)[0]
     return rotation.T @ water_ned
@@ -427,7 +527,7 @@ def _state_jacobian(t, x, u, c, in_waves):
     vel = x[X_VEL:X_VEL + 3]
     omega = x[X_OMEGA:X_OMEGA + 3]
     rotation = rotation_matrix(q)
-    water = _water_body(t, x, rotation, c, in_waves)
+    water = _water_body(t, x, u, rotation, c, in_waves)
     rel_vel = vel - water
     j = np.zeros((STATE_SIZE, STATE_SIZE))
 
@@ -447,15 +547,44 @@ def _state_jacobian(t, x, u, c, in_waves):
     j[X_VEL:X_VEL + 3, X_OMEGA:X_OMEGA + 3] += skew(water)          # -omega x v_w = v_w x omega
     j[X_VEL:X_VEL + 3, X_VEL:X_VEL + 3] += np.outer(rotation.T @ gradient, rotation[2, :])  # R^T G z', z' = R_3 v
 
+    # In "Evaluation" mode the others' wakes move with the position: the differences take them
+    # frozen at their value at x (as "Step" holds them), and their gradient enters analytically
+    # below, through the water velocity (the 5-sigma cut's jump would spoil a difference).
+    evaluating = meets_wake(u, U_WAKE) and c[C_WAKE_EVALUATION] > 0.0
+    held, constants = u, c
+    if evaluating:
+        held, constants = _frozen_wake(x, u, c)
     for col in range(X_POS, X_QUAT + 4):   # the velocity rows against Pos and Quater
         step = 1e-6 * max(1.0, abs(x[col]))
         plus = x.copy()
         minus = x.copy()
         plus[col] += step
         minus[col] -= step
-        difference = (_derivative(t, plus, u, c, in_waves) - _derivative(t, minus, u, c, in_waves)) / (2.0 * step)
+        difference = (_derivative(t, plus, held, constants, in_waves)
+                      - _derivative(t, minus, held, constants, in_waves)) / (2.0 * step)
         j[X_VEL:X_VEL + 6, col] = difference[X_VEL:X_VEL + 6]
+    if evaluating:
+        # d(LocalVel', Omega')/d(v_w in the body frame) = -(the velocity block's v_r columns),
+        # and -S(omega) on LocalVel' from -omega x v_w; v_w = R^T V(Pos): times R^T dV/dPos
+        through_water = -block[:, 0:3]
+        through_water[0:3, :] -= skew(omega)
+        gradient = wake_velocity_gradient((x[X_POS], x[X_POS + 1], x[X_POS + 2]), u, U_WAKE,
+                                          c[C_WAKE_SPREAD], c[C_JET_SPREAD], c[C_WAKE_LENGTH])
+        j[X_VEL:X_VEL + 6, X_POS:X_POS + 3] += through_water @ (np.ascontiguousarray(rotation.T) @ gradient)
     return j
+
+
+@jit
+def _frozen_wake(x, u, c):
+    """(u, c) as a "Step" vehicle would hold them at x: the wake held at its value at x, the mode
+    "Step" (copies; the Jacobian's differences in "Evaluation" mode)."""
+    held = u.copy()
+    wake = others_wake(x, u, c)
+    for i in range(3):
+        held[U_WAKE + HELD_VELOCITY + i] = wake[i]
+    constants = c.copy()
+    constants[C_WAKE_EVALUATION] = 0.0
+    return held, constants
 
 
 @jit
@@ -481,7 +610,7 @@ def _input_jacobian(t, x, u, c, in_waves):
     q = x[X_QUAT:X_QUAT + 4]
     omega = x[X_OMEGA:X_OMEGA + 3]
     rotation = rotation_matrix(q)
-    water = _water_body(t, x, rotation, c, in_waves)
+    water = _water_body(t, x, u, rotation, c, in_waves)
     rel_vel = x[X_VEL:X_VEL + 3] - water
     minv = c[C_MASS_INV:C_MASS_INV + 6]
     b = np.zeros((STATE_SIZE, INPUT_SIZE))
@@ -515,6 +644,11 @@ def write_outputs(t, x, u, c, out):
     rotation = rotation_matrix(q)
     depth = x[X_POS + 2]
     water_ned = water_velocity_ned(depth, c)
+    wake = (0.0, 0.0, 0.0)
+    if meets_wake(u, U_WAKE):
+        wake = others_wake(x, u, c)
+        water_ned = add3(water_ned, wake)
+    still_water_ned = water_ned        # no waves: what the published wake trails in
     if c[C_WAVE_COUNT] > 0.0:
         water_ned = add3(water_ned, wave_motion(t, x[X_POS:X_POS + 3], c)[0])
     water = rotate_back3(rotation, water_ned)
@@ -537,6 +671,36 @@ def write_outputs(t, x, u, c, out):
     out[Y_BATTERY] = battery
     out[Y_BATTERY_FRACTION] = battery / c[C_INITIAL_BATTERY] if c[C_INITIAL_BATTERY] > 0.0 else 0.0
     out[Y_THRUST] = compute_thrust(propulsion_power(u[U_THRUST_POWER], x[BATTERY], c), out[Y_SPEED], c)
+    if out.shape[0] > OUTPUT_SIZE:    # the FMU's array: the wake outputs after the table's
+        write_wake_outputs(x, u, c, rotation, still_water_ned, wake, out[Y_THRUST], out)
+
+
+@jit
+def write_wake_outputs(x, u, c, rotation, water_ned, wake, thrust, out):
+    """The outputs of SPEC 9 written into out after the table's: WakeVelocity (the others' wakes
+    over the step just ended, `wake`) and WakeSource, the row this vehicle publishes
+    (auv_cosim.vehicles.wake.source_row_into): v_r through `water_ned` (the current and the others'
+    wakes, no waves), F_D from the hull and fin forces with that v_r (`resisting_force`), T
+    the Thrust output; all zero unless CastWake."""
+    for i in range(3):
+        out[Y_WAKE_VELOCITY + i] = wake[i]
+    if not c[C_CAST_WAKE] > 0.0:
+        for i in range(SOURCE_SIZE):
+            out[Y_WAKE_SOURCE + i] = 0.0
+        return
+    rel_vel = sub3(triple(x, X_VEL), rotate_back3(rotation, water_ned))
+    force = resisting_force(rel_vel, triple(x, X_OMEGA), u[U_RUDDER_YAW], u[U_RUDDER_DIVE], c)
+    source_row_into(triple(x, X_POS), rotation, rel_vel, resistance(force, rel_vel), thrust,
+                    triple(c, C_STERN), triple(c, C_THRUSTER_POS), c[C_DIAMETER],
+                    c[C_PROPELLER_DIAMETER], c[C_RHO], c[C_WAKE_MIN_SPEED], out, Y_WAKE_SOURCE)
+
+
+@jit
+def wake_outputs(t, x, u, c):
+    """WakeSource (15) then WakeVelocity (3) at time t, a new array (see `write_wake_outputs`)."""
+    out = np.zeros(OUTPUT_SIZE + SOURCE_SIZE + 3)
+    write_outputs(t, x, u, c, out)
+    return out[OUTPUT_SIZE:].copy()
 
 
 @jit

@@ -11,11 +11,13 @@ from .authority import dive_authority_warning
 from .dynamics import BATTERY, INPUTS, OUTPUTS, STATE
 from .forces import drag_per_speed_squared, frontal_area
 from .hull import hull_properties_of
-from .parameters import AuvParameters
+from .parameters import AuvParameters, AuvWakeParameters
 from ..environment import Environment
 from ..linearization import linearize
+from ..simulator import held_inputs
 from ..waves import WaveParameters
 from ..rotation import quaternion_from_euler
+from ..wake import SOURCE_SIZE
 
 def initial_state(Pos0=(0.0, 0.0, 0.0), Quater0=(1.0, 0.0, 0.0, 0.0), LocalVel0=(0.0, 0.0, 0.0),
                   Omega0=(0.0, 0.0, 0.0), Battery0: float = 1.8e6) -> np.ndarray:
@@ -68,13 +70,25 @@ class AuvModel:
     #: The same with u, c and xdot in one array (`derivative_packed(t, x, work)`,
     #: auv_cosim.vehicles.packed): what the simulator hands SciPy.
     derivative_packed = staticmethod(dynamics.state_derivative_packed)
+    #: Among others (SPEC 9, auv_cosim.vehicles.wake): up to three of their wake source rows after
+    #: the inputs (`GIVEN_INPUTS` values a caller gives: `wake.with_sources(u, rows)`), held
+    #: over each step in an array of `INPUT_ARRAY_SIZE` (`hold_inputs` fills its end at the
+    #: step's start; `input_problem` words a refused row). The FMU's WakeSources and its outputs
+    #: WakeSource and WakeVelocity (EXTRA_OUTPUTS, after the table's outputs in its array).
+    EXTRA_INPUTS = dynamics.EXTRA_INPUTS
+    EXTRA_OUTPUTS = dynamics.EXTRA_OUTPUTS
+    GIVEN_INPUTS = dynamics.GIVEN_INPUTS
+    INPUT_ARRAY_SIZE = dynamics.INPUT_ARRAY_SIZE
+    hold_inputs = staticmethod(dynamics.hold_inputs)
+    input_problem = staticmethod(dynamics.input_problem)
 
     def __init__(self, params: Optional[AuvParameters] = None, env: Optional[Environment] = None,
-                 waves: Optional[WaveParameters] = None):
+                 waves: Optional[WaveParameters] = None, wake: Optional[AuvWakeParameters] = None):
         self.params = params if params is not None else AuvParameters()
         self.env = env if env is not None else Environment()
         self.waves = waves if waves is not None else WaveParameters()
-        self.constants = dynamics.pack_constants(self.params, self.env, self.waves)
+        self.wake = wake if wake is not None else AuvWakeParameters()
+        self.constants = dynamics.pack_constants(self.params, self.env, self.waves, self.wake)
         self.hull = hull_properties_of(self.params.Length, self.params.Diameter,
                                        self.params.AverageDensity)
 
@@ -112,6 +126,26 @@ class AuvModel:
     def local_vector(self, x, u, t: float = 0.0) -> np.ndarray:
         """The values of `LOCALS` at time t (the sea surface's elevation above the vehicle)."""
         return dynamics.local_vector(float(t), np.asarray(x, float), np.asarray(u, float), self.constants)
+
+    # --- among others (SPEC 9) ------------------------------------------------------------------
+    def held_inputs(self, x, u) -> np.ndarray:
+        """What the vehicle holds over a step that starts at x with the inputs u (the table's, or
+        with the others' rows: `wake.with_sources`): the inputs and the wake block filled as the
+        simulator fills it. A malformed row raises ValueError naming it."""
+        return held_inputs(self, x, u)
+
+    def wake_source(self, x, held, t: float = 0.0) -> np.ndarray:
+        """The row this vehicle publishes at x (SPEC 9.1, `WakeSource[1..15]`): `held` the inputs
+        held over the step just ended with its wake block (a simulator's `inputs`, or
+        `held_inputs`; the table's inputs alone: no others' wakes)."""
+        return dynamics.wake_outputs(float(t), np.asarray(x, float), np.asarray(held, float),
+                                     self.constants)[:SOURCE_SIZE]
+
+    def wake_velocity(self, x, held, t: float = 0.0) -> np.ndarray:
+        """The others' wakes at x over the step just ended (SPEC 9.3, `WakeVelocity`, NED): the
+        value held ("Step") or the field at x from the held rows ("Evaluation")."""
+        return dynamics.wake_outputs(float(t), np.asarray(x, float), np.asarray(held, float),
+                                     self.constants)[SOURCE_SIZE:]
 
     def outputs(self, x, u) -> Dict[str, object]:
         """The outputs of seed 001 by name: arrays for vectors, floats for scalars."""

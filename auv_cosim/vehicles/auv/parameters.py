@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Optional, Tuple
 
 from ..parameters import XYZ, ParameterSet, Vector3, parameter, require
+from ..wake import WakeParameters
 
 SECTIONS = ("section 1 (bow)", "section 2", "section 3 (stern)")
 DERIVED = "derived from Length and Diameter"
@@ -120,3 +121,31 @@ class AuvParameters(ParameterSet):
                     f"element {i + 1} lies outside the hull (|x| <= Length/2 = {half})")
         require("SectionX", xs, xs[0] > xs[1] > xs[2],
                 "sections must be ordered from bow to stern (strictly decreasing x)")
+
+
+#: PropellerDiameter's start value 0 stands for this fraction of Diameter (seed 001's default)
+PROPELLER_DIAMETER_FRACTION = 0.6
+
+
+@dataclass(frozen=True)
+class AuvWakeParameters(WakeParameters):
+    """The AUV among others (SPEC 9): how it meets their wakes (`WakeParameters`) and whether it
+    casts its own hull wake and propeller jet (seed 001's `CastWake`, default off)."""
+
+    CastWake: bool = parameter(False, None, "Publish this vehicle's hull wake and propeller jet as "
+                               "WakeSource (false: WakeSource is all zero)", kind="boolean")
+    PropellerDiameter: float = parameter(
+        0.0, "m", "Propeller diameter, the jet's initial width (0: 0.6 Diameter, seed 001's default)")
+    WakeMinSpeed: float = parameter(
+        0.5, "m/s", "Speed through the water below which the vehicle casts nothing (the small-wake law "
+        "does not hold there)")
+
+    def _validate(self):
+        super()._validate()
+        for name in ("PropellerDiameter", "WakeMinSpeed"):
+            require(name, getattr(self, name), getattr(self, name) >= 0, "must not be negative")
+
+    def propeller_diameter(self, diameter: float) -> float:
+        """The propeller diameter of a hull of `diameter`: PropellerDiameter, or 0.6 `diameter`
+        when it is 0."""
+        return self.PropellerDiameter if self.PropellerDiameter > 0 else PROPELLER_DIAMETER_FRACTION * diameter

@@ -7,13 +7,17 @@ Inputs (n + 6): ThrusterCommand (0:n, fraction of full speed), ExternalForce (n:
 O), ExternalMoment (n+3:n+6, N m, NED axes).
 
 The equations (Fossen 2011 eqs. 3.44, 4.6, 6.43, 10.1; SPEC 7.2): with the water velocity v_c
-(current plus waves, NED) at O, v_c^b = R^T v_c and nu_r = (LocalVel - v_c^b, Omega),
+(current, the others' wakes and the waves, NED) at O, v_c^b = R^T v_c and
+nu_r = (LocalVel - v_c^b, Omega),
 
     (M_RB + M_A) nu' = tau - c_RB(nu) - C_A(nu_r) nu_r - D(nu_r) nu_r - g(eta)
                        + M_A (R^T a_c - Omega x v_c^b, 0) + tau_FK,
 
 a_c = CurrentDepthGradient z' + a_w the water's acceleration along the path (a_w the waves'),
-tau_FK the waves' Froude-Krylov wrench; then the kinematics of seed 003 and the propeller lag.
+tau_FK the waves' Froude-Krylov wrench (the wakes' acceleration is neglected: SPEC 9.3); then
+the kinematics of seed 003 and the propeller lag. The H100 casts no wake (its thrusters' jets
+are out of scope) but meets the others': their rows follow the inputs in a wake block
+(auv_cosim.vehicles.wake), held over each step.
 R is built from q / |q| (the norm-restoring term keeps |q| near one, and a rotation matrix must
 stay orthogonal whatever the integrator does to the norm in between).
 
@@ -41,7 +45,10 @@ from ..packed import unpack_arguments
 from ..parameters import NED, XYZ
 from ..protocol import Signal, SignalTable
 from ..waves import surface_elevation, wave_components, wave_kinematics
-from ..vectors import rotate3, rotate_back3, wrench_add
+from ..vectors import add3, rotate3, rotate_back3, wrench_add
+from ..wake import (HELD_VELOCITY, WakeParameters, SOURCE_LABELS, SOURCE_SIZE, SOURCE_UNITS, SOURCES_SIZE, WAKE_BLOCK,
+                    describe_source_problem, held_wake_velocity, hold_wake, meets_wake,
+                    wake_velocity_gradient)
 from .forces import (
     added_mass_coriolis_jacobian,
     added_mass_coriolis_wrench,
@@ -112,6 +119,29 @@ def output_table(n):
                               "of its maximum", thrusters))
 
 
+#: The others' wakes (SPEC 9.3): their rows after the inputs (no column of the input Jacobian),
+#: and the velocity they gave over the step just ended, after the outputs in the FMU's array;
+#: the FMU registers them after every other variable.
+EXTRA_INPUTS = SignalTable(
+    Signal("WakeSources", SOURCES_SIZE, SOURCE_UNITS, "Another vehicle's WakeSource (a row of zeros: "
+           "none)", SOURCE_LABELS, columns=SOURCE_SIZE),
+)
+EXTRA_OUTPUTS = SignalTable(
+    Signal("WakeVelocity", 3, "m/s", "Water velocity of the others' wakes at O over the step just "
+           "ended, NED", NED),
+)
+
+
+def given_inputs(n):
+    """How many inputs a caller gives: the table's (n + 6) and the others' rows."""
+    return n + 6 + SOURCES_SIZE
+
+
+def input_array_size(n):
+    """The size of the array the inputs are held in: the table's and the wake block."""
+    return n + 6 + WAKE_BLOCK
+
+
 _FIXED = SignalTable(*FIXED_OUTPUTS)
 #: The rigid-body states before the thrusters'.
 BODY_STATES = SignalTable(*BODY_STATE).size
@@ -136,14 +166,18 @@ C_LINEAR = 107             # 36, L
 C_QUAD_ABS = 143           # 216, Qa_ijk
 C_QUAD = 359               # 216, Q_ijk
 C_DAMPING_TERMS = 575      # count m of the nonzero quadratic damping terms
-C_FIXED = 576              # then ThrusterPos (3n), unit ThrusterDir (3n), waves (4 N), the
+C_WAKE_SPREAD, C_JET_SPREAD, C_WAKE_LENGTH = 576, 577, 578   # the others' wakes (SPEC 9.2)
+C_WAKE_EVALUATION = 579    # 1: ExternalWakeUpdate "Evaluation", 0: "Step"
+C_FIXED = 580              # then ThrusterPos (3n), unit ThrusterDir (3n), waves (4 N), the
                            # damping terms (5 m: forces.quadratic_damping_terms)
 
 
-def pack_constants(params, environment, sea=None):
+def pack_constants(params, environment, sea=None, wake=None):
     """The flat constant vector of `H100Parameters`, the environment (any object with
-    CurrentVelocity, CurrentDepthGradient and SeaFloorDepth) and the sea (`WaveParameters`,
-    None for still water). Gravity is the environment's."""
+    CurrentVelocity, CurrentDepthGradient and SeaFloorDepth), the sea (`WaveParameters`,
+    None for still water) and how the vehicle meets the others' wakes (`WakeParameters`, None
+    for the defaults). Gravity is the environment's."""
+    wake = wake if wake is not None else WakeParameters()
     n = params.thruster_count
     waves = np.zeros((0, 4)) if sea is None else wave_components(sea, environment.Gravity)
     damping_terms = quadratic_damping_terms(params.quadratic_abs_tensor(), params.quadratic_signed_tensor())
@@ -156,6 +190,8 @@ def pack_constants(params, environment, sea=None):
     c[C_EFFICIENCY] = params.ThrusterEfficiency
     c[C_QUAT_TAU] = params.QuaternionConvergenceTime
     c[C_SEA_FLOOR] = environment.SeaFloorDepth
+    c[C_WAKE_SPREAD], c[C_JET_SPREAD], c[C_WAKE_LENGTH] = wake.WakeSpreadRate, wake.JetSpreadRate, wake.WakeLength
+    c[C_WAKE_EVALUATION] = wake.evaluation
     c[C_WAVE_DIRECTION] = 0.0 if sea is None else sea.WaveDirection
     c[C_CURRENT:C_CURRENT + 3] = environment.CurrentVelocity
     c[C_CURRENT_GRADIENT:C_CURRENT_GRADIENT + 3] = environment.CurrentDepthGradient
@@ -220,9 +256,10 @@ def attitude(q):
 
 
 @jit
-def water_motion(t, x, c):
+def water_motion(t, x, u, c):
     """The water's velocity at O (x[0:3], NED) and its wave acceleration, both NED, as 3-tuples:
-    (CurrentVelocity + CurrentDepthGradient z + v_w, a_w). Still water skips the waves' sums."""
+    (CurrentVelocity + CurrentDepthGradient z + the others' wakes + v_w, a_w). Still water
+    skips the waves' sums, and inputs without a source (or without the wake block) the wakes."""
     pos = x[0:3]
     if int(c[C_WAVES]) > 0:
         wave_velocity, wave_acceleration = wave_kinematics(t, pos, _waves(c), c[C_WAVE_DIRECTION])
@@ -231,10 +268,33 @@ def water_motion(t, x, c):
     else:
         v_w = (0.0, 0.0, 0.0)
         a_w = (0.0, 0.0, 0.0)
-    velocity = (c[C_CURRENT] + c[C_CURRENT_GRADIENT] * pos[2] + v_w[0],
-                c[C_CURRENT + 1] + c[C_CURRENT_GRADIENT + 1] * pos[2] + v_w[1],
-                c[C_CURRENT + 2] + c[C_CURRENT_GRADIENT + 2] * pos[2] + v_w[2])
+    current = (c[C_CURRENT] + c[C_CURRENT_GRADIENT] * pos[2],
+               c[C_CURRENT + 1] + c[C_CURRENT_GRADIENT + 1] * pos[2],
+               c[C_CURRENT + 2] + c[C_CURRENT_GRADIENT + 2] * pos[2])
+    if meets_wake(u, int(c[C_THRUSTERS]) + 6):
+        current = add3(current, others_wake(x, u, c))
+    velocity = (current[0] + v_w[0], current[1] + v_w[1], current[2] + v_w[2])
     return velocity, a_w
+
+
+@jit
+def others_wake(x, u, c):
+    """The water velocity of the others' wakes at O, NED (SPEC 9.3), as the step sees it: held
+    since its start ("Step") or the field at x ("Evaluation"). Only where `meets_wake`."""
+    return held_wake_velocity((x[0], x[1], x[2]), u, int(c[C_THRUSTERS]) + 6, c[C_WAKE_EVALUATION] > 0.0,
+                              c[C_WAKE_SPREAD], c[C_JET_SPREAD], c[C_WAKE_LENGTH])
+
+
+@jit
+def hold_inputs(x, u, c):
+    """At a step's start: the wake block of the held inputs u filled from its rows and the state
+    x (auv_cosim.vehicles.wake.hold_wake); 0, or the code of a malformed row. Nothing to do for
+    inputs without the block."""
+    start = int(c[C_THRUSTERS]) + 6
+    if u.shape[0] < start + WAKE_BLOCK:
+        return 0
+    return hold_wake((x[0], x[1], x[2]), u, start, c[C_WAKE_EVALUATION] > 0.0, c[C_WAKE_SPREAD],
+                     c[C_JET_SPREAD], c[C_WAKE_LENGTH])
 
 
 @jit
@@ -287,7 +347,7 @@ def add_unthrusted_wrenches(t, x, nu, u, c, rotation, tau):
     which only the position x[0:3] is read): `step_derivative_into` hands the velocity
     with the thrusters' impulse put back."""
     n = int(c[C_THRUSTERS])
-    water_ned, wave_acceleration = water_motion(t, x, c)
+    water_ned, wave_acceleration = water_motion(t, x, u, c)
     current_body = rotate_back3(rotation, water_ned)
     omega = (nu[3], nu[4], nu[5])
     nu_r = (nu[0] - current_body[0], nu[1] - current_body[1], nu[2] - current_body[2], nu[3], nu[4], nu[5])
@@ -356,15 +416,22 @@ def state_derivative_into(t, x, u, c, xdot):
 # nu = nu~ + (M_RB + M_A)^-1 B I(t). Same model, same state at the communication points; what
 # the integrator sees no longer holds the propellers' transient (T = the step) nor the jump in
 # F's second derivative where a propeller reverses, which made DOP853 split the step.
-# The held vector of a step: the inputs u (n + 6), the propeller speeds at its start (n), t0.
+# The held vector of a step: the inputs u (n + 6) and their wake block (auv_cosim.vehicles.wake), the
+# propeller speeds at its start (n), t0.
 @jit
 def step_held_size(n):
-    return 2 * n + 7
+    return 2 * n + 7 + WAKE_BLOCK
+
+
+@jit
+def _held_speeds(n):
+    """Where the propeller speeds at the step's start begin in the held vector."""
+    return n + 6 + WAKE_BLOCK
 
 
 @jit
 def _step_start_time(held, n):
-    return held[2 * n + 6]
+    return held[2 * n + 6 + WAKE_BLOCK]
 
 
 @jit
@@ -377,7 +444,7 @@ def thrusters_impulse_velocity(t, held, c):
     decay_minus_one = math.expm1(-scaled_time)   # one exponential for every thruster
     impulses = np.empty(n)
     for i in range(n):
-        impulses[i] = thruster_impulse_scaled(held[n + 6 + i], held[i], time_constant, scaled_time,
+        impulses[i] = thruster_impulse_scaled(held[_held_speeds(n) + i], held[i], time_constant, scaled_time,
                                               decay_minus_one, c[C_MAX_FORWARD], c[C_MAX_REVERSE],
                                               c[C_EFFICIENCY])
     positions, directions = _thruster_geometry(c)
@@ -406,7 +473,7 @@ def step_derivative_into(t, y, held, c, ydot):
     """y' of the rigid body within a step (the comment above: y = (Pos, Quater, nu~)), written
     into `ydot` (13): Pos' = R v and seed 003's Quater' at the true nu, and
     nu~' = (M_RB + M_A)^-1 (the wrenches but the thrusters') at the true nu. The held inputs
-    u are the first n + 6 values of `held`."""
+    u and their wake block are the first n + 6 + WAKE_BLOCK values of `held`."""
     share = thrusters_impulse_velocity(t, held, c)
     nu = (y[7] + share[0], y[8] + share[1], y[9] + share[2], y[10] + share[3], y[11] + share[4],
           y[12] + share[5])
@@ -433,13 +500,17 @@ def step_derivative_packed(t, y, work):
 
 @jit
 def step_held(x, u, t0, held):
-    """Fill `held` for the step that starts at t0 from the state x with the inputs u."""
-    n = int((held.size - 7) // 2)
-    for i in range(n + 6):
+    """Fill `held` for the step that starts at t0 from the state x with the inputs u (and their
+    wake block, zero when u has none)."""
+    n = int((held.size - 7 - WAKE_BLOCK) // 2)
+    given = min(u.shape[0], n + 6 + WAKE_BLOCK)
+    for i in range(given):
         held[i] = u[i]
+    for i in range(given, n + 6 + WAKE_BLOCK):
+        held[i] = 0.0
     for i in range(n):
-        held[n + 6 + i] = x[BODY_STATES + i]
-    held[2 * n + 6] = t0
+        held[_held_speeds(n) + i] = x[BODY_STATES + i]
+    held[2 * n + 6 + WAKE_BLOCK] = t0
 
 
 @jit
@@ -454,7 +525,7 @@ def step_end_state_into(y, held, t, c, x):
         x[7 + i] = y[7 + i] + share[i]
     elapsed = t - _step_start_time(held, n)
     for i in range(n):
-        x[BODY_STATES + i] = thruster_speed_after(held[n + 6 + i], held[i], c[C_THRUSTER_TAU], elapsed)
+        x[BODY_STATES + i] = thruster_speed_after(held[_held_speeds(n) + i], held[i], c[C_THRUSTER_TAU], elapsed)
 
 
 @jit
@@ -472,6 +543,20 @@ def normalised_rotation_derivatives(q):
 
 
 @jit
+def _frozen_wake(x, u, c):
+    """(u, c) as a "Step" vehicle would hold them at x: the wake held at its value at x, the mode
+    "Step" (copies; the Jacobian's differences in "Evaluation" mode)."""
+    held = u.copy()
+    wake = others_wake(x, u, c)
+    start = int(c[C_THRUSTERS]) + 6
+    for i in range(3):
+        held[start + HELD_VELOCITY + i] = wake[i]
+    constants = c.copy()
+    constants[C_WAKE_EVALUATION] = 0.0
+    return held, constants
+
+
+@jit
 def state_jacobian(t, x, u, c):
     """d x' / d x, (13 + n) x (13 + n).
 
@@ -480,7 +565,10 @@ def state_jacobian(t, x, u, c):
     C_A, damping, the turning and the shear of the current), the thrusters' block
     M^-1 B diag(dF_i/ds_i) and the propeller lag -1/T. Left to central differences, as the AUV
     and seed 000 do: the velocity rows against Pos and Quater (restoring forces against attitude,
-    the submerged fraction, the current and the waves against position and attitude).
+    the submerged fraction, the current and the waves against position and attitude). In
+    "Evaluation" mode the others' wakes enter those differences frozen at their value at x, and
+    their gradient analytically: d tau / d v_c^b = -(d(C_A + D)/d nu_r)[:, 0:3] - M_A[:, 0:3]
+    S(Omega), times R^T dV/dPos.
     """
     n = int(c[C_THRUSTERS])
     size = BODY_STATES + n
@@ -523,14 +611,27 @@ def state_jacobian(t, x, u, c):
         j[7:13, BODY_STATES + i] = minv @ (slope * column)
         j[BODY_STATES + i, BODY_STATES + i] = -1.0 / c[C_THRUSTER_TAU]
 
+    evaluating = meets_wake(u, n + 6) and c[C_WAKE_EVALUATION] > 0.0
+    held, constants = u, c
+    if evaluating:
+        held, constants = _frozen_wake(x, u, c)
     for col in range(7):
         step = 1e-6 * max(1.0, abs(x[col]))
         plus = x.copy()
         minus = x.copy()
         plus[col] += step
         minus[col] -= step
-        difference = (generalized_force(t, plus, u, c)[0] - generalized_force(t, minus, u, c)[0]) / (2.0 * step)
+        difference = (generalized_force(t, plus, held, constants)[0]
+                      - generalized_force(t, minus, held, constants)[0]) / (2.0 * step)
         j[7:13, col] = minv @ difference
+    if evaluating:
+        through_water = -(added_mass_coriolis_jacobian(added, nu_r)
+                          + damping_jacobian(_matrix6(c, C_LINEAR), _tensor6(c, C_QUAD_ABS),
+                                             _tensor6(c, C_QUAD), nu_r))[:, 0:3]
+        through_water -= added_linear @ skew(omega)
+        gradient = wake_velocity_gradient((x[0], x[1], x[2]), u, n + 6, c[C_WAKE_SPREAD],
+                                          c[C_JET_SPREAD], c[C_WAKE_LENGTH])
+        j[7:13, 0:3] += minv @ (through_water @ (np.ascontiguousarray(rotation.T) @ gradient))
     return j
 
 
@@ -586,3 +687,21 @@ def output_into(t, x, u, c, out):
     out[Y_SURFACE] = surface_elevation(t, x[0], x[1], _waves(c), c[C_WAVE_DIRECTION])
     out[OUTPUT_FIXED:OUTPUT_FIXED + n] = thruster_forces(x, c)
     out[OUTPUT_FIXED + n:OUTPUT_FIXED + 2 * n] = x[BODY_STATES:BODY_STATES + n]
+    if out.shape[0] > OUTPUT_FIXED + 2 * n:   # the FMU's array: WakeVelocity after the table's
+        wake = others_wake(x, u, c) if meets_wake(u, n + 6) else (0.0, 0.0, 0.0)
+        for i in range(3):
+            out[OUTPUT_FIXED + 2 * n + i] = wake[i]
+
+
+@jit
+def wake_velocity_now(t, x, u, c):
+    """WakeVelocity (NED) at x over the step just ended: the held value ("Step") or the field at
+    x ("Evaluation") of the held inputs u; zero without a source."""
+    out = np.empty(OUTPUT_FIXED + 2 * int(c[C_THRUSTERS]) + 3)
+    output_into(t, x, u, c, out)
+    return out[out.shape[0] - 3:].copy()
+
+
+def input_problem(code, u, n):
+    """The words of a `hold_inputs` code: which row and element of WakeSources is malformed."""
+    return describe_source_problem(code, u, n + 6)

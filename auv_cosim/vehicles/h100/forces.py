@@ -23,6 +23,7 @@ import numpy as np
 
 from ...compiled.jit import jit
 from ..rotation import cross, skew
+from ..smoothstep import smoothstep, smoothstep_slope
 from ..vectors import add3, cross3, rotate3, rotate_back3, scale3, sub3, wrench, wrench_add
 
 
@@ -241,21 +242,13 @@ def submerged_fraction(buoyancy_depth, height):
     spread smoothly: C1 (the smoothstep), so the buoyancy has no kink for the integrator as the
     vehicle breaks the surface; 1/2 when the centre of buoyancy is on the mean surface.
     """
-    x = (buoyancy_depth + 0.5 * height) / height
-    if x <= 0.0:
-        return 0.0
-    if x >= 1.0:
-        return 1.0
-    return x * x * (3.0 - 2.0 * x)
+    return smoothstep((buoyancy_depth + 0.5 * height) / height)
 
 
 @jit
 def submerged_fraction_slope(buoyancy_depth, height):
     """d sigma / d z_b = 6 x (1 - x) / Height inside the box, 0 outside."""
-    x = (buoyancy_depth + 0.5 * height) / height
-    if x <= 0.0 or x >= 1.0:
-        return 0.0
-    return 6.0 * x * (1.0 - x) / height
+    return smoothstep_slope((buoyancy_depth + 0.5 * height) / height) / height
 
 
 @jit

@@ -8,7 +8,9 @@ import numpy as np
 
 from ..environment import Environment
 from ..rotation import quaternion_rate_matrix
+from ..simulator import held_inputs
 from ..waves import WaveParameters
+from ..wake import WakeParameters
 from . import dynamics
 from .configuration import LayoutReport, analyse_layout, describe_direction
 from .dynamics import BODY_STATES, input_table, output_table, state_table
@@ -78,25 +80,52 @@ class H100Model:
     #: the fewest a restarted DOP853 step can take.
     INTEGRATOR = "dopri5"
     TOLERANCES = (2e-5, 1e-6)
+    #: Among others (SPEC 9.3, auv_cosim.vehicles.wake): up to three of their wake source rows after
+    #: the inputs (`GIVEN_INPUTS` values a caller gives), held over each step in an array of
+    #: `INPUT_ARRAY_SIZE` (`hold_inputs` fills its end at the step's start); the FMU's
+    #: WakeSources and its output WakeVelocity (EXTRA_OUTPUTS). The H100 casts nothing.
+    EXTRA_INPUTS = dynamics.EXTRA_INPUTS
+    EXTRA_OUTPUTS = dynamics.EXTRA_OUTPUTS
+    hold_inputs = staticmethod(dynamics.hold_inputs)
 
     def __init__(self, params: H100Parameters, env: Optional[Environment] = None,
-                 waves: Optional[WaveParameters] = None):
+                 waves: Optional[WaveParameters] = None, wake: Optional[WakeParameters] = None):
         self.params = params
         self.env = env if env is not None else DEFAULT_ENVIRONMENT
         self.waves = waves if waves is not None else WaveParameters()
+        self.wake = wake if wake is not None else WakeParameters()
         self.n = params.thruster_count
-        self.constants = dynamics.pack_constants(params, self.env, self.waves)
+        self.constants = dynamics.pack_constants(params, self.env, self.waves, self.wake)
         self.STATE = state_table(self.n)
         self.INPUTS = input_table(self.n)
         self.OUTPUTS = output_table(self.n)
+        self.GIVEN_INPUTS = dynamics.given_inputs(self.n)
+        self.INPUT_ARRAY_SIZE = dynamics.input_array_size(self.n)
         self.output_layout = self.OUTPUTS.layout
         self.held_size = dynamics.step_held_size(self.n)
 
     @classmethod
     def for_thrusters(cls, n: int) -> type:
-        """A subclass whose class attributes STATE, INPUTS, OUTPUTS are those of n thrusters."""
-        return type(f"{cls.__name__}{n}", (cls,), {"STATE": state_table(n), "INPUTS": input_table(n),
-                                                  "OUTPUTS": output_table(n)})
+        """A subclass whose class attributes STATE, INPUTS, OUTPUTS (and the sizes of the held
+        inputs) are those of n thrusters."""
+        return type(f"{cls.__name__}{n}", (cls,), {
+            "STATE": state_table(n), "INPUTS": input_table(n), "OUTPUTS": output_table(n),
+            "GIVEN_INPUTS": dynamics.given_inputs(n), "INPUT_ARRAY_SIZE": dynamics.input_array_size(n)})
+
+    def input_problem(self, code: int, u) -> str:
+        """The words of a `hold_inputs` code: which row and element of WakeSources is malformed."""
+        return dynamics.input_problem(code, u, self.n)
+
+    def held_inputs(self, x, u) -> np.ndarray:
+        """What the vehicle holds over a step that starts at x with the inputs u (the table's, or
+        with the others' rows: `wake.with_sources`): the inputs and the wake block filled as the
+        simulator fills it. A malformed row raises ValueError naming it."""
+        return held_inputs(self, x, u)
+
+    def wake_velocity(self, x, held, t: float = 0.0) -> np.ndarray:
+        """The others' wakes at x over the step just ended (SPEC 9.3, `WakeVelocity`, NED)."""
+        return dynamics.wake_velocity_now(float(t), np.asarray(x, float), np.asarray(held, float),
+                                          self.constants)
 
     # --- sizes and vectors -------------------------------------------------------------------
     @property
