@@ -147,6 +147,9 @@ def cmd_validate(args) -> int:
             elif p.is_dir():
                 print(f"{shown}: is a directory, not an FMU file", file=sys.stderr)
                 refused += 1
+            elif p.exists():
+                print(f"{shown}: not a regular file, not an FMU file", file=sys.stderr)
+                refused += 1
             else:
                 print(f"{shown}: no such file", file=sys.stderr)
                 refused += 1

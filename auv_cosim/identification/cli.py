@@ -72,6 +72,25 @@ def check_out(out: Path, outputs, inputs) -> None:
         output_target(out / name, option="--out", inputs=inputs, replaceable=True)
 
 
+def _window(log, start, stop):
+    """The log from --start to --stop, refused (ValueError naming them) when they are not finite,
+    in the wrong order, or leave fewer than two samples."""
+    import math
+
+    for option, value in (("--start", start), ("--stop", stop)):
+        if value is not None and not math.isfinite(value):
+            raise ValueError(f"{option} {value}: a time in seconds")
+    if start is not None and stop is not None and not start < stop:
+        raise ValueError(f"--start {start:g} must come before --stop {stop:g}")
+    part = log.window(-math.inf if start is None else start, math.inf if stop is None else stop)
+    if len(part.time) < 2:
+        raise ValueError(f"--start/--stop: {len(part.time)} sample(s) of {log.path} from "
+                         f"{'the start' if start is None else f't = {start:g} s'} to "
+                         f"{'the end' if stop is None else f't = {stop:g} s'} (the log spans "
+                         f"t = {log.time[0]:g} .. {log.time[-1]:g} s); a fit needs at least 2")
+    return part
+
+
 def cmd_identify(args) -> int:
     from auv_cosim.master import ScenarioError
 
@@ -87,7 +106,7 @@ def cmd_identify(args) -> int:
         column_map = parse_column_map(args.columns)
         log = read_log(args.log, adapter, column_map, hold=args.hold)
         if args.start is not None or args.stop is not None:
-            log = log.window(args.start if args.start is not None else -1e300, args.stop if args.stop is not None else 1e300)
+            log = _window(log, args.start, args.stop)
         fit = _split(args.fit)
         channels = _split(args.channels) if args.channels else None
         check = read_log(args.check, adapter, column_map, hold=args.hold) if args.check else None

@@ -263,18 +263,36 @@ def test_run_refuses_an_out_folder_that_holds_its_own_scenario(tmp_path):
     assert (out / "results.csv").read_text() == "earlier rows\n" and resolved.is_file()
 
 
-def test_identify_refuses_an_out_it_cannot_use_before_any_fit(tmp_path):
+def test_identify_refuses_an_out_it_cannot_use_before_any_fit(tmp_path, capsys):
     log = tmp_path / "log.csv"
     log.write_text("time,vehicle.ThrustPower,vehicle.RudderYaw,vehicle.RudderDive,vehicle.Pos[1]\n0,30,0,0,0\n")
     a_file = tmp_path / "a_file"
     a_file.write_text("mine")
-    r = master("identify", str(log), "--vehicle", "auv", "--fit", "AxialDragCoeff", out=a_file)
-    assert r.rc == 2 and "--out: " in r.stderr and "exists and is not a folder" in r.stderr, r
+    identify = ["identify", str(log), "--vehicle", "auv", "--fit", "AxialDragCoeff"]
+    assert cli([*identify, "--out", str(a_file)]) == 2
+    assert "a_file: exists and is not a folder" in capsys.readouterr().err
     # a vehicle file an earlier fit wrote, given as the starting point of a fit into that folder
     out = tmp_path / "fit"
     out.mkdir()
     (out / "auv_parameters.yaml").write_text("AxialDragCoeff: 0.3\n")
-    r = master("identify", str(log), "--vehicle", "auv", "--fit", "AxialDragCoeff",
-               "--vehicle-file", str(out / "auv_parameters.yaml"), out=out)
-    assert r.rc == 2 and "auv_parameters.yaml: is one of this command's inputs" in r.stderr, r
+    assert cli([*identify, "--vehicle-file", str(out / "auv_parameters.yaml"), "--out", str(out)]) == 2
+    assert "auv_parameters.yaml: is one of this command's inputs" in capsys.readouterr().err
     assert (out / "auv_parameters.yaml").read_text() == "AxialDragCoeff: 0.3\n" and a_file.read_text() == "mine"
+
+
+def test_identify_refuses_a_window_of_the_log_it_cannot_fit(tmp_path, capsys):
+    log = tmp_path / "log.csv"
+    log.write_text("time,vehicle.ThrustPower,vehicle.RudderYaw,vehicle.RudderDive,vehicle.Pos[1]\n"
+                   "0,30,0,0,0\n0.1,30,0,0,0.1\n0.2,30,0,0,0.2\n")
+    for window, words in ((("--start", "nan"), "--start nan: a time in seconds"),
+                          (("--start", "0.2", "--stop", "0.1"), "--start 0.2 must come before --stop 0.1"),
+                          (("--start", "5"), "0 sample(s) of")):
+        assert cli(["identify", str(log), "--vehicle", "auv", "--fit", "AxialDragCoeff", *window,
+                    "--out", str(tmp_path / "o")]) == 2
+        err = capsys.readouterr().err
+        assert words in err and "zero-size array" not in err, err
+
+
+def test_validate_names_what_is_not_a_file(capsys):
+    assert cli(["validate", "/dev/null"]) == 2
+    assert "/dev/null: not a regular file" in capsys.readouterr().err
