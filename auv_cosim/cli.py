@@ -23,8 +23,10 @@ def _parse_set(items: list[str]) -> dict[str, str]:
         if v.startswith("["):  # a vector: --set vehicle.Pos0=[0,0,5]
             import yaml
 
+            from auv_cosim.master.scenario import load_yaml
+
             try:
-                v = yaml.safe_load(v)
+                v = load_yaml(v)
             except yaml.YAMLError:
                 raise ScenarioError("--set", item, f"cannot read {v!r} as a list") from None
             if isinstance(v, list):

@@ -11,7 +11,7 @@ from typing import Any
 
 import yaml
 
-from auv_cosim.master import ScenarioError, display_path
+from auv_cosim.master import ScenarioError, display_path, load_yaml
 
 from .spec import Campaign, CampaignError, parse_set_option, parse_vary_option
 from .sweep import (
@@ -86,7 +86,7 @@ def _args_to_campaign(args) -> Campaign:
         v = value.strip()
         if v.startswith("["):
             try:
-                fixed[target] = yaml.safe_load(v)
+                fixed[target] = load_yaml(v)
             except yaml.YAMLError:
                 raise CampaignError("--set", target, f"cannot read {v!r} as a list") from None
         else:

@@ -51,6 +51,7 @@ from auv_cosim.master import (
     ScenarioError,
     display_path,
     format_loc,
+    load_yaml,
     override_start_value,
     pydantic_problems,
 )
@@ -154,7 +155,7 @@ def is_campaign_file(path: str | os.PathLike) -> bool:
         return False
     try:
         with open(p, encoding="utf-8") as f:
-            data = yaml.safe_load(f)
+            data = load_yaml(f)
     except (OSError, ValueError, yaml.YAMLError):  # ValueError: not UTF-8 text
         return False
     return isinstance(data, dict) and "scenario" in data
@@ -179,7 +180,7 @@ def load_campaign_file(path: str | os.PathLike) -> Campaign:
         raise CampaignError(shown, "", f"campaign file not found: {shown}")
     try:
         with open(path, encoding="utf-8") as f:
-            raw = yaml.safe_load(f)
+            raw = load_yaml(f)
     except UnicodeDecodeError as e:
         raise CampaignError(shown, "", f"not a text file in UTF-8 (byte 0x{e.object[e.start]:02x} at offset {e.start})") from None
     except yaml.YAMLError as e:
@@ -254,7 +255,7 @@ def parse_vary_option(text: str) -> tuple[str, list[Any], bool]:
         raise CampaignError("--vary", target, "no values after '='")
     if vals.startswith("["):
         try:
-            parsed = yaml.safe_load(vals)
+            parsed = load_yaml(vals)
         except yaml.YAMLError as e:
             raise CampaignError("--vary", target, f"cannot read {vals!r} as a YAML list: {getattr(e, 'problem', e)}") from None
         if not isinstance(parsed, list) or not parsed:

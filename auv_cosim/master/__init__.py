@@ -22,7 +22,7 @@ _WHERE = {
     **dict.fromkeys(("run", "RunResult", "EXIT_OK", "EXIT_FAILED", "EXIT_SCENARIO", "EXIT_INTERRUPTED"), ".runner"),
     # load and resolve one
     **dict.fromkeys(("load_scenario", "list_scenarios", "ScenarioError", "resolve_fmu_path", "REPO_ROOT",
-                     "override_start_value"), ".scenario"),
+                     "override_start_value", "load_yaml"), ".scenario"),
     **dict.fromkeys(("build_plan", "Plan"), ".plan"),
     # an FMU's variables and values for them
     **dict.fromkeys(("fmu_variables", "Var", "expand", "suggest", "coerce_value"), ".plan"),

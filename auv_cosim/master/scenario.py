@@ -392,6 +392,13 @@ _Loader.add_implicit_resolver(
 )
 
 
+def load_yaml(stream) -> Any:
+    """YAML text (a string or an open file) as every file and command-line list of the master
+    and its clients reads it: `1e3` is a number, a key given twice in a mapping an error
+    (yaml.YAMLError, as PyYAML's own errors)."""
+    return yaml.load(stream, Loader=_Loader)  # noqa: S506 (a SafeLoader)
+
+
 def _read_yaml(path: Path, via: str | None) -> dict:
     shown = display_path(path)
     if path.is_dir():
@@ -400,7 +407,7 @@ def _read_yaml(path: Path, via: str | None) -> dict:
         raise ScenarioError(via or shown, "", f"scenario file not found: {shown}")
     try:
         with open(path, encoding="utf-8") as f:
-            data = yaml.load(f, Loader=_Loader)  # noqa: S506 (a SafeLoader)
+            data = load_yaml(f)
     except UnicodeDecodeError as e:
         raise ScenarioError(shown, "", f"not a text file in UTF-8 (byte 0x{e.object[e.start]:02x} at offset {e.start}); "
                                        f"a scenario is a YAML file") from None

@@ -92,8 +92,10 @@ def read_results(results_dir: Path) -> RunTables:
     if resolved.is_file():
         import yaml
 
+        from .scenario import load_yaml
+
         try:
-            scenario = yaml.safe_load(resolved.read_text(encoding="utf-8")) or {}
+            scenario = load_yaml(resolved.read_text(encoding="utf-8")) or {}
         except (yaml.YAMLError, UnicodeDecodeError) as e:
             raise ViewError(f"{resolved}: not readable YAML: {e}") from None
         except OSError as e:

@@ -296,3 +296,22 @@ def test_identify_refuses_a_window_of_the_log_it_cannot_fit(tmp_path, capsys):
 def test_validate_names_what_is_not_a_file(capsys):
     assert cli(["validate", "/dev/null"]) == 2
     assert "/dev/null: not a regular file" in capsys.readouterr().err
+
+
+def test_08_one_number_rule_for_the_master_and_its_clients(tmp_path):
+    """`1e3` is a number in a scenario, a campaign file, a --set or --vary list; `true` is not."""
+    from auv_cosim.master import load_yaml
+    from auv_cosim.campaigns.spec import load_campaign_file, parse_vary_option
+
+    assert load_yaml("a: [1e3, -2.5E-1, 1_0, .5]\nb: true\n") == {"a": [1000.0, -0.25, 10, 0.5], "b": True}
+    campaign = tmp_path / "c.yaml"
+    campaign.write_text(f"scenario: {DEPTH_STEP}\nstop_time: 1e1\nvary:\n  vehicle.Length: [1.8e0, 2e0]\n")
+    c = load_campaign_file(campaign)
+    assert c.stop_time == 10.0 and c.vary["vehicle.Length"] == [1.8, 2.0]
+    assert parse_vary_option("vehicle.Pos0=[[0,0,1e1]]") == ("vehicle.Pos0", [[0, 0, 10.0]], False)
+    plan = build_plan(load_scenario(DEPTH_STEP, {"vehicle.Pos0": ["0", "0", "1e1"]}))
+    assert dict((v.name, x) for v, x in plan.instances["vehicle"].params)["Pos0[3]"] == 10.0
+    scenario = tmp_path / "s.yaml"
+    scenario.write_text(f"include: {DEPTH_STEP}\ninstances:\n  vehicle:\n    parameters:\n      Pos0: [true, 0, 5]\n")
+    with pytest.raises(ScenarioError, match=r"Pos0: vehicle.Pos0\[1\] is a Real; expected a number, got True"):
+        build_plan(load_scenario(scenario))
