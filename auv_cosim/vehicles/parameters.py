@@ -19,10 +19,11 @@ plain Python.
 from __future__ import annotations
 
 import dataclasses
-import math
+from typing import Optional, Sequence, Tuple, Union
 
 import numpy as np
-from typing import Optional, Sequence, Tuple, Union
+
+from ..compiled.numbers import check_number
 
 Vector3 = Tuple[float, float, float]
 
@@ -73,13 +74,19 @@ class ParameterSet:
             if kind in _CONVERTERS:
                 object.__setattr__(self, f.name, _CONVERTERS[kind](f.name, value))
                 continue
+            shape = f.metadata.get("shape")
             if size is None:    # a matrix with any number of rows
-                columns = f.metadata["shape"][1]
-                value = as_vector(f.name, value, len(tuple(value)))
-                require(f.name, value, len(value) % columns == 0,
-                        f"must hold rows of {columns} numbers (has {len(value)})")
+                columns = shape[1]
+                try:
+                    count = len(value)
+                except TypeError:
+                    count = None
+                require(f.name, value, count is not None and count % columns == 0,
+                        f"must hold rows of {columns} numbers (has {count})")
+                value = as_vector(f.name, value, count, columns)
             else:
-                value = as_float(f.name, value) if size == 1 else as_vector(f.name, value, size)
+                value = as_float(f.name, value) if size == 1 else \
+                    as_vector(f.name, value, size, shape[1] if shape else None)
             object.__setattr__(self, f.name, value)
         self._validate()
 
@@ -97,18 +104,14 @@ def require(name, value, condition, message):
 
 
 def as_float(name, value) -> float:
-    try:
-        number = float(value)
-    except (TypeError, ValueError):
-        raise ValueError(f"parameter {name} = {value!r} is not a number") from None
-    if not math.isfinite(number):
-        raise ValueError(f"parameter {name} = {value!r} must be finite")
-    return number
+    """A parameter's number by the project's one rule (compiled/numbers.py: a number, not
+    true/false nor text; finite; within +-LARGEST), or ValueError("parameter NAME = VALUE ...")."""
+    return check_number(f"parameter {name}", value)
 
 
 def as_integer(name, value) -> int:
     number = as_float(name, value)
-    if isinstance(value, bool) or number != int(number):
+    if number != int(number):
         raise ValueError(f"parameter {name} = {value!r} must be a whole number")
     return int(number)
 
@@ -132,11 +135,29 @@ def as_text(name, value) -> str:
 _CONVERTERS = {"integer": as_integer, "boolean": as_boolean, "string": as_text}
 
 
-def as_vector(name, value, size):
+def as_vector(name, value, size, columns: Optional[int] = None):
+    """`size` numbers (as_float each), named `name[i]`, or `name[i,j]` for a matrix of `columns`
+    stored row by row (as the FMU names its elements)."""
     try:
         items = tuple(value)
     except TypeError:
         raise ValueError(f"parameter {name} = {value!r} must have {size} elements") from None
     if len(items) != size:
         raise ValueError(f"parameter {name} = {value!r} must have {size} elements, has {len(items)}")
+    if columns:
+        return tuple(as_float(f"{name}[{i // columns + 1},{i % columns + 1}]", v) for i, v in enumerate(items))
     return tuple(as_float(f"{name}[{i + 1}]", v) for i, v in enumerate(items))
+
+
+def state_part(name, value, size) -> Tuple[float, ...]:
+    """An initial-state parameter (`Pos0`, `Battery0` ...: a part of the state vector) as `size`
+    floats, each by the one number rule, named as the FMU names it (`Pos0[2]`, `Battery0`)."""
+    if size == 1:
+        try:
+            (value,) = tuple(value)
+        except TypeError:
+            pass
+        except ValueError:
+            raise ValueError(f"parameter {name} = {value!r} must be one number") from None
+        return (as_float(name, value),)
+    return as_vector(name, value, size)

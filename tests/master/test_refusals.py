@@ -5,6 +5,7 @@ commands. Through the CLI (in this process where no FMU runs, else in a fresh on
 public API; runs are short."""
 from __future__ import annotations
 
+import re
 import shutil
 import zipfile
 from pathlib import Path
@@ -69,7 +70,10 @@ def test_02_a_value_an_fmu_refuses_at_initialisation_is_a_refused_input(tmp_path
             (["vehicle.ThrusterDir[1,1]=0", "vehicle.ThrusterDir[1,2]=0", "vehicle.ThrusterDir[1,3]=0"],
              "--set: vehicle.ThrusterDir[1,1]: vehicle.ThrusterDir[1,1..3] refused by the FMU", "has zero length"),
             (["vehicle.PropellerSpeed0[2]=1e6"], "--set: vehicle.PropellerSpeed0[2]: vehicle.PropellerSpeed0[2] refused",
-             "PropellerSpeed0[2] = 1000000.0 must be within [-1, 1]")):
+             "PropellerSpeed0[2] = 1000000.0 must be within [-1, 1]"),
+            # its norm overflowed: the thruster pushed nowhere, and the run went on
+            (["vehicle.ThrusterDir[1,1]=1e200"], "--set: vehicle.ThrusterDir[1,1]: vehicle.ThrusterDir[1,1] refused",
+             "ThrusterDir[1,1] = 1e+200 is beyond +-1e+12")):
         out = tmp_path / values[-1].split("=")[0]
         r = master("run", "h100_hold", "--stop-time", "1", "--no-plots",
                    *[a for v in values for a in ("--set", v)], out=out)
@@ -315,3 +319,61 @@ def test_08_one_number_rule_for_the_master_and_its_clients(tmp_path):
     scenario.write_text(f"include: {DEPTH_STEP}\ninstances:\n  vehicle:\n    parameters:\n      Pos0: [true, 0, 5]\n")
     with pytest.raises(ScenarioError, match=r"Pos0: vehicle.Pos0\[1\] is a Real; expected a number, got True"):
         build_plan(load_scenario(scenario))
+
+
+def _vehicle_files(tmp_path: Path, body=(), thrusters=()) -> str:
+    """The default H100's vehicle files copied, each text replacement (old, new) made."""
+    from auv_cosim.vehicles.h100.vehicle_file import VEHICLES_DIR
+
+    texts = {}
+    for name, changes in (("body.yaml", body), ("thrusters_8.yaml", thrusters)):
+        text = (Path(VEHICLES_DIR) / "h100" / name).read_text()
+        for old, new in changes:
+            assert old in text, old
+            text = text.replace(old, new)
+        (tmp_path / name).write_text(text)
+        texts[name] = text
+    (tmp_path / "v.yaml").write_text("name: V\nbody: body.yaml\nthrusters: thrusters_8.yaml\n")
+    return str(tmp_path / "v.yaml")
+
+
+def test_02_finite_but_absurd_values_are_refused_by_name(tmp_path):
+    """A direction whose norm overflows pushed nowhere; a position, a mass, an initial state
+    beyond +-1e12 (SI) are refused, naming the element as the FMU names it."""
+    from auv_cosim.vehicles import initial_state
+    from auv_cosim.vehicles.h100 import VehicleFileError, load_vehicle
+
+    params = load_vehicle().params
+    for change, named in (({"ThrusterDir": (0.0, 1e200, 0.0) + params.ThrusterDir[3:]}, "ThrusterDir[1,2] = 1e+200"),
+                          ({"ThrusterPos": (-1e16,) + params.ThrusterPos[1:]}, "ThrusterPos[1,1] = -1e+16"),
+                          ({"Mass": 1e200}, "Mass = 1e+200"),
+                          ({"Inertia": (1e300,) + params.Inertia[1:]}, "Inertia[1,1] = 1e+300")):
+        with pytest.raises(ValueError, match=rf"parameter {re.escape(named)} is beyond \+-1e\+12"):
+            params.replace(**change)
+    with pytest.raises(ValueError, match=r"parameter Pos0\[2\] = 1e\+200 is beyond"):
+        initial_state(Pos0=(0.0, 1e200, 0.0))
+    path = _vehicle_files(tmp_path, thrusters=[("direction: [1, -1, 0]}", "direction: [1, 1e200, 0]}")])
+    with pytest.raises(VehicleFileError, match=r"thrusters_8.yaml: field thrusters\[1\]\.direction\[2\]: 1e\+200 is beyond"):
+        load_vehicle(path)
+
+
+def test_08_one_number_rule_for_every_field_of_the_vehicle_files(tmp_path):
+    """`1e3` is a number in a matrix's diagonal shorthand as in a thruster's position; `true`
+    and quoted text are numbers nowhere; the errors name the file and the element."""
+    from auv_cosim.vehicles.h100 import VehicleFileError, load_vehicle
+
+    vehicle = load_vehicle(_vehicle_files(tmp_path, body=[("LinearDamping: [13.7,", "LinearDamping: [1.37e1,"),
+                                                          ("Mass: 13.5", "Mass: 1.35e1")],
+                                          thrusters=[("position: [0.156, 0.111,", "position: [1.56e-1, 0.111,")]))
+    default = load_vehicle().params
+    assert vehicle.params == default
+    for body, thrusters, words in (
+            ([("LinearDamping: [13.7,", "LinearDamping: [1e308,")], [], "body.yaml: field LinearDamping[1,1]: 1e+308 is beyond"),
+            ([("LinearDamping: [13.7,", "LinearDamping: [true,")], [], "body.yaml: field LinearDamping[1,1]: True is true/false"),
+            ([("Mass: 13.5", "Mass: '13.5'")], [], "body.yaml: field Mass: '13.5' is not a number"),
+            ([], [("position: [0.156, 0.111,", "position: [true, 0.111,")],
+             "thrusters_8.yaml: field thrusters[1].position[1]: True is true/false, not a number"),
+            ([], [("MaxThrustForward: 51.5", "MaxThrustForward: yes")], "field MaxThrustForward: True is true/false")):
+        with pytest.raises(VehicleFileError) as refused:
+            load_vehicle(_vehicle_files(tmp_path, body=body, thrusters=thrusters))
+        assert words in str(refused.value)

@@ -13,6 +13,7 @@ from .forces import drag_per_speed_squared, frontal_area
 from .hull import hull_properties_of
 from .parameters import AuvParameters, AuvWakeParameters
 from ..environment import Environment
+from ..parameters import state_part
 from ..linearization import linearize
 from ..simulator import held_inputs
 from ..waves import WaveParameters
@@ -27,13 +28,7 @@ def initial_state(Pos0=(0.0, 0.0, 0.0), Quater0=(1.0, 0.0, 0.0, 0.0), LocalVel0=
     arrays = {}
     for signal in STATE:
         name = signal.name + "0"
-        value = given[name]
-        array = np.asarray(value, dtype=float).reshape(-1)
-        if array.size != signal.size:
-            raise ValueError(f"{name} = {value!r} must have {signal.size} elements")
-        if not np.all(np.isfinite(array)):
-            raise ValueError(f"{name} = {value!r} must be finite")
-        arrays[name] = array
+        arrays[name] = np.array(state_part(name, given[name], signal.size))
     norm = float(np.linalg.norm(arrays["Quater0"]))
     if norm < 1e-9:
         raise ValueError(f"Quater0 = {tuple(Quater0)!r} has zero norm: not an attitude")

@@ -7,6 +7,7 @@ from typing import Dict, Optional, Sequence, Tuple
 import numpy as np
 
 from ..environment import Environment
+from ..parameters import state_part
 from ..rotation import quaternion_rate_matrix
 from ..simulator import held_inputs
 from ..waves import WaveParameters
@@ -30,12 +31,7 @@ def initial_state(n_thrusters: int, Pos0=(0.0, 0.0, 0.0), Quater0=(1.0, 0.0, 0.0
     arrays = {}
     for signal in state_table(n_thrusters):
         name = signal.name + "0"
-        array = np.asarray(given[name], dtype=float).reshape(-1)
-        if array.size != signal.size:
-            raise ValueError(f"{name} = {given[name]!r} must have {signal.size} elements")
-        if not np.all(np.isfinite(array)):
-            raise ValueError(f"{name} = {given[name]!r} must be finite")
-        arrays[name] = array
+        arrays[name] = np.array(state_part(name, given[name], signal.size))
     norm = float(np.linalg.norm(arrays["Quater0"]))
     if norm < 1e-9:
         raise ValueError(f"Quater0 = {tuple(Quater0)!r} has zero norm: not an attitude")

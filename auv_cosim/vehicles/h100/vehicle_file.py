@@ -10,22 +10,36 @@ A body file holds `H100Parameters` fields (Mass, Volume, ..., a matrix as rows o
 its diagonal); a thrusters file holds the thruster fields shared by all thrusters
 (MaxThrustForward, MaxThrustReverse, ThrusterTimeConstant, ThrusterEfficiency) and the list
 `thrusters`, one `{name, position, direction}` each. Every error names the file and the field.
+
+Every number follows the project's one rule (compiled/numbers.py): `1e3` is a number (YAML
+1.1 would read it as text), `true` and quoted text are not; finite, within +-1e12.
 """
 from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from typing import Dict, List, Optional, Tuple, Union
+from typing import Annotated, Dict, List, Optional, Tuple, Union
 
 import numpy as np
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, field_validator
 
+from ...compiled.numbers import number_loader, number_problem
 from .parameters import H100Parameters
 
-Vector3 = Tuple[float, float, float]
+
+def _number(value):
+    """A number of a vehicle file, by the one rule (the value named in the error)."""
+    problem = number_problem(value)
+    if problem is not None:
+        raise ValueError(f"{value!r} {problem}")
+    return float(value)
+
+
+Number = Annotated[float, BeforeValidator(_number)]
+Vector3 = Tuple[Number, Number, Number]
 Matrix3 = Tuple[Vector3, Vector3, Vector3]
-Row6 = Tuple[float, float, float, float, float, float]
+Row6 = Tuple[Number, Number, Number, Number, Number, Number]
 Matrix6 = Tuple[Row6, Row6, Row6, Row6, Row6, Row6]
 Tensor6 = Tuple[Matrix6, Matrix6, Matrix6, Matrix6, Matrix6, Matrix6]
 
@@ -45,11 +59,11 @@ class VehicleFileError(ValueError):
 
 
 def _diagonal_shorthand(value, size):
-    """A list of `size` numbers is the diagonal of a size x size matrix."""
-    if isinstance(value, (list, tuple)) and len(value) == size and all(
-            isinstance(v, (int, float)) and not isinstance(v, bool) for v in value):
-        return tuple(tuple(float(value[i]) if i == j else 0.0 for j in range(size))
-                     for i in range(size))
+    """A list of `size` values that are not lists is the diagonal of a size x size matrix (each
+    then checked as a number: `true` on the diagonal is refused there, by its place)."""
+    if isinstance(value, (list, tuple)) and len(value) == size and not any(
+            isinstance(v, (list, tuple, dict)) for v in value):
+        return tuple(tuple(value[i] if i == j else 0.0 for j in range(size)) for i in range(size))
     return value
 
 
@@ -57,9 +71,9 @@ class BodyFile(BaseModel):
     """A body file: H100Parameters' body fields (a field left out keeps its default)."""
 
     model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
-    Mass: Optional[float] = None
-    Volume: Optional[float] = None
-    Rho: Optional[float] = None
+    Mass: Optional[Number] = None
+    Volume: Optional[Number] = None
+    Rho: Optional[Number] = None
     CenterOfGravity: Optional[Vector3] = None
     CenterOfBuoyancy: Optional[Vector3] = None
     Inertia: Optional[Matrix3] = None
@@ -68,8 +82,8 @@ class BodyFile(BaseModel):
     QuadraticDamping: Optional[Matrix6] = None
     QuadraticDampingTensor: Optional[Tensor6] = None
     SignedQuadraticDampingTensor: Optional[Tensor6] = None
-    Height: Optional[float] = None
-    QuaternionConvergenceTime: Optional[float] = None
+    Height: Optional[Number] = None
+    QuaternionConvergenceTime: Optional[Number] = None
 
     @field_validator("Inertia", mode="before")
     @classmethod
@@ -102,10 +116,10 @@ class ThrustersFile(BaseModel):
     """A thrusters file: the limits shared by every thruster (left out: the default), the list."""
 
     model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
-    MaxThrustForward: Optional[float] = None
-    MaxThrustReverse: Optional[float] = None
-    ThrusterTimeConstant: Optional[float] = None
-    ThrusterEfficiency: Optional[float] = None
+    MaxThrustForward: Optional[Number] = None
+    MaxThrustReverse: Optional[Number] = None
+    ThrusterTimeConstant: Optional[Number] = None
+    ThrusterEfficiency: Optional[Number] = None
     thrusters: List[ThrusterEntry] = Field(min_length=1)
 
     def parameters(self) -> dict:
@@ -157,8 +171,9 @@ def load_vehicle(path: str = DEFAULT_VEHICLE_FILE) -> LoadedVehicle:
 
 
 #: PyYAML's safe loader on libyaml's C parser where PyYAML has it: the same objects, a seventh
-#: of the time (the H100 stack reads its three vehicle files twice as it starts)
-SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+#: of the time (the H100 stack reads its three vehicle files twice as it starts), with the one
+#: number rule (`1e3` a number, a key twice an error)
+SAFE_LOADER = number_loader(getattr(yaml, "CSafeLoader", yaml.SafeLoader))
 
 
 def _read_yaml(path):
@@ -199,7 +214,14 @@ def _describe(error: ValidationError, source_of) -> str:
         message = problem["msg"].removeprefix("Value error, ")
         # a whole-model check names its field first in its message ("ThrusterDir[3,1..3] = ...")
         field = location[0] if location else message.split()[0].split("[")[0].rstrip(":")
-        name = field + "".join(f"[{int(p) + 1}]" if p.isdigit() else f".{p}" for p in location[1:])
+        name = field
+        for part in location[1:]:  # indices from 1, a matrix's together: LinearDamping[1,2]
+            if not part.isdigit():
+                name += f".{part}"
+            elif name.endswith("]"):
+                name = f"{name[:-1]},{int(part) + 1}]"
+            else:
+                name += f"[{int(part) + 1}]"
         got = f" (got {problem['input']!r})" if "input" in problem and problem["type"] != "value_error" else ""
         where = f"field {name}: " if name else ""
         lines.append(f"{source_of(field)}: {where}{message}{got}")
