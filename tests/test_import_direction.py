@@ -3,6 +3,7 @@
     compiled  <-  fmu  <-  vehicles  <-  stacks  <-  analyses, identification
                    (slaves: vehicles/*/slave.py, stacks/*/*_slave.py may import fmu)
     master (knows no vehicle)  <-  campaigns (the master's public API only)  <-  analyses
+      (of the ground floor: its number rule, compiled.numbers, shared with the vehicle files)
     cli (the command: the master, and the commands registered by entry points)
 
 Every import statement of every module is read (those inside functions too), so a lazy import
@@ -34,7 +35,9 @@ ALLOWED = {
     "identification": {"compiled", "vehicles", "stacks", "fmu", "master"},
     # what a run reports; a command of its own may run campaigns
     "analyses": {"vehicles", "stacks", "master", "campaigns"},
-    "master": set(),                 # the master knows no vehicle and no campaign
+    # the master knows no vehicle and no campaign; of the ground floor, only the number rule of
+    # the files it shares with the vehicle files (ONLY_OF below)
+    "master": {"compiled"},
     "campaigns": {"master"},         # a client of the master's public API
     "cli": {"master"},               # the command; its other commands come by entry points
     "__main__": {"master", "cli"},
@@ -44,6 +47,9 @@ ALLOWED = {
 #: the modules of the master a client may import: the public APIs (``master.__all__``,
 #: ``auv_cosim.campaigns.__all__``) and, for what registers with the master, the registry's types
 PUBLIC = {"analyses": {"master", "master.registry", "campaigns"}, "campaigns": {"master"}}
+
+#: a subpackage that may import only these modules of another (subpackage -> {owner: modules})
+ONLY_OF = {"master": {"compiled": {"compiled.numbers"}}}
 
 
 def _module_of(rel: Path) -> tuple[str, bool]:
@@ -102,6 +108,9 @@ def _violations(subpackage: str) -> list[str]:
                 out.append(f"{rel} imports {module}")
             if subpackage in FLOORS and owner in FLOORS and not relative:
                 out.append(f"{rel} imports {module} absolutely: the FMU floors import each other relatively")
+            only = ONLY_OF.get(subpackage, {}).get(owner)
+            if only is not None and module.partition(".")[2] not in only:
+                out.append(f"{rel} imports {module}: of {owner}, only {', '.join(sorted(only))}")
             public = PUBLIC.get(subpackage)
             if public is not None and owner in ("master", "campaigns") and owner != subpackage \
                     and module.partition(".")[2] not in public:
@@ -122,11 +131,13 @@ def test_no_package_imports_a_package_above_it(subpackage):
 
 
 def test_the_rule_catches_an_import_upwards(tmp_path, monkeypatch):
-    """The check itself: a module of the master that imports a vehicle package, a library module
+    """The check itself: a module of the master that imports a vehicle package or more of the
+    ground floor than its number rule, a library module
     that imports the FMU side, a vehicle module that imports another floor absolutely, a
     relative import out of the campaigns into a master module."""
     fake = tmp_path / "root"
     for rel, text in (("auv_cosim/master/view.py", "def f():\n    from auv_cosim.analyses.auv import waypoints_of\n"),
+                      ("auv_cosim/master/plan.py", "from auv_cosim.compiled.jit import jit\n"),
                       ("auv_cosim/vehicles/forces.py", "from ..fmu import FmuSlave\n"),
                       ("auv_cosim/vehicles/auv/slave.py", "from ...fmu import VehicleSlave\n"),
                       ("auv_cosim/vehicles/rotation.py", "from auv_cosim.compiled.jit import jit\n"),
@@ -134,7 +145,8 @@ def test_the_rule_catches_an_import_upwards(tmp_path, monkeypatch):
         (fake / rel).parent.mkdir(parents=True, exist_ok=True)
         (fake / rel).write_text(text)
     monkeypatch.setitem(globals(), "ROOT", fake)
-    assert _violations("master") == ["auv_cosim/master/view.py imports auv_cosim.analyses.auv"]
+    assert _violations("master") == ["auv_cosim/master/plan.py imports auv_cosim.compiled.jit: of compiled, only "
+                                     "compiled.numbers", "auv_cosim/master/view.py imports auv_cosim.analyses.auv"]
     assert _violations("vehicles") == [
         "auv_cosim/vehicles/forces.py imports auv_cosim.fmu",
         "auv_cosim/vehicles/rotation.py imports auv_cosim.compiled.jit absolutely: the FMU floors import "

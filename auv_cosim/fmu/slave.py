@@ -57,6 +57,7 @@ from pythonfmu import Fmi2Slave
 from pythonfmu.enums import Fmi2Causality, Fmi2Initial, Fmi2Status, Fmi2Variability
 from pythonfmu.variables import Boolean, Integer, Real, ScalarVariable, String
 
+from ..compiled.numbers import LARGEST, number_problem
 from .units import is_known
 
 #: the layout of a serialized FMU state (fmi2SerializeFMUstate). Raised whenever a slave's own
@@ -347,12 +348,25 @@ class FmuSlave(Fmi2Slave):
 
     def exit_initialization_mode(self):
         try:
+            self._check_parameter_range()
             self.fmu_exit_initialization()
         except Exception as error:
             self._failed_initialization = True
             self.fail(f"initialisation of {self.instance_name} failed: {self._describe(error)}")
         self._phase = "stepping"
         self.values_changed = False
+
+    def _check_parameter_range(self) -> None:
+        """Every Real parameter of the FMU (a vehicle's, a gain of its control, a noise of its
+        instruments) within the one number rule's range (compiled.numbers): a finite value
+        beyond it is refused by name here, before the slave builds anything of it. A value
+        that is not finite is the slave's to judge (NaN means "the initial position" to some)."""
+        for var in self.vars.values():
+            if isinstance(var, Real) and var.causality is not None \
+                    and var.causality.name in _PARAMETER_CAUSALITIES and var.getter is not None:
+                value = var.getter()
+                if math.isfinite(value) and abs(value) > LARGEST:
+                    raise FmuError(f"parameter {var.name} = {value!r} {number_problem(value)}")
 
     def do_step(self, current_time: float, step_size: float) -> bool:
         if self._phase != "stepping":

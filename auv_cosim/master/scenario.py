@@ -45,6 +45,8 @@ from pydantic import (
     model_validator,
 )
 
+from auv_cosim.compiled.numbers import number_loader
+
 from . import registry
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -361,35 +363,9 @@ class LoadedScenario:
         return (file, field, message)
 
 
-class _Loader(yaml.SafeLoader):
-    """YAML 1.1 reads 1e-6 (no dot) as text; scenarios mean a number. A key given twice in one
-    mapping is an error (PyYAML would keep the last one silently: a second `vehicle:` under
-    `instances` would drop every parameter of the first)."""
-
-    def construct_mapping(self, node, deep=False):
-        if isinstance(node, yaml.MappingNode):
-            seen = {}
-            for key_node, _ in node.value:
-                if key_node.tag == "tag:yaml.org,2002:merge":
-                    continue  # keys merged in (<<: *anchor) may be overridden, as YAML allows
-                try:
-                    key = self.construct_object(key_node, deep=True)
-                    hash(key)
-                except Exception:
-                    continue  # reported by the base class
-                if key in seen:
-                    raise yaml.constructor.ConstructorError(
-                        None, None, f"the key {key!r} is given twice in one mapping (first at line {seen[key] + 1})",
-                        key_node.start_mark)
-                seen[key] = key_node.start_mark.line
-        return super().construct_mapping(node, deep=deep)
-
-
-_Loader.add_implicit_resolver(
-    "tag:yaml.org,2002:float",
-    re.compile(r"^[-+]?(?:[0-9][0-9_]*)(?:\.[0-9_]*)?[eE][-+]?[0-9]+$"),
-    list("-+0123456789"),
-)
+#: YAML as the project reads every file: `1e3` a number, a key given twice in a mapping an error
+#: (the one number rule of the files, shared with the vehicle files: auv_cosim.compiled.numbers)
+_Loader = number_loader(yaml.SafeLoader)
 
 
 def load_yaml(stream) -> Any:

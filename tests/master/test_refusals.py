@@ -73,7 +73,10 @@ def test_02_a_value_an_fmu_refuses_at_initialisation_is_a_refused_input(tmp_path
              "PropellerSpeed0[2] = 1000000.0 must be within [-1, 1]"),
             # its norm overflowed: the thruster pushed nowhere, and the run went on
             (["vehicle.ThrusterDir[1,1]=1e200"], "--set: vehicle.ThrusterDir[1,1]: vehicle.ThrusterDir[1,1] refused",
-             "ThrusterDir[1,1] = 1e+200 is beyond +-1e+12")):
+             "ThrusterDir[1,1] = 1e+200 is beyond +-1e+12"),
+            # a gain of the control stack (every FMU's Real parameters are held to the range)
+            (["control.PositionGain=-1e13"], "--set: control.PositionGain: control.PositionGain refused",
+             "PositionGain = -10000000000000.0 is beyond +-1e+12")):
         out = tmp_path / values[-1].split("=")[0]
         r = master("run", "h100_hold", "--stop-time", "1", "--no-plots",
                    *[a for v in values for a in ("--set", v)], out=out)
@@ -340,7 +343,7 @@ def _vehicle_files(tmp_path: Path, body=(), thrusters=()) -> str:
 def test_02_finite_but_absurd_values_are_refused_by_name(tmp_path):
     """A direction whose norm overflows pushed nowhere; a position, a mass, an initial state
     beyond +-1e12 (SI) are refused, naming the element as the FMU names it."""
-    from auv_cosim.vehicles import initial_state
+    from auv_cosim.vehicles.auv import initial_state
     from auv_cosim.vehicles.h100 import VehicleFileError, load_vehicle
 
     params = load_vehicle().params
