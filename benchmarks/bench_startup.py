@@ -84,8 +84,8 @@ PHASES = ("extract", "load binary", "instantiate", "set up", "initialise", "numb
 
 def breakdown_child(mapping_file: str) -> None:
     """In a fresh interpreter: the master's FMU start-up of the mapping as `child` runs it, each
-    phase of each instance timed (PHASES) by wrapping the functions auv_cosim.master.engine calls."""
-    from auv_cosim.master import engine
+    phase of each instance timed (PHASES) by wrapping the functions auv_cosim.master.instances calls."""
+    from auv_cosim.master import engine, instances
     from auv_cosim.master.plan import build_plan
     from auv_cosim.master.scenario import load_scenario
 
@@ -127,10 +127,10 @@ def breakdown_child(mapping_file: str) -> None:
         dispatcher.Dispatcher._bench_timed = True
 
     paths = {str(ip.fmu_path): name for name, ip in plan.instances.items()}
-    engine.extract_fmu = timed(engine.extract_fmu, "extract", lambda a, k: paths[str(a[0])])
-    slave = engine.FMU2Slave
+    instances.extract_fmu = timed(instances.extract_fmu, "extract", lambda a, k: paths[str(a[0])])
+    slave = instances.FMU2Slave
     by_instance = lambda a, k: a[0].instanceName  # noqa: E731
-    engine.FMU2Slave = timed(slave, "load binary", lambda a, k: k["instanceName"])
+    instances.FMU2Slave = timed(slave, "load binary", lambda a, k: k["instanceName"])
     slave.instantiate = timed(slave.instantiate, "instantiate", by_instance)
     for method in ("setupExperiment", "setReal", "setInteger", "setBoolean", "setString", "enterInitializationMode"):
         setattr(slave, method, timed(getattr(slave, method), "set up", by_instance))

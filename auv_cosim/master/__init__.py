@@ -20,6 +20,8 @@ from importlib import import_module
 _WHERE = {
     # run a scenario
     **dict.fromkeys(("run", "RunResult", "EXIT_OK", "EXIT_FAILED", "EXIT_SCENARIO", "EXIT_INTERRUPTED"), ".runner"),
+    # what sees a run's communication points, and what paces its loop (docs/master.md, "The loop")
+    **dict.fromkeys(("Observer", "Pacer"), ".loop"),
     # load and resolve one
     **dict.fromkeys(("load_scenario", "list_scenarios", "ScenarioError", "resolve_fmu_path", "REPO_ROOT",
                      "override_start_value", "load_yaml"), ".scenario"),

@@ -1,6 +1,6 @@
-/* The master's Gauss-Seidel stepping loop in C (issue 15): auv_cosim/master/native_loop.py compiles this
- * file once per machine and calls run_steps through ctypes, in place of the Python loop of
- * auv_cosim/master/engine.py, when nothing in the run needs Python between two steps.
+/* The master's stepping loop in C: auv_cosim/master/native_loop.py compiles this
+ * file once per machine and auv_cosim/master/loop.py (NativeSteps) calls run_steps through ctypes,
+ * in place of its Python backend, for as long as nothing in the run needs Python between two steps.
  *
  * It does what the Python loop does, call for call and in the same order: for each
  * communication step, the signal values into the row, then for each instance (in the plan's

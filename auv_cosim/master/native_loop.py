@@ -1,19 +1,19 @@
-"""The Gauss-Seidel stepping loop in C (``auv_cosim/master/_step_loop.c``), compiled once per machine.
+"""The stepping loop's C backend (``auv_cosim/master/_step_loop.c``), compiled once per machine.
 
-The Python loop of ``engine.simulate`` makes a dozen ctypes calls a step (each instance's
+The Python backend (``loop.PythonSteps``) makes a dozen ctypes calls a step (each instance's
 transfers, fmi2DoStep and reads), each costing about a microsecond of Python around the FMU's
-own work, plus the loop's bookkeeping: about half of the no-op floor of the survey stack
-``run_steps`` makes the same calls, in the same order, with the same values, from
-C, for as many steps as it can before Python has something to do (a full block for the
-recorder, a stop condition that may fire, a flush, a failed call).
+own work, plus the loop's bookkeeping: about half of the no-op floor of the survey stack.
+``run_steps`` makes the same calls, in the same order, with the same values, from C, for as
+many steps as it can before Python has something to do (a full block for the observers, a stop
+condition that may fire, a flush, a failed call, the pacer's turn): ``loop.NativeSteps``.
 
 The C file is compiled with the machine's C compiler ($CC, else cc, gcc or clang) the first
 time it is needed, into the user's cache folder (``$XDG_CACHE_HOME/auv-cosim/native``, else
 ``~/.cache/auv-cosim/native``), named after the digest of the source and the compiler: a new version
 of the file or another compiler builds anew, and a library once built is reused by every run.
-``./build.sh`` builds it ahead. Without a compiler (or when it fails, or with
-``AUV_MASTER_NATIVE_LOOP=0``) the master steps in Python, as before, with the same results:
-``available()`` says which, and why.
+``./build.sh`` builds it ahead. Without a compiler (or when it fails) the master steps in
+Python with the same results: ``available()`` says which, and why; a run chooses with
+``loop="c"`` or ``loop="python"`` (``auv_cosim.master.run``).
 """
 from __future__ import annotations
 
@@ -113,18 +113,15 @@ def available():
     not. Compiled and loaded once per process."""
     global _loaded
     if _loaded is None:
-        if os.environ.get("AUV_MASTER_NATIVE_LOOP", "").strip() == "0":
-            _loaded = (None, "AUV_MASTER_NATIVE_LOOP=0")
-        else:
-            try:
-                function = ctypes.CDLL(str(build())).run_steps
-                function.restype = None
-                function.argtypes = [POINTER(Call), c_int64, c_void_p, c_int64, c_void_p, c_int64, c_double,
-                                     c_void_p, c_int64, c_int64, c_void_p, POINTER(Stop), c_int64, c_double,
-                                     c_double, POINTER(Outcome)]
-                _loaded = (function, "")
-            except (OSError, RuntimeError, AttributeError) as error:
-                _loaded = (None, str(error))
+        try:
+            function = ctypes.CDLL(str(build())).run_steps
+            function.restype = None
+            function.argtypes = [POINTER(Call), c_int64, c_void_p, c_int64, c_void_p, c_int64, c_double,
+                                 c_void_p, c_int64, c_int64, c_void_p, POINTER(Stop), c_int64, c_double,
+                                 c_double, POINTER(Outcome)]
+            _loaded = (function, "")
+        except (OSError, RuntimeError, AttributeError) as error:
+            _loaded = (None, str(error))
     return _loaded
 
 

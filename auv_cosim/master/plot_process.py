@@ -46,7 +46,7 @@ from pathlib import Path
 import numpy as np
 
 from . import registry
-from .engine import layout_row
+from .layout import layout_row
 from .plan import Plan
 from .summary import RunData, make_plots
 

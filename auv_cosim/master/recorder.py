@@ -44,6 +44,7 @@ from pathlib import Path
 import numpy as np
 
 from . import csv_writer
+from .loop import Observer
 
 #: runs expected to record at least this many values (rows x columns) format them in a writer process
 BACKGROUND_CELLS = 100_000
@@ -69,7 +70,9 @@ def _enlarge_pipe(stream) -> None:
         pass
 
 
-class CsvRecorder:
+class CsvRecorder(Observer):
+    """results.csv of a run: an observer of its communication points (see the module)."""
+
     def __init__(self, path: Path, columns: list[str], colmap: dict[str, int], record: list[str], integer_columns: set[str],
                  expected_rows: int = 0):
         self.path = Path(path)
@@ -79,7 +82,7 @@ class CsvRecorder:
         self._f = open(self.path, "w", encoding="utf-8", newline="", buffering=1 << 20)
         self._f.write(",".join(self.names) + "\n")
         self._f.flush()
-        self.rows = 0
+        self.written = 0   # rows written (or handed to the writer process)
         self._writer: subprocess.Popen | None = None
         if _want_writer_process(expected_rows, len(self.names)):
             self._start_writer()
@@ -121,7 +124,10 @@ class CsvRecorder:
             self._f.flush()
         else:
             return
-        self.rows += len(sel)
+        self.written += len(sel)
+
+    def rows(self, block: np.ndarray) -> None:
+        self.write_block(block)
 
     def flush(self):
         if self._writer is not None:

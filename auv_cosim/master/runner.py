@@ -92,12 +92,16 @@ def _connections_doc(plan: Plan) -> dict:
 
 def run(scenario: str | os.PathLike | dict, out_dir: str | os.PathLike | None = None, stop_time: float | None = None,
         step: float | None = None, overrides: dict[str, Any] | None = None, progress: bool | None = None,
-        plots: bool | None = None, echo_messages: bool = True) -> RunResult:
+        plots: bool | None = None, echo_messages: bool = True, observers: tuple = (), pacer=None,
+        loop: str | None = None) -> RunResult:
     """Run a scenario (a path, a bare scenario name, or an already loaded mapping).
 
     Raises :class:`ScenarioError` (before anything runs) for a malformed scenario or a missing
     FMU. Anything that goes wrong during the run is returned in the result (``status``,
     ``reason``; ``summary['failure']``), after every row computed so far has been written.
+    ``observers`` (``Observer``) see every communication point, ``pacer`` (``Pacer``) decides
+    when the loop steps on, ``loop`` chooses its backend ("c", "python"; default the C loop
+    when it is available): see docs/master.md, "The loop".
     """
     t_call = time.perf_counter()
     wall0 = time.time()
@@ -118,15 +122,15 @@ def run(scenario: str | os.PathLike | dict, out_dir: str | os.PathLike | None = 
     plotter = PlotProcess.start(plan) if want_plots else None
     try:
         with _OutputFolder(out, plan.input_files) as lock, _DeferredSignals() as deferred:
-            return _run_into(plan, loaded, source, out, lock, deferred, progress, want_plots, plotter, echo_messages,
-                             t_call, wall0)
+            stepping = {"progress": progress, "echo_messages": echo_messages, "t_call": t_call,
+                        "observers": tuple(observers), "pacer": pacer, "loop": loop}
+            return _run_into(plan, loaded, source, out, lock, deferred, want_plots, plotter, stepping, wall0)
     finally:
         if plotter is not None:
             plotter.close()  # nothing drawn (a failed start, no rows), or abandoned: it ends here
 
 
-def _run_into(plan, loaded, source, out: Path, lock, deferred, progress, want_plots, plotter, echo_messages, t_call,
-              wall0):
+def _run_into(plan, loaded, source, out: Path, lock, deferred, want_plots, plotter, stepping: dict, wall0):
     resolved = loaded.model.model_dump(mode="json", by_alias=True, exclude_none=True)
     # the includes are merged and their `disconnect` applied already: the connections listed
     # are those the run made, and the file runs again as it is
@@ -145,7 +149,8 @@ def _run_into(plan, loaded, source, out: Path, lock, deferred, progress, want_pl
     lock.write("scenario.resolved.yaml", resolved_text)
 
     csv_path = out / "results.csv"
-    outcome = simulate(plan, csv_path, progress=progress, echo_messages=echo_messages, t_call=t_call)
+    outcome = simulate(plan, csv_path, **stepping)
+    t_call = stepping["t_call"]
     refusal = refused_start_value(plan, outcome)
     if refusal is not None:  # nothing ran: the folder keeps no file of this run
         for name in ("results.csv", "scenario.resolved.yaml"):

@@ -1,7 +1,7 @@
 """One FMU instance prepared for the stepping loop, and its stepper.
 
 The loop works on one flat float64 vector, ``row`` (the time, every output of every instance
-and every signal value; laid out by ``engine``). Each instance reads its Real outputs straight
+and every signal value; laid out by ``layout``). Each instance reads its Real outputs straight
 into its slice of ``row`` (one ``fmi2GetReal`` call into a ctypes view of the numpy buffer),
 gathers its inputs from ``row`` with one ``numpy.take`` over a precomputed index array, and
 hands them over with one ``fmi2SetReal`` call. Value references, buffers and index arrays are
@@ -299,24 +299,3 @@ def _sequence(calls: list[Callable[[], None]]) -> Callable[[], None]:
             call()
 
     return each
-
-
-def teardown(instances: dict[str, Instance]):
-    """Terminate and free every instance the FMI state machine allows us to: after an error
-    only fmi2FreeInstance, after a fatal error nothing at all. The shared libraries stay loaded
-    (unloading a pythonfmu library inside a Python process is not safe)."""
-    fatal_models = {i.md.coSimulation.modelIdentifier for i in instances.values() if i.state == "fatal"}
-    for inst in instances.values():
-        if inst.fmu.component is None or inst.md.coSimulation.modelIdentifier in fatal_models:
-            continue
-        try:
-            if inst.state == "initialised":
-                inst.fmu.terminate()
-        except Exception:
-            pass
-        try:
-            inst.fmu.fmi2FreeInstance(inst.fmu.component)
-        except Exception:
-            pass
-        inst.fmu.component = None
-        inst.state = "terminated"

@@ -22,7 +22,7 @@ def _write(path, monkeypatch, mode, blocks):
     rec.flush()
     rec.close()
     rec.close()  # twice is harmless
-    assert rec.rows == sum(len(b) for b in blocks)
+    assert rec.written == sum(len(b) for b in blocks)
     return path.read_bytes()
 
 

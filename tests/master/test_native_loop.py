@@ -13,9 +13,15 @@ import pytest
 
 from auv_cosim.master import engine
 from auv_cosim.master import native_loop, run
+from auv_cosim.master.layout import RowLayout
+from auv_cosim.master.loop import TIME_BLOCK, NativeSteps, PythonSteps
 from master_helpers import REPO
 
 pytestmark = pytest.mark.usefixtures("fmus_built")
+
+#: a row of the time alone, and no stop conditions: what choosing a backend needs
+_EMPTY = RowLayout(["time"], {"time": 0}, {}, slice(1, 1), None)
+_NO_STOPS = None
 
 STACK = (REPO / "scenarios" / "stacks" / "survey.yaml").as_posix()
 
@@ -32,19 +38,18 @@ def c_loop():
 
 def _run(mapping: dict, out: Path, loop: str, monkeypatch, **kwargs):
     """One run with the C loop ('c') or the Python loop ('python')."""
-    with monkeypatch.context() as patch:
-        if loop == "python":
-            patch.setattr(native_loop, "_loaded", (None, "the test asks for the Python loop"))
-        calls = []
-        original = native_loop.available
+    made = []
+    original = engine.backend_for
 
-        def spy():
-            answer = original()
-            calls.append(answer[0] is not None)
-            return answer
-        patch.setattr(engine.native_loop, "available", spy)
-        result = run(json.loads(json.dumps(mapping)), out_dir=out, plots=False, echo_messages=False, **kwargs)
-    assert calls == [loop == "c"], "the loop asked for is not the loop that ran"
+    def spy(*args, **kw):
+        backend = original(*args, **kw)
+        made.append(type(backend))
+        return backend
+    with monkeypatch.context() as patch:
+        patch.setattr(engine, "backend_for", spy)
+        result = run(json.loads(json.dumps(mapping)), out_dir=out, plots=False, echo_messages=False, loop=loop,
+                     **kwargs)
+    assert made == [NativeSteps if loop == "c" else PythonSteps], "the loop asked for is not the loop that ran"
     return result
 
 
@@ -71,10 +76,10 @@ def test_signals_stop_condition_with_run_on_and_discrete_connections(c_loop, tmp
 
 
 def test_a_run_longer_than_a_time_block_and_a_flush(c_loop, tmp_path, monkeypatch):
-    # 4096 steps make a time block (engine.TIME_BLOCK): the signal table is computed anew
+    # 4096 steps make a time block (TIME_BLOCK): the signal table is computed anew
     mapping = {"include": (REPO / "scenarios" / "depth_step.yaml").as_posix(), "stop_time": 450.0}
     a, _ = _same(mapping, tmp_path, monkeypatch)
-    assert a.summary["steps"] > engine.TIME_BLOCK
+    assert a.summary["steps"] > TIME_BLOCK
 
 
 def test_with_the_progress_bar(c_loop, tmp_path, monkeypatch):
@@ -124,10 +129,12 @@ def test_no_compiler_means_the_python_loop_with_the_reason(tmp_path, monkeypatch
     monkeypatch.setattr(native_loop, "_loaded", None)
     function, reason = native_loop.available()
     assert function is None and "no C compiler" in reason and "no-such-compiler-here" in reason
-    monkeypatch.setattr(native_loop, "_loaded", None)
-    monkeypatch.delenv("CC")
-    monkeypatch.setenv("AUV_MASTER_NATIVE_LOOP", "0")
-    assert native_loop.available() == (None, "AUV_MASTER_NATIVE_LOOP=0")
+    # the default is then the Python loop; asking for the C loop is refused with the reason
+    assert engine.backend_for(None, [], False, _EMPTY, None, _NO_STOPS, 0.1, None).__class__ is PythonSteps
+    with pytest.raises(RuntimeError, match="the C loop is not available: no C compiler"):
+        engine.backend_for("c", [], False, _EMPTY, None, _NO_STOPS, 0.1, None)
+    with pytest.raises(ValueError, match="unknown loop 'fortran'"):
+        engine.backend_for("fortran", [], False, _EMPTY, None, _NO_STOPS, 0.1, None)
 
 
 def test_timing_the_calls_changes_nothing_and_times_every_call(c_loop, tmp_path, monkeypatch):

@@ -24,7 +24,7 @@ import json, os, signal, sys
 from pathlib import Path
 import numpy as np
 from auv_cosim import master
-from auv_cosim.master.engine import layout_row
+from auv_cosim.master.layout import layout_row
 from auv_cosim.master.runner import find_scenario
 import auv_cosim.analyses.auv_plots as ap
 
