@@ -18,9 +18,9 @@ fi
 
 stamp="$VENV/.installed-$( (cat pyproject.toml; "$PY" --version) | sha1sum | cut -c1-16)"
 if [ ! -f "$stamp" ]; then
-    echo "build.sh: installing the project and its campaign and test extras into $VENV"
+    echo "build.sh: installing the project and its campaign, test, hosts and outputs extras into $VENV"
     "$PY" -m pip install --quiet --upgrade pip
-    "$PY" -m pip install --quiet -e ".[campaign,test,hosts]"
+    "$PY" -m pip install --quiet -e ".[campaign,test,hosts,outputs]"
     rm -f "$VENV"/.installed-*
     touch "$stamp"
 fi

@@ -47,6 +47,12 @@ def _print_summary(res) -> None:
     rtf = s.get("real_time_factor")
     print(f"  simulated {s['simulated_time_s']:.1f} s in {s['wall_time_s']:.2f} s wall "
           f"(stepping {s['stepping_time_s']:.2f} s = {_fmt(rtf, 'x', 4)} real time; start-up {s['startup_time_s']:.2f} s)")
+    rt = s.get("realtime")
+    if rt:
+        print(f"  paced at {rt['factor']:g}x real time: {rt['wall_s']:.3f} s wall for {rt['simulated_s']:.1f} s; "
+              f"lateness median {_fmt(rt['lateness_median_s'], ' s', 3)}, 99th percentile "
+              f"{_fmt(rt['lateness_p99_s'], ' s', 3)}, max {_fmt(rt['lateness_max_s'], ' s', 3)}; "
+              f"{rt['overruns']} overrun(s) of {rt['points']} points")
     for figures in registry.figures().values():
         for line in figures.describe(s):
             print("  " + line)
@@ -70,9 +76,18 @@ def cmd_run(args) -> int:
 
     try:
         overrides = _parse_set(args.set)
+        pacer = None
+        if args.realtime is not None:
+            from auv_cosim.outputs.pacing import RealTimePacer
+
+            try:
+                pacer = RealTimePacer(args.realtime)
+            except ValueError as e:
+                raise ScenarioError("--realtime", str(args.realtime), str(e)) from None
         with scenario_source(args.scenario, args.parameter_set) as scenario:  # an .ssp file too
             res = run(scenario, out_dir=args.out, stop_time=args.stop_time, step=args.step, overrides=overrides,
-                      progress=False if args.no_progress else None, plots=False if args.no_plots else None)
+                      progress=False if args.no_progress else None, plots=False if args.no_plots else None,
+                      pacer=pacer)
     except ScenarioError as e:
         print(f"error: scenario refused, nothing was run:\n{e}", file=sys.stderr)
         return 2
@@ -219,6 +234,9 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     r.add_argument("--no-plots", action="store_true", help="do not draw the PNG plots")
     r.add_argument("--view", action="store_true", help="also write view.html, the interactive 3-D view (see 'view')")
     r.add_argument("--no-progress", action="store_true", help="no progress bar even on a terminal")
+    r.add_argument("--realtime", metavar="FACTOR", type=float,
+                   help="pace the steps at FACTOR times the wall clock (1: real time); the lateness of the "
+                        "steps goes into summary.json (realtime)")
     r.add_argument("-q", "--quiet", action="store_true", help="print nothing unless the run fails")
     r.add_argument("--parameter-set", metavar="NAME",
                    help="for an .ssp file: the parameter set to apply (default: each component's first)")

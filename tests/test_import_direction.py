@@ -39,7 +39,10 @@ ALLOWED = {
     # the files it shares with the vehicle files (ONLY_OF below)
     "master": {"compiled"},
     "campaigns": {"master"},         # a client of the master's public API
-    "cli": {"master"},               # the command; its other commands come by entry points
+    # what a run writes for other tools (MCAP, bags, Parquet, OSP) and its real-time pacing:
+    # observers and a pacer of the master's loop
+    "outputs": {"master"},
+    "cli": {"master", "outputs"},    # the command; its other commands come by entry points
     "__main__": {"master", "cli"},
     "__init__": set(),
 }

@@ -19,7 +19,8 @@ write their outputs into. It is made of:
   order, in blocks: at most ``ROWS_BLOCK`` rows (or its own ``every``), at least once a second
   of wall time, and whatever is left when the run ends, fails or is interrupted;
 - the **pacer** (``Pacer``, optional): asked before the loop steps on from a communication
-  point, at least every ``pacer.every`` steps (a real-time pacer sleeps there).
+  point, at least every ``pacer.every`` steps, and once at the end, with the time reached (a
+  real-time pacer sleeps there).
 
 ``run_loop`` drives them. See docs/master.md, "The loop".
 """
@@ -78,8 +79,10 @@ class Pacer(Protocol):
     """Decides when the loop may step on (real-time pacing, a step-by-step debugger ...).
 
     ``pace(t)`` is called before the loop makes the steps from the communication point at
-    simulated time ``t``, and again at least every ``every`` steps; it returns when the loop may
-    go on (a real-time pacer sleeps until the wall clock has reached ``t``)."""
+    simulated time ``t``, and again at least every ``every`` steps, and once more when the loop
+    has made its last step (with the time reached); it returns when the loop may go on (a
+    real-time pacer sleeps until the wall clock has reached ``t``). A pacer with a ``summary()``
+    method gives summary.json its ``realtime``."""
 
     every: int
 
@@ -318,6 +321,8 @@ def run_loop(plan: Plan, backend, table: TimeTable, block: np.ndarray, stops: St
                     break
             if interrupt.flag:
                 raise KeyboardInterrupt
+        if pacer is not None:   # the run's end is due too: a paced run never ends early
+            pacer.pace(progress["time"])
     except CallFailed as e:
         raise _call_failure(e, float(table.list[k - table.base]), log) from None
     finally:

@@ -183,6 +183,9 @@ def _run_into(plan, loaded, source, out: Path, lock, deferred, want_plots, plott
     except Exception as e:
         figures = {"summary_error": f"{type(e).__name__}: {e}"}
     summary.update(figures)
+    pacer = stepping["pacer"]
+    if pacer is not None and callable(getattr(pacer, "summary", None)):
+        summary["realtime"] = pacer.summary()
     summary["algorithm"] = plan.algorithm
     summary["step_order"] = plan.order
     summary["init_order"] = plan.init_order

@@ -1,6 +1,7 @@
 """The loop's hooks (auv_cosim/master/loop.py, docs/master.md "The loop"): an observer sees every
 communication point in order, in blocks no longer than it asks for, and is closed however the
-run ends; a pacer is asked before the steps from each point it may have to wait at; neither
+run ends; a pacer is asked before the steps from each point it may have to wait at and at the
+end; neither
 changes a bit of the results, with either backend."""
 from __future__ import annotations
 
@@ -109,6 +110,8 @@ def test_a_pacer_is_asked_at_least_every_so_many_steps(tmp_path, loop, every):
     times = np.array(pacer.asked)
     step = paced.summary["step_s"]
     assert times[0] == 0.0 and np.all(np.diff(times) > 0)   # from the first point on, each point once at most
-    assert np.diff(np.append(times, 30.0)).max() <= every * step + 1e-9
+    assert times[-1] == 30.0                                 # and the end: a paced run does not end early
+    assert np.diff(times).max() <= every * step + 1e-9
     if every == 1:
-        assert len(times) == paced.summary["steps"]
+        assert len(times) == paced.summary["steps"] + 1
+    assert "realtime" not in paced.summary                  # a pacer without a summary() adds none
