@@ -360,6 +360,14 @@ def describe_run(s: dict) -> list[str]:
         parts.append("mission completed" if s["mission_completed"] else "mission NOT completed")
     if parts:
         lines.append(", ".join(parts))
+    vehicles = s.get("vehicles") or {}
+    if len(vehicles) > 1:   # several vehicles: each one's own line, by name
+        for name, f in vehicles.items():
+            bits = [f"distance {f['distance_run_m']:.0f} m" if f.get("distance_run_m") is not None else None,
+                    f"energy {f['energy_used_J'] / 1000:.1f} kJ" if f.get("energy_used_J") is not None else None,
+                    f"final position ({', '.join(f'{x:.1f}' for x in f['final_position_m'])}) m"
+                    if f.get("final_position_m") and None not in f["final_position_m"] else None]
+            lines.append(f"{name}: " + ", ".join(b for b in bits if b))
     parts = []
     first = next(iter((s.get("controls") or {}).values()), {})
     depth_label = "depth excursion outside the yo-yo band" if first.get("dive_mode") == "yoyo" else "depth error"

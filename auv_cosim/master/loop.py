@@ -170,7 +170,9 @@ class PythonSteps:
 
     def __init__(self, pairs: list, jacobi: bool, layout: RowLayout, block: np.ndarray, now):
         self.pairs = pairs
-        self.gs_calls = [(rt, call) for rt, st in pairs for call in st.calls]
+        # the early transfers (the wakes) of every instance first, then instance after instance
+        self.early = [(rt, call) for rt, st in pairs for call in st.early]
+        self.gs_calls = self.early + [(rt, call) for rt, st in pairs for call in st.calls]
         self.jacobi = jacobi
         self.row, self.block, self.now = layout.row, block, now
         self.signals = layout.signals
@@ -185,12 +187,14 @@ class PythonSteps:
         cur = None
         try:
             if self.jacobi:
-                for cur, (set_inputs, _a, _r, _s, _n) in self.pairs:
-                    set_inputs()
-                for cur, (_i, advance, _r, _s, _n) in self.pairs:
-                    advance(t)
-                for cur, (_i, _a, read_outputs, _s, _n) in self.pairs:
-                    read_outputs()
+                for cur, call in self.early:
+                    call()
+                for cur, st in self.pairs:
+                    st.set_inputs()
+                for cur, st in self.pairs:
+                    st.advance(t)
+                for cur, st in self.pairs:
+                    st.read_outputs()
             else:
                 self.now.value = t
                 for cur, call in self.gs_calls:
@@ -210,10 +214,11 @@ class NativeSteps:
 
     def __init__(self, run_steps, pairs: list, jacobi: bool, layout: RowLayout, block: np.ndarray,
                  stops: StopConditions, step: float):
+        early = [(rt, call) for rt, st in pairs for call in st.early_native]
         if jacobi:
-            owners = [(rt, call) for phase in range(3) for rt, st in pairs for call in st.native[phase]]
+            owners = early + [(rt, call) for phase in range(3) for rt, st in pairs for call in st.native[phase]]
         else:
-            owners = [(rt, call) for rt, st in pairs for phase in st.native for call in phase]
+            owners = early + [(rt, call) for rt, st in pairs for phase in st.native for call in phase]
         self.run_steps = run_steps
         self.calls = (native_loop.Call * len(owners))(*(native_loop.Call(*fields) for _rt, (fields, _f) in owners))
         self.owners = [(rt, fail) for rt, (_fields, fail) in owners]

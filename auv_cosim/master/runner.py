@@ -8,6 +8,7 @@ import glob
 import json
 import os
 import signal
+import sys
 import threading
 import time
 from dataclasses import dataclass, field
@@ -113,6 +114,8 @@ def run(scenario: str | os.PathLike | dict, out_dir: str | os.PathLike | None = 
         source = scenario if isinstance(scenario, dict) else find_scenario(scenario)
         loaded = load_scenario(source, overrides)
     plan = build_plan(loaded, stop_time=stop_time, step=step)
+    for warning in plan.warnings:
+        print(f"warning: {warning}", file=sys.stderr)
 
     out = Path(out_dir) if out_dir is not None else Path("results") / plan.name
     # every FMU is readable (a corrupt one is refused here, before anything is written)
@@ -199,6 +202,8 @@ def _run_into(plan, loaded, source, out: Path, lock, deferred, want_plots, plott
         summary["stopped_by"] = outcome.stop_condition
     if plan.unconnected_inputs:
         summary["unconnected_inputs"] = plan.unconnected_inputs
+    if plan.warnings:
+        summary["warnings"] = list(plan.warnings)
     summary["fmus"] = {n: display_path(ip.fmu_path) for n, ip in plan.instances.items()}
     summary["fmu_messages"] = {"warnings": outcome.message_counts["warning"], "errors": outcome.message_counts["error"],
                                "first": outcome.messages[:20]}

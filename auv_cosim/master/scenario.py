@@ -166,7 +166,7 @@ def _is_builtin_union_tag(p: str) -> bool:
 
 
 _UNION_TAGS = {"str", "int", "float", "bool", "list", "dict", "none", "literal['all']", "literal['outputs']"}
-_SCENARIO_MODELS = ("Term", "StopCondition", "InstanceSpec")
+_SCENARIO_MODELS = ("Term", "StopCondition", "InstanceSpec", "VehicleSpec")
 
 
 # --------------------------------------------------------------------------------------------
@@ -280,6 +280,21 @@ class StopCondition(Strict):
     after: Annotated[float, Field(strict=True, allow_inf_nan=False, ge=0)] = 0.0
 
 
+class VehicleSpec(Strict):
+    """One vehicle of a scenario with several (``vehicles: {NAME: ...}``): its stack (the files
+    it includes, as a scenario includes them) and what this scenario changes in it, written
+    with the stack's own instance names (``vehicle``, ``sensors``, ``control``). The vehicle's
+    instances are named after it: the stack's ``vehicle`` is ``NAME`` itself, every other
+    instance ``X`` is ``NAME_X`` (``leader``, ``leader_sensors``, ``leader_control``)."""
+
+    include: Union[StrictStr, list[StrictStr]] = Field(default_factory=list)
+    description: StrictStr = ""
+    instances: dict[Ident, Optional[InstanceSpec]] = Field(default_factory=dict)
+    connections: list[StrictStr] = Field(default_factory=list)
+    disconnect: list[StrictStr] = Field(default_factory=list)
+    signals: dict[StrictStr, SignalSpec] = Field(default_factory=dict)
+
+
 class ScenarioModel(Strict):
     """The scenario file schema (one file; after the merge the same model is re-applied)."""
 
@@ -302,6 +317,11 @@ class ScenarioModel(Strict):
     analysis: dict[StrictStr, Any] = Field(default_factory=dict)  # name -> options (registry.analyses())
     # the Integer parameter that seeds the stack's random noise (a campaign's `seeds` vary it)
     noise_seed: Optional[Annotated[str, StringConstraints(pattern=r"^[A-Za-z_][A-Za-z0-9_]*\.[A-Za-z_][A-Za-z0-9_]*$")]] = None
+    # several vehicles, each with its stack (expanded into prefixed instances when loaded)
+    vehicles: dict[Ident, VehicleSpec] = Field(default_factory=dict)
+    # 'A -> B' or 'A -> B[k]': A's WakeSource into row k (default: the first free one) of B's
+    # WakeSources (SPEC 9.4)
+    wakes: list[StrictStr] = Field(default_factory=list)
 
     @field_validator("analysis", mode="before")
     @classmethod
@@ -422,15 +442,165 @@ def _load_tree(path: Path, stack: tuple[Path, ...], via: str | None,
     inc = raw.get("include") or []
     if isinstance(inc, str):
         inc = [inc]
-    files: list[tuple[Path, dict]] = []
+    files: list[tuple] = []
     for i, rel in enumerate(inc):
         target = Path(rel) if os.path.isabs(rel) else path.parent / rel
         if not target.is_file():
             raise ScenarioError(shown, f"include[{i}]", f"included file not found: {rel} (looked for {display_path(target)})")
         files += _load_tree(target, stack + (path,), shown, seen)
+    for name, spec in (raw.get("vehicles") or {}).items():
+        files += _vehicle_files(path, shown, name, spec or {}, stack + (path,))
     seen.add(path)
-    files.append((path, raw))
+    files.append((path, raw, shown, None))
     return files
+
+
+# --------------------------------------------------------------------------------------------
+# several vehicles: each one's stack, its instances named after it
+# --------------------------------------------------------------------------------------------
+
+
+def vehicle_instance(vehicle: str, instance: str) -> str:
+    """The name in the scenario of a vehicle's instance: the stack's ``vehicle`` is the vehicle
+    itself (its name is the name the user gave it), any other instance ``X`` is
+    ``VEHICLE_X``."""
+    return vehicle if instance == "vehicle" else f"{vehicle}_{instance}"
+
+
+def _renamed_target(text: Any, vehicle: str) -> Any:
+    """``instance.Rest`` with its instance renamed for ``vehicle`` (anything else as it is:
+    the validation names it)."""
+    if not isinstance(text, str) or "." not in text:
+        return text
+    inst, rest = text.split(".", 1)
+    head = inst.strip()
+    if not head.isidentifier():
+        return text
+    return inst[: len(inst) - len(inst.lstrip())] + vehicle_instance(vehicle, head) + "." + rest
+
+
+def _renamed_connection(text: Any, vehicle: str) -> Any:
+    if not isinstance(text, str) or text.count("->") != 1:
+        return text
+    left, right = text.split("->")
+    return f"{_renamed_target(left.strip(), vehicle)} -> {_renamed_target(right.strip(), vehicle)}"
+
+
+def _renamed_stop(item: Any, vehicle: str) -> Any:
+    if isinstance(item, str):
+        return _renamed_target(item.strip(), vehicle)
+    if isinstance(item, dict) and "condition" in item:
+        return {**item, "condition": _renamed_target(str(item["condition"]).strip(), vehicle)}
+    return item
+
+
+#: what a vehicle's files may not hold: they describe one vehicle, the scenario the rest
+_NOT_IN_A_VEHICLE = {
+    "analysis": "an analysis names the scenario's instances: ask for it in the scenario, with the "
+                "vehicle's instance names",
+    "vehicles": "a vehicle's stack holds one vehicle",
+    "wakes": "wakes are wired in the scenario, between its vehicles",
+}
+
+
+def _vehicle_files(path: Path, shown: str, vehicle: str, spec: dict, stack: tuple[Path, ...]) -> list[tuple]:
+    """The files of one vehicle of ``path`` (the files it includes, then its own block), each
+    renamed for it (``_renamed_for``) and labelled ``FILE (vehicle NAME)`` in messages. Every
+    vehicle reads its stack anew: two vehicles of one stack are two copies of it."""
+    inc = spec.get("include") or []
+    if isinstance(inc, str):
+        inc = [inc]
+    out: list[tuple] = []
+    seen: set = set()
+    for i, rel in enumerate(inc):
+        target = Path(rel) if os.path.isabs(rel) else path.parent / rel
+        if not target.is_file():
+            raise ScenarioError(shown, f"vehicles.{vehicle}.include[{i}]",
+                                f"included file not found: {rel} (looked for {display_path(target)})")
+        for p, raw, label, _ in _load_tree(target, stack, shown, seen):
+            where = f"{label} (vehicle {vehicle})"
+            out.append((p, _renamed_for(raw, vehicle, where), where, vehicle))
+    own = {k: v for k, v in spec.items() if k != "include"}
+    where = f"{shown} (vehicles.{vehicle})"
+    out.append((path, _renamed_for(own, vehicle, where), where, vehicle))
+    return out
+
+
+def _renamed_for(raw: dict, vehicle: str, where: str) -> dict:
+    """One file of a vehicle's stack with every instance it names renamed for the vehicle
+    (``vehicle_instance``): its instances, connections, disconnects, signals, order, stop
+    conditions, recorded patterns and noise seed. The rest (step, algorithm ...) is kept."""
+    for key, why in _NOT_IN_A_VEHICLE.items():
+        if raw.get(key):
+            raise ScenarioError(where, key, f"not in a vehicle's files: {why}")
+    out: dict[str, Any] = {}
+    for key, value in raw.items():
+        if key in ("include", *_NOT_IN_A_VEHICLE):
+            continue
+        if key == "instances":
+            value = {vehicle_instance(vehicle, k): v for k, v in (value or {}).items()}
+        elif key == "connections":
+            value = [_renamed_connection(c, vehicle) for c in value or []]
+        elif key == "disconnect":
+            value = [_renamed_target(d, vehicle) for d in value or []]
+        elif key == "signals":
+            value = {_renamed_target(k, vehicle): v for k, v in (value or {}).items()}
+        elif key == "order" and isinstance(value, list):
+            value = [vehicle_instance(vehicle, n) if isinstance(n, str) else n for n in value]
+        elif key == "stop_when" and value is not None:
+            value = [_renamed_stop(i, vehicle) for i in value] if isinstance(value, list) else _renamed_stop(value, vehicle)
+        elif key == "record" and isinstance(value, list):
+            value = [r if r == "all" else _renamed_target(r, vehicle) for r in value]
+        elif key == "noise_seed" and isinstance(value, str):
+            value = _renamed_target(value, vehicle)
+        out[key] = value
+    return out
+
+
+def _combine_vehicles(per_vehicle: dict[str, dict], merged: dict, origin: dict, top: str) -> list[tuple[str, str, str]]:
+    """The scenario-wide fields that the vehicles' files set and no other file did: the order
+    (each vehicle's in turn, the vehicles as declared), the stop conditions (any vehicle's ends
+    the run), the recorded patterns (all of them), the noise seed (the first vehicle's); the
+    step and the algorithm must agree. Returns the disagreements."""
+    problems = []
+    for key in ("step", "algorithm", "start_time", "tolerance"):
+        values = {v: f[key] for v, f in per_vehicle.items() if key in f}
+        if key in merged or not values:
+            continue
+        if len({repr(x[0]) for x in values.values()}) > 1:
+            told = ", ".join(f"{v}: {x[0]!r} ({x[1]})" for v, x in values.items())
+            problems.append((top, key, f"the vehicles' stacks disagree ({told}); set {key} in the scenario"))
+            continue
+        first = next(iter(values.values()))
+        merged[key] = first[0]
+        origin[(key,)] = (first[1], key)
+    if "order" not in merged:
+        orders = [f["order"] for f in per_vehicle.values() if "order" in f]
+        if orders:
+            merged["order"] = [n for o, _ in orders for n in (o if isinstance(o, list) else [])]
+            origin[("order",)] = (orders[0][1], "order")
+    if "stop_when" not in merged:
+        stops = [(s, w) for f in per_vehicle.values() if f.get("stop_when") is not None
+                 for s, w in [f["stop_when"]]]
+        if stops:
+            merged["stop_when"] = [i for s, _ in stops for i in (s if isinstance(s, list) else [s])]
+            origin[("stop_when",)] = (stops[0][1], "stop_when")
+    if "record" not in merged:
+        records = [f["record"][0] for f in per_vehicle.values() if "record" in f]
+        if records and any(r != "all" for r in records):
+            merged["record"] = list(dict.fromkeys(x for r in records for x in (["all"] if r == "all" else r)))
+    if "noise_seed" not in merged:
+        seeds = [f["noise_seed"] for f in per_vehicle.values() if f.get("noise_seed") is not None]
+        if seeds:
+            merged["noise_seed"] = seeds[0][0]
+            origin[("noise_seed",)] = (seeds[0][1], "noise_seed")
+    for key in ("stop_time", "plots", "name"):
+        if key not in merged:
+            values = [f[key] for f in per_vehicle.values() if key in f]
+            if values:
+                merged[key] = values[-1][0]
+                origin[(key,)] = (values[-1][1], key)
+    return problems
 
 
 def _match_disconnect(dst: str, pattern: str) -> bool:
@@ -478,7 +648,9 @@ def load_scenario(source: str | os.PathLike | dict, overrides: dict[str, Any] | 
             if not target.is_file():
                 raise ScenarioError(shown, f"include[{i}]", f"included file not found: {rel}")
             files += _load_tree(target, (), shown, seen)
-        files.append((file, raw))
+        for name, spec in (raw.get("vehicles") or {}).items():
+            files += _vehicle_files(file, shown, name, spec or {}, ())
+        files.append((file, raw, shown, None))
     else:
         file = Path(source).resolve()
         files = _load_tree(file, (), None)
@@ -493,12 +665,20 @@ def load_scenario(source: str | os.PathLike | dict, overrides: dict[str, Any] | 
     fmu_dirs: dict[str, Path] = {}
 
     used: list[bool] = []
-    for path, raw in files:
-        shown = "<scenario>" if (isinstance(source, dict) and path == file) else display_path(path)
+    wakes: list[tuple[str, str, str]] = []
+    per_vehicle: dict[str, dict] = {}  # vehicle -> scenario-wide field -> (value, file), its files'
+    for path, raw, shown, vehicle in files:
         own_connections: list[tuple[str, str, str]] = []
         own_disconnects: list[int] = []
         for key, value in raw.items():
-            if key == "include":
+            if key in ("include", "vehicles"):
+                continue
+            if key == "wakes":
+                for i, w in enumerate(value or []):
+                    wakes.append((w, shown, f"wakes[{i}]"))
+                continue
+            if vehicle is not None and key not in ("instances", "connections", "disconnect", "signals", "description"):
+                per_vehicle.setdefault(vehicle, {})[key] = (value, shown)
                 continue
             if key == "instances":
                 for inst, spec in (value or {}).items():
@@ -561,6 +741,14 @@ def load_scenario(source: str | os.PathLike | dict, overrides: dict[str, Any] | 
             connections = kept
         connections += own_connections
 
+    top = "<scenario>" if isinstance(source, dict) else display_path(file)
+    if per_vehicle:
+        problems = _combine_vehicles(per_vehicle, merged, origin, top)
+        if problems:
+            raise ScenarioError(problems)
+    for k, (w, f, fld) in enumerate(wakes):
+        origin[("wakes", k)] = (f, fld)
+
     removed = {k for k, v in instances.items() if v is None}
     instances = {k: v for k, v in instances.items() if v is not None}
 
@@ -606,7 +794,7 @@ def load_scenario(source: str | os.PathLike | dict, overrides: dict[str, Any] | 
     merged["disconnect"] = [d for d, _, _ in disconnects]
     merged["signals"] = signals
     merged["analysis"] = analysis
-    top = "<scenario>" if isinstance(source, dict) else display_path(file)
+    merged["wakes"] = [w for w, _, _ in wakes]
     try:
         model = ScenarioModel.model_validate(merged)
     except ValidationError as e:
@@ -628,7 +816,7 @@ def load_scenario(source: str | os.PathLike | dict, overrides: dict[str, Any] | 
         raise ScenarioError(problems)
     loaded = LoadedScenario(model, file, origin, final, fmu_dirs)
     loaded.text_values = text_values
-    loaded.files = tuple(path for path, _ in files if not (isinstance(source, dict) and path == file))
+    loaded.files = tuple(dict.fromkeys(path for path, *_ in files if not (isinstance(source, dict) and path == file)))
     return loaded
 
 

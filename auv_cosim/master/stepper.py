@@ -61,6 +61,10 @@ class Instance:
     int_in: InputPort | None = None
     bool_in: InputPort | None = None
     conn_names: list[str] = field(default_factory=list)  # connection text per connected Real input
+    #: the wakes it takes (connections into its WakeSources): set at the communication point
+    #: before any instance steps from it (``Stepper.early``)
+    early_in: InputPort | None = None
+    early_names: list[str] = field(default_factory=list)
 
 
 def prepare(instance: Instance, ip, plan: Plan, colmap: dict, groups: dict, row: np.ndarray):
@@ -75,7 +79,15 @@ def prepare(instance: Instance, ip, plan: Plan, colmap: dict, groups: dict, row:
             buf = (c_int * len(vs))()
             setattr(instance, attr, (_vr_array([v.vr for v in vs]), len(vs), buf, np.ctypeslib.as_array(buf), a, b))
 
-    conns = [c for c in plan.connections if c.dst == ip.name]
+    conns = [c for c in plan.connections if c.dst == ip.name and not c.early]
+    early = [c for c in plan.connections if c.dst == ip.name and c.early]
+    if early:
+        buf = (c_double * len(early))()
+        instance.early_in = InputPort([c.dst_var.name for c in early], _vr_array([c.dst_var.vr for c in early]), buf,
+                                      np.ctypeslib.as_array(buf),
+                                      np.array([colmap[f"{c.src}.{c.src_var.name}"] for c in early], dtype=np.intp),
+                                      len(early))
+        instance.early_names = [c.text for c in early]
     sigs = [s for s in plan.signals if s.inst == ip.name]
     for typ, attr in (("Real", "real_in"), ("Integer", "int_in"), ("Boolean", "bool_in")):
         match = (lambda v: v.type == typ or (typ == "Integer" and v.type == "Enumeration"))
@@ -132,6 +144,12 @@ class Stepper(NamedTuple):
     #: the Python call would raise, given the status the C loop reports (-1: a connected value
     #: was not finite).
     native: tuple = ((), (), ())
+    #: the transfers made at the communication point before any instance steps from it (the
+    #: wakes the instance takes: every vehicle reads the others' WakeSource of the same
+    #: instant, whatever the order), as calls and as the C loop's descriptions; not made at
+    #: initialisation (the rows start at zero: no source)
+    early: tuple = ()
+    early_native: tuple = ()
 
 
 def make_stepper(instance: Instance, row: np.ndarray, h: float, now: c_double) -> Stepper:
@@ -162,15 +180,15 @@ def make_stepper(instance: Instance, row: np.ndarray, h: float, now: c_double) -
         def fail(status: int):
             raise E(function_name, status)
         return fail
-    rp = instance.real_in
-    if rp is not None:
+    def real_setter(rp: InputPort, names: list[str]):
+        """The closure that hands over one port of Real inputs (gathered from ``row``, the
+        connected ones checked finite) and its description for the C loop."""
         r_src, r_view, r_vr, r_buf, r_nc = rp.src, rp.view, rp.vr, rp.buf, rp.n_conn
         r_n = c_size_t(rp.n)
         # The connected values (the first r_nc) are checked before they are handed over: their
         # sum is finite only when every one is. A sum over a memoryview of the buffer costs a
         # fifth of numpy's reduce on a handful of values.
         r_conn = memoryview(r_buf).cast("B").cast("d")[:r_nc]
-        names = instance.conn_names
 
         def bad_value():
             """The failure for the first non-finite connected value (None if there is none: the
@@ -199,9 +217,18 @@ def make_stepper(instance: Instance, row: np.ndarray, h: float, now: c_double) -
                 raise bad_value()
             raise E("fmi2SetReal", status)
 
+        return set_real, ((CALL_SET_REAL, address(setReal), comp.value, addressof(r_vr), rp.n, r_src.ctypes.data,
+                           r_nc, addressof(r_buf), 0), fail_set_real)
+
+    rp = instance.real_in
+    if rp is not None:
+        set_real, described = real_setter(rp, instance.conn_names)
         transfers.append(set_real)
-        native.append(((CALL_SET_REAL, address(setReal), comp.value, addressof(r_vr), rp.n, r_src.ctypes.data,
-                        r_nc, addressof(r_buf), 0), fail_set_real))
+        native.append(described)
+    early, early_native = (), ()
+    if instance.early_in is not None:
+        set_early, described = real_setter(instance.early_in, instance.early_names)
+        early, early_native = (set_early,), (described,)
 
     def discrete_setter(port: InputPort, function, function_name: str):
         src, tmp, view, vr, n, buf = port.src, port.tmp, port.view, port.vr, c_size_t(port.n), port.buf
@@ -276,7 +303,7 @@ def make_stepper(instance: Instance, row: np.ndarray, h: float, now: c_double) -
 
     step_native = ((CALL_DO_STEP, address(doStep), comp.value, None, 0, None, 0, None, 0), raiser("fmi2DoStep"))
     return Stepper(set_inputs, advance, read_outputs, (*transfers, advance_from_now, *reads),
-                   (tuple(native), (step_native,), tuple(reads_native)))
+                   (tuple(native), (step_native,), tuple(reads_native)), early, early_native)
 
 
 def _sequence(calls: list[Callable[[], None]]) -> Callable[[], None]:
