@@ -53,24 +53,43 @@ def energy_per_metre(energy_J: float | None, distance_m: float | None) -> float 
     return energy_J / distance_m
 
 
-def _vehicle(run: RunData, v: str) -> dict:
-    """One vehicle's figures: distance run, energy, energy per metre, mean thrust and speed."""
+def _vehicle(run: RunData, v: str, rows: slice) -> dict:
+    """One vehicle's figures over ``rows``: distance run, energy, energy per metre, mean thrust
+    and speed."""
     pos = _columns(run, f"{v}.Pos", 3)
     out: dict = {}
     if pos is not None:
-        step = np.linalg.norm(np.diff(pos, axis=0), axis=1)
+        step = np.linalg.norm(np.diff(pos[rows], axis=0), axis=1)
         out["distance_run_m"] = rounded(np.sum(step[np.isfinite(step)]))
     bat = run.get(f"{v}.Battery")
     if bat is not None:
-        out["energy_used_J"] = rounded(bat[0] - bat[-1])
+        out["energy_used_J"] = rounded(bat[rows][0] - bat[rows][-1])
     out["energy_per_m_J"] = rounded(energy_per_metre(out.get("energy_used_J"), out.get("distance_run_m")))
-    thrust = run.get(f"{v}.Thrust")
-    if thrust is not None:
-        out["mean_thrust_N"] = rounded(np.mean(thrust[1:]))
-    speed = run.get(f"{v}.Speed")
-    if speed is not None:
-        out["mean_speed_m_s"] = rounded(np.mean(speed[1:]))
+    for name, key in (("Thrust", "mean_thrust_N"), ("Speed", "mean_speed_m_s")):
+        x = run.get(f"{v}.{name}")
+        if x is not None:
+            out[key] = rounded(np.mean(x[rows][1:]))
     return out
+
+
+def _finished(run: RunData, vehicle: str):
+    """The MissionFinished column of the control that drives ``vehicle`` (None if none)."""
+    for c in run.plan.connections:
+        if c.dst == vehicle and f"{c.src}.MissionFinished" in run:
+            return run.get(f"{c.src}.MissionFinished")
+    return None
+
+
+def common_window(run: RunData, vehicles: list[str]) -> slice:
+    """The rows where every one of ``vehicles`` is on its mission: from the start to the first
+    point where one of their controls reports MissionFinished (after that it stops its thruster
+    and surfaces, which says nothing of the wake); the whole run when none does."""
+    end = len(run.t)
+    for v in vehicles:
+        fin = _finished(run, v)
+        if fin is not None and (fin > 0.5).any():
+            end = min(end, int(np.argmax(fin > 0.5)))
+    return slice(0, max(end, 2))
 
 
 def _ratio(a, b):
@@ -78,21 +97,24 @@ def _ratio(a, b):
 
 
 def convoy(run: RunData, opts: ConvoyOptions) -> dict:
-    """The follower against the leader: each one's figures, the ratios follower / leader of the
-    energy per metre and of the mean thrust, the gap between them (mean, min, final) and the
-    wake velocity the follower met (its ``WakeVelocity``, mean and max of the magnitude)."""
-    lead, follow = _vehicle(run, opts.leader), _vehicle(run, opts.follower)
-    out = {"leader": opts.leader, "follower": opts.follower, opts.leader: lead, opts.follower: follow,
+    """The follower against the leader while both fly their missions (``common_window``): each
+    one's figures, the ratios follower / leader of the energy per metre and of the mean thrust,
+    the gap between them (mean, min, final) and the wake velocity the follower met (its
+    ``WakeVelocity``, mean and max of the magnitude)."""
+    rows = common_window(run, [opts.leader, opts.follower])
+    lead, follow = _vehicle(run, opts.leader, rows), _vehicle(run, opts.follower, rows)
+    out = {"leader": {"vehicle": opts.leader, **lead}, "follower": {"vehicle": opts.follower, **follow},
            "follower_energy_per_m_ratio": _ratio(follow.get("energy_per_m_J"), lead.get("energy_per_m_J")),
            "follower_thrust_ratio": _ratio(follow.get("mean_thrust_N"), lead.get("mean_thrust_N"))}
+    out["window_s"] = [rounded(run.t[rows][0]), rounded(run.t[rows][-1])]
     pa, pb = _columns(run, f"{opts.leader}.Pos", 3), _columns(run, f"{opts.follower}.Pos", 3)
     if pa is not None and pb is not None:
-        gap = np.linalg.norm(pa - pb, axis=1)
+        gap = np.linalg.norm(pa[rows] - pb[rows], axis=1)
         out["gap_m"] = {"initial": rounded(gap[0]), "mean": rounded(np.mean(gap)), "min": rounded(np.min(gap)),
                         "final": rounded(gap[-1])}
     wake = _columns(run, f"{opts.follower}.WakeVelocity", 3)
     if wake is not None:
-        speed = np.linalg.norm(wake, axis=1)
+        speed = np.linalg.norm(wake[rows], axis=1)
         out["follower_wake_speed_m_s"] = {"mean": rounded(np.mean(speed)), "max": rounded(np.max(speed))}
     return out
 
@@ -140,12 +162,16 @@ def _fmt(x, nd=3):
     return "n/a" if x is None else f"{x:.{nd}g}"
 
 
+def _ratio_text(x):
+    return "n/a" if x is None else f"x{x:.4f}"
+
+
 def describe_convoy(a: dict) -> str:
-    lead, follow = a.get(a.get("leader"), {}), a.get(a.get("follower"), {})
-    return (f"convoy: {a.get('follower')} {_fmt(follow.get('energy_per_m_J'))} J/m against {a.get('leader')} "
-            f"{_fmt(lead.get('energy_per_m_J'))} J/m (x{_fmt(a.get('follower_energy_per_m_ratio'), 4)}), "
+    lead, follow = a.get("leader") or {}, a.get("follower") or {}
+    return (f"convoy: {follow.get('vehicle')} {_fmt(follow.get('energy_per_m_J'))} J/m against {lead.get('vehicle')} "
+            f"{_fmt(lead.get('energy_per_m_J'))} J/m ({_ratio_text(a.get('follower_energy_per_m_ratio'))}), "
             f"mean thrust {_fmt(follow.get('mean_thrust_N'))} N against {_fmt(lead.get('mean_thrust_N'))} N "
-            f"(x{_fmt(a.get('follower_thrust_ratio'), 4)}), gap {_fmt((a.get('gap_m') or {}).get('mean'))} m")
+            f"({_ratio_text(a.get('follower_thrust_ratio'))}), gap {_fmt((a.get('gap_m') or {}).get('mean'))} m")
 
 
 def describe_wake_passage(a: dict) -> str:

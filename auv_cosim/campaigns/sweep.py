@@ -84,6 +84,9 @@ def resolve_base(scenario_path: Path, stop_time: float | None, step: float | Non
     loaded = load_scenario(scenario_path)
     base = loaded.model.model_dump(mode="json", by_alias=True, exclude_none=True)
     base.pop("include", None)
+    base.pop("vehicles", None)   # expanded: their instances are under `instances`
+    if not base.get("wakes"):
+        base.pop("wakes", None)
     base["disconnect"] = []  # the merged connections already exclude them
     base["connections"] = [c for c, _, _ in loaded.connections]
     base.pop("name", None)

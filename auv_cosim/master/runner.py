@@ -138,6 +138,9 @@ def _run_into(plan, loaded, source, out: Path, lock, deferred, want_plots, plott
     # the includes are merged and their `disconnect` applied already: the connections listed
     # are those the run made, and the file runs again as it is
     resolved.pop("include", None)
+    resolved.pop("vehicles", None)   # expanded: their instances are under `instances`
+    if not resolved.get("wakes"):
+        resolved.pop("wakes", None)
     resolved.pop("disconnect", None)
     resolved["stop_time"] = plan.stop_time
     resolved["step"] = plan.step

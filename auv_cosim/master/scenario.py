@@ -667,6 +667,7 @@ def load_scenario(source: str | os.PathLike | dict, overrides: dict[str, Any] | 
     used: list[bool] = []
     wakes: list[tuple[str, str, str]] = []
     per_vehicle: dict[str, dict] = {}  # vehicle -> scenario-wide field -> (value, file), its files'
+    owners: dict[str, str] = {}        # instance -> the vehicle whose files made it
     for path, raw, shown, vehicle in files:
         own_connections: list[tuple[str, str, str]] = []
         own_disconnects: list[int] = []
@@ -682,6 +683,9 @@ def load_scenario(source: str | os.PathLike | dict, overrides: dict[str, Any] | 
                 continue
             if key == "instances":
                 for inst, spec in (value or {}).items():
+                    if vehicle is not None and owners.setdefault(inst, vehicle) != vehicle:
+                        raise ScenarioError(shown, f"instances.{inst}", f"the instance '{inst}' is vehicle "
+                                            f"{owners[inst]}'s and vehicle {vehicle}'s: rename one of the vehicles")
                     if spec is None:
                         instances.pop(inst, None)
                         instances[inst] = None  # tombstone: removed, drop its connections
