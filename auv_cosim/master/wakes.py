@@ -137,7 +137,7 @@ def wake_wiring_problems(connections: list) -> list[tuple[str, str, str]]:
     for (src, dst), rows in by_source.items():
         if len(rows) > 1:
             c = list(rows.values())[1]
-            problems.append((c.file, c.field, f"{src}'s {WAKE_SOURCE} goes into rows {' and '.join(map(str, rows))} "
+            problems.append((c.file, c.field, f"{src}'s {WAKE_SOURCE} goes into rows {' and '.join(map(str, sorted(rows)))} "
                                               f"of {dst}'s {WAKE_SOURCES}; it would be counted twice"))
     return list(dict.fromkeys(problems))
 

@@ -63,3 +63,52 @@ def nan_fmu(tmp_path_factory) -> Path:
     subprocess.run([sys.executable, "-m", "pythonfmu", "build", "-f", str(src), "-d", str(d)], check=True,
                    capture_output=True, cwd=d)
     return d / "NanSource.fmu"
+
+
+BEACON_SOURCE = '''
+from pythonfmu import Fmi2Slave, Fmi2Causality, Fmi2Variability, Real
+
+
+class Beacon(Fmi2Slave):
+    """A stand-in for a vehicle among others: it publishes WakeSource[1..15] (element 1 is
+    1000 Ident + the number of steps made, so a value says whose it is and when it was made;
+    the others 0) and takes WakeSources[1..2,1..15]; Heard[k] is the WakeSources[k,1] it was
+    given for the step just made, Rho a parameter."""
+
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        self.Ident = 1.0
+        self.Rho = 1025.0
+        self.steps = 0
+        self.rows = [[0.0] * 15 for _ in range(2)]
+        self.heard = [0.0, 0.0]
+        self.register_variable(Real("Ident", causality=Fmi2Causality.parameter, variability=Fmi2Variability.fixed))
+        self.register_variable(Real("Rho", causality=Fmi2Causality.parameter, variability=Fmi2Variability.fixed))
+        for i in range(15):
+            self.register_variable(Real(f"WakeSource[{i + 1}]", causality=Fmi2Causality.output,
+                                        getter=(lambda i=i: self.Ident * 1000 + self.steps if i == 0 else 0.0)))
+        for k in range(2):
+            for i in range(15):
+                self.register_variable(Real(f"WakeSources[{k + 1},{i + 1}]", causality=Fmi2Causality.input,
+                                            getter=(lambda k=k, i=i: self.rows[k][i]),
+                                            setter=(lambda v, k=k, i=i: self.rows[k].__setitem__(i, v))))
+        for k in range(2):
+            self.register_variable(Real(f"Heard[{k + 1}]", causality=Fmi2Causality.output,
+                                        getter=(lambda k=k: self.heard[k])))
+
+    def do_step(self, current_time, step_size):
+        self.heard = [self.rows[0][0], self.rows[1][0]]
+        self.steps += 1
+        return True
+'''
+
+
+@pytest.fixture(scope="session")
+def beacon_fmu(tmp_path_factory) -> Path:
+    """A pythonfmu FMU with the wake ports of a vehicle and what it heard on them (BEACON_SOURCE)."""
+    d = tmp_path_factory.mktemp("beaconfmu")
+    src = d / "master_test_beacon.py"
+    src.write_text(BEACON_SOURCE)
+    subprocess.run([sys.executable, "-m", "pythonfmu", "build", "-f", str(src), "-d", str(d)], check=True,
+                   capture_output=True, cwd=d)
+    return d / "Beacon.fmu"

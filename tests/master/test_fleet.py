@@ -122,3 +122,90 @@ def test_the_order_of_the_vehicles_changes_nothing(tmp_path):
     assert set(ca) == set(cb)
     for name in ca:
         assert np.array_equal(ca[name], cb[name]), name
+
+
+# ---------------------------------------------------------------- wakes, with a stand-in FMU
+
+def beacons(tmp_path, fmu, names=("a", "b", "c"), wakes=("a -> b", "b -> a", "c -> a[2]"), extra="", name="beacons"):
+    lines = [f"name: {name}", "stop_time: 1", "record: all", "instances:"]
+    for n in names:
+        lines.append(f"  {n}: {{fmu: {fmu}, parameters: {{Ident: {ord(n) - 96}.0}}}}")
+    lines += (["wakes:"] + [f"  - {w}" for w in wakes]) if wakes else []
+    path = tmp_path / f"{name}.yaml"
+    path.write_text("\n".join(lines) + "\n" + extra)
+    return path
+
+
+def test_every_wake_is_read_before_anyone_steps(tmp_path, beacon_fmu):
+    """What each one heard over the step from t_k is the others' WakeSource at t_k, whatever
+    the order of the instances, with either loop and either algorithm; and the wakes order
+    nothing (each instance is its own, and a -> b, b -> a is no loop)."""
+    runs = {}
+    for label, names, extra, loop in (("abc", ("a", "b", "c"), "", "c"), ("cba", ("c", "b", "a"), "", "c"),
+                                      ("python", ("b", "c", "a"), "", "python"),
+                                      ("jacobi", ("a", "b", "c"), "algorithm: jacobi\n", "c")):
+        path = beacons(tmp_path, beacon_fmu, names, extra=extra, name=f"beacons_{label}")
+        plan = build_plan(load_scenario(path))
+        assert all(c.early and c.kind == "backward" for c in plan.connections)
+        assert plan.order == list(names)
+        from auv_cosim.master import run
+        res = run(path, out_dir=tmp_path / label, plots=False, progress=False, loop=loop)
+        assert res.status == "completed", res.reason
+        runs[label] = {n: res.column(n) for n in res.colmap}
+    a = runs["abc"]
+    # b heard a's source of the communication point its step started from; a heard b (row 1) and c (row 2)
+    assert np.array_equal(a["b.Heard[1]"][1:], a["a.WakeSource[1]"][:-1])
+    assert np.array_equal(a["a.Heard[1]"][1:], a["b.WakeSource[1]"][:-1])
+    assert np.array_equal(a["a.Heard[2]"][1:], a["c.WakeSource[1]"][:-1])
+    assert a["a.WakeSource[1]"][3] == 1003 and a["b.Heard[1]"][4] == 1003
+    assert np.all(a["c.Heard[1]"] == 0)     # nothing wired to c
+    for label in ("cba", "python", "jacobi"):
+        assert set(runs[label]) == set(a)
+        for col in a:
+            assert np.array_equal(runs[label][col], a[col]), (label, col)
+
+
+@pytest.mark.parametrize("wakes, message", [
+    (("a -> a",), r"wakes\[0\]: 'a -> a': a is wired to its own source"),
+    (("a -> b[1]", "c -> b[1]"), r"wakes\[1\]: 'c -> b\[1\]': row 1 of b's WakeSources already takes a's wake"),
+    (("a -> b", "a -> b[2]"), r"wakes\[0\]: 'a -> b': a's wake already goes into row 2 of b's WakeSources"),
+    (("a -> b[3]",), r"'a -> b\[3\]': b takes 2 sources \(WakeSources\[1..2,..\]\); there is no row 3"),
+    (("a -> b", "c -> b", "d -> b"), r"wakes\[2\]: 'd -> b': unknown instance 'd'"),
+    (("a => b",), r"wakes\[0\]: cannot read 'a => b'"),
+])
+def test_a_wake_counted_wrongly_is_refused(tmp_path, beacon_fmu, wakes, message):
+    path = beacons(tmp_path, beacon_fmu, wakes=wakes)
+    run = master("run", str(path), "--no-plots", out=tmp_path / "out")
+    assert run.rc == 2, run
+    assert "nothing was run" in run.stderr
+    import re
+    assert re.search(message, run.stderr), run.stderr
+    assert not (tmp_path / "out" / "results.csv").exists()
+
+
+def test_wakes_wired_by_hand_are_checked_too(tmp_path, beacon_fmu):
+    """Connections written element by element: a row with two sources, a source in two rows."""
+    two_rows = "connections:\n  - a.WakeSource[1] -> b.WakeSources[2,1]\n"
+    path = beacons(tmp_path, beacon_fmu, wakes=("a -> b[1]",), extra=two_rows)
+    with pytest.raises(ScenarioError, match=r"a's WakeSource goes into rows 1 and 2 of b's WakeSources"):
+        build_plan(load_scenario(path))
+    shared = "connections:\n  - c.WakeSource[1] -> b.WakeSources[1,1]\n"
+    path = beacons(tmp_path, beacon_fmu, wakes=(), extra=shared + "  - a.WakeSource[2] -> b.WakeSources[1,2]\n")
+    with pytest.raises(ScenarioError, match=r"row 1 of b's WakeSources takes two sources \(c and a\)"):
+        build_plan(load_scenario(path))
+    own = "connections:\n  - b.WakeSource[1] -> b.WakeSources[1,1]\n"
+    path = beacons(tmp_path, beacon_fmu, wakes=(), extra=own)
+    with pytest.raises(ScenarioError, match=r"b is wired to its own source"):
+        build_plan(load_scenario(path))
+
+
+def test_wired_vehicles_in_water_of_different_density_are_warned_of(tmp_path, beacon_fmu):
+    path = beacons(tmp_path, beacon_fmu, wakes=("a -> b",))
+    path.write_text(path.read_text().replace("{Ident: 2.0}", "{Ident: 2.0, Rho: 1000.0}"))
+    plan = build_plan(load_scenario(path))
+    assert plan.warnings == ["wakes: a (Rho 1025 kg/m3) and b (Rho 1000 kg/m3), wired by their wakes, are in "
+                             "water of different density"]
+    run = master("run", str(path), "--no-plots", out=tmp_path / "out")
+    assert run.rc == 0 and "warning: wakes: a (Rho 1025 kg/m3) and b (Rho 1000 kg/m3)" in run.stderr
+    assert run.summary["warnings"] == plan.warnings
+    assert "a.WakeSource[1] -> b.WakeSources[1,1]" in run.summary["connections"]["previous_step"]
