@@ -166,7 +166,7 @@ typedef struct {
 typedef enum {
     SETUP_EXPERIMENT, ENTER_INITIALIZATION_MODE, EXIT_INITIALIZATION_MODE, TERMINATE, DO_STEP,
     GET_REAL, GET_INTEGER, GET_BOOLEAN, GET_STRING, SET_REAL, SET_INTEGER, SET_BOOLEAN, SET_STRING,
-    GET_FMU_STATE, SET_FMU_STATE, FMU_STATE_TO_BYTES, FMU_STATE_FROM_BYTES, METHOD_COUNT
+    GET_FMU_STATE, SET_FMU_STATE, FMU_STATE_TO_BYTES, FMU_STATE_FROM_BYTES, STATUS_QUERY, METHOD_COUNT
 } Method;
 
 static const char *const METHOD_NAMES[METHOD_COUNT] = {
@@ -187,6 +187,7 @@ static const char *const METHOD_NAMES[METHOD_COUNT] = {
     [SET_FMU_STATE] = "_set_fmu_state",
     [FMU_STATE_TO_BYTES] = "_fmu_state_to_bytes",
     [FMU_STATE_FROM_BYTES] = "_fmu_state_from_bytes",
+    [STATUS_QUERY] = "status_query",
 };
 
 typedef struct {
@@ -1390,7 +1391,19 @@ static fmi2Status set_values(Instance *inst, const char *function, Method method
         python->Py_DecRef(values);
         return report_exception(inst, function);
     }
-    return call(inst, function, method, tuple_of(2, references, values), NULL);
+    PyObject *result;
+    fmi2Status status = call(inst, function, method, tuple_of(2, references, values), &result);
+    if (status <= fmi2Warning) {
+        /* A setter that set every value may say fmi2Warning (a value beyond its declared range,
+         * auv_cosim/fmu/transfers.py) by returning that status; None is fmi2OK. */
+        if (result != python->none_object) {
+            long said = python->PyLong_AsLong(result);
+            if (said == -1 && python->PyErr_Occurred()) python->PyErr_Clear();
+            else if (said == fmi2Warning) status = fmi2Warning;
+        }
+        python->Py_DecRef(result);
+    }
+    return status;
 }
 
 EXPORT fmi2Status fmi2SetReal(fmi2Component c, const fmi2ValueReference vr[], size_t nvr, const fmi2Real value[])
@@ -1634,24 +1647,40 @@ EXPORT fmi2Status fmi2CancelStep(fmi2Component c)
     return fmi2Error;
 }
 
-/* Asynchronous-step status: never pending here, so the information is not available. */
+/* Asynchronous-step status: never pending here, so the information is not available
+ * (fmi2Discard), in the states where FMI 2.0 allows the call; fmi2Error elsewhere (the slave's
+ * status_query says, when it has one: auv_cosim/fmu/slave.py). */
+static fmi2Status status_query(Instance *inst)
+{
+    fmi2Status status = fmi2Discard;
+    PyGILState_STATE gil = python->PyGILState_Ensure();
+    PyObject *callable = python->PyObject_GetAttr(inst->slave, python->method_names[STATUS_QUERY]);
+    if (callable == NULL) python->PyErr_Clear();   /* a plain pythonfmu slave: no state table */
+    else {
+        python->Py_DecRef(callable);
+        if (call(inst, "fmi2GetStatus", STATUS_QUERY, NULL, NULL) > fmi2Warning) status = fmi2Error;
+    }
+    python->PyGILState_Release(gil);
+    return status;
+}
+
 EXPORT fmi2Status fmi2GetStatus(fmi2Component c, const fmi2StatusKind s, fmi2Status *value)
 {
-    (void)s; (void)value; INSTANCE(c); return fmi2Discard;
+    (void)s; (void)value; INSTANCE(c); return status_query(inst);
 }
 EXPORT fmi2Status fmi2GetRealStatus(fmi2Component c, const fmi2StatusKind s, fmi2Real *value)
 {
-    (void)s; (void)value; INSTANCE(c); return fmi2Discard;
+    (void)s; (void)value; INSTANCE(c); return status_query(inst);
 }
 EXPORT fmi2Status fmi2GetIntegerStatus(fmi2Component c, const fmi2StatusKind s, fmi2Integer *value)
 {
-    (void)s; (void)value; INSTANCE(c); return fmi2Discard;
+    (void)s; (void)value; INSTANCE(c); return status_query(inst);
 }
 EXPORT fmi2Status fmi2GetBooleanStatus(fmi2Component c, const fmi2StatusKind s, fmi2Boolean *value)
 {
-    (void)s; (void)value; INSTANCE(c); return fmi2Discard;
+    (void)s; (void)value; INSTANCE(c); return status_query(inst);
 }
 EXPORT fmi2Status fmi2GetStringStatus(fmi2Component c, const fmi2StatusKind s, fmi2String *value)
 {
-    (void)s; (void)value; INSTANCE(c); return fmi2Discard;
+    (void)s; (void)value; INSTANCE(c); return status_query(inst);
 }

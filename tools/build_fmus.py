@@ -218,6 +218,14 @@ def _variability(var: ET.Element, type_name: str) -> Optional[str]:
     return variability
 
 
+def declare_range(type_element: ET.Element, meta_entry: dict) -> None:
+    """`min` / `max` on a <Real> whose slave declared them (FmuSlave.add_real's minimum /
+    maximum: where the model clamps or refuses), written as repr() writes the double."""
+    for attribute in ("min", "max"):
+        if meta_entry.get(attribute) is not None:
+            type_element.set(attribute, repr(float(meta_entry[attribute])))
+
+
 def complete_model_description(xml_text: bytes, meta: Dict[str, dict],
                                capabilities: Dict[str, bool]) -> Tuple[bytes, List[str]]:
     """Return the completed modelDescription.xml and a list of warnings (e.g. no description)."""
@@ -254,6 +262,7 @@ def complete_model_description(xml_text: bytes, meta: Dict[str, dict],
                 used_units.append(unit)
         else:
             warnings.append(f"{name}: no unit")
+        declare_range(type_element, meta.get(name) or {})
         # pythonfmu writes start="nan" for a NaN start value; keep it (legal xs:double).
 
     # <UnitDefinitions> right after <CoSimulation> (schema order: ModelExchange?, CoSimulation?,

@@ -212,9 +212,14 @@ def test_tunable_current_takes_effect_and_fixed_parameter_is_refused(run):
     r = run(**NEUTRAL, **{"Pos0": (0, 0, 20.0)}).initialize()
     r.step(5.0)
     r.set(CurrentVelocity=(0.0, 0.5, 0.0))             # tunable: from now on
-    r.set(Length=3.0)                                  # fixed: refused, logged
+    saved = r.fmu.getFMUstate()
+    with pytest.raises(FMICallException) as failure:   # fixed: fmi2Error, logged, ignored
+        r.set(Length=3.0)
+    assert failure.value.status == 3
     assert any("Length" in m and "fixed parameter" in m for m in r.errors())
     assert r.get("Length") == 2.0
+    r.fmu.setFMUstate(saved)                           # out of Error, as the standard offers
+    r.fmu.freeFMUstate(saved)
     r.step(5.0)
     assert r.get("Speed") == pytest.approx(0.0, abs=1e-3)  # beam-on current: no surge
     assert r.vector("Vel")[1] > 0.01                    # pushed east
@@ -286,13 +291,15 @@ def test_nan_input_fails_the_step_and_the_vehicle_recovers(run):
     r = run(**{"Pos0": (0, 0, 10.0), "LocalVel0": (1.0, 0, 0)}).initialize()
     r.step(1.0)
     before = r.get("Pos[1]", "Depth", "Battery")
+    saved = r.fmu.getFMUstate()
     r.set(RudderYaw=float("nan"))
     with pytest.raises(FMICallException) as failure:
         r.fmu.doStep(r.time, 0.5)
     assert failure.value.status == failed_step_status(FMU)
     assert any("RudderYaw" in m and "not finite" in m for m in r.errors()), r.messages
     assert r.get("Pos[1]", "Depth", "Battery") == before          # nothing happened
-    r.set(RudderYaw=0.0)
+    r.fmu.setFMUstate(saved)                                      # FMI 2.0's way out of Error
+    r.fmu.freeFMUstate(saved)
     r.step(1.0)                                                   # and it flies on
     assert r.get("Pos[1]") > before[0]
 
@@ -301,10 +308,13 @@ def test_nan_input_start_value_initialises_and_fails_the_first_step(run):
     # SPEC 2.6: a NaN input fails the step that uses it, not the initialisation
     r = run(**{"Pos0": (0, 0, 10.0), "ThrustPower": float("nan")}).initialize()
     assert r.get("Depth") == 10.0 and r.get("Thrust") == 0.0
+    saved = r.fmu.getFMUstate()
     with pytest.raises(FMICallException) as failure:
         r.fmu.doStep(r.time, 0.5)
     assert failure.value.status == failed_step_status(FMU)
     assert any("ThrustPower" in m and "not finite" in m for m in r.errors()), r.messages
+    r.fmu.setFMUstate(saved)                                      # FMI 2.0's way out of Error
+    r.fmu.freeFMUstate(saved)
     r.set(ThrustPower=30.0)
     r.step(1.0)
     assert r.get("Thrust") == pytest.approx(9.0)

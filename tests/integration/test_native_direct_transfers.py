@@ -230,14 +230,19 @@ def test_a_replaced_array_is_read_as_it_is_now(direct_probe, mode, python):
     p.fmu.freeInstance()
 
 
-def test_a_shrunk_array_fails_the_read_as_the_python_path_does_and_the_instance_goes_on(direct_probe):
+def test_a_shrunk_array_fails_the_read_as_the_python_path_does_and_a_reset_goes_on(direct_probe):
     p = Probe(direct_probe).started()
     p.step(mode=3)
     with pytest.raises(FMICallException) as failure:
         p.fmu.getReal(p.x)
     assert failure.value.status == ERROR
     assert any("IndexError" in m or "index" in m for m in p.errors()), p.messages
-    assert p.fmu.getReal(p.x[:1]) == [2.0]
+    assert p.fmu.getReal(p.x[:1]) == [2.0]        # in Error (FMI 2.0): the getters still answer
+    with pytest.raises(FMICallException):
+        p.step(mode=1)                            # ... and nothing else until a reset
+    p.fmu.reset()
+    p.slave = sys.modules[MODULE].INSTANCES[-1]
+    p.started()
     p.step(mode=1)
     assert p.fmu.getReal(p.x) == [2.0, 4.0, 6.0]
     p.fmu.freeInstance()
@@ -257,10 +262,12 @@ def test_a_parameter_and_a_refused_set_go_through_python_with_their_rules(direct
     p.slave.parameters_changed = False
     p.fmu.setReal([p.vr["P"]], [2.5])                                       # tunable: allowed, flagged
     assert (p.slave.P, p.slave.parameters_changed) == (2.5, True)
-    p.fmu.setReal(p.x[:1], [9.0])                                            # an output: refused, logged
-    assert p.fmu.getReal(p.x[:1]) == [0.0]
+    with pytest.raises(FMICallException) as failure:                         # an output: fmi2Error, logged
+        p.fmu.setReal(p.x[:1], [9.0])
+    assert failure.value.status == ERROR
+    assert p.fmu.getReal(p.x[:1]) == [0.0]                                   # a read: allowed in Error
     assert any("cannot set X[1]" in m for m in p.errors()), p.messages
-    assert p.python_calls() == {"set_real": 2}
+    assert p.python_calls() == {"set_real": 2, "get_real": 1}   # no direct read in Error
     p.fmu.freeInstance()
 
 

@@ -1,0 +1,74 @@
+"""The FMU state (fmi2GetFMUstate / fmi2SetFMUstate / serialisation): `FmuStateStore`, a part of
+`FmuSlave` (auv_cosim.fmu.slave). A state holds every registered variable, the instance's state
+of the FMI state machine, plus whatever the subclass returns from `fmu_get_state`.
+"""
+from __future__ import annotations
+
+import json
+from typing import Any, Dict
+
+from pythonfmu.variables import Boolean, Integer, Real, String
+
+from .errors import FmuError
+
+#: the layout of a serialized FMU state (fmi2SerializeFMUstate). Raised whenever a slave's own
+#: ``fmu_get_state`` changes what it holds, so that a state saved by an older build is refused
+#: by name instead of failing on a missing key: 2 since the AUV's instruments and control keep
+#: their state for the compiled kernels (auv_cosim/stacks/auv/instruments_kernel.py, control_kernel.py)
+STATE_FORMAT = 2
+
+
+class FmuStateStore:
+    """The FMU-state functions of `FmuSlave` (see the module documentation)."""
+
+    _CONVERTERS = {Real: float, Integer: int, Boolean: bool, String: str}
+
+    def _get_fmu_state(self) -> Dict[str, Any]:
+        try:
+            values = [self._CONVERTERS[type(var)](var.getter()) for var in self.vars.values()]
+            return {
+                "format": STATE_FORMAT,
+                "model": type(self).__name__,
+                "phase": self._phase,
+                "failed_initialization": self._failed_initialization,
+                "variables": values,
+                "internal": self.fmu_get_state(),
+            }
+        except Exception as error:
+            self.fail(f"fmi2GetFMUstate: {self._describe(error)}")
+
+    def _set_fmu_state(self, state: Dict[str, Any]):
+        try:
+            if not isinstance(state, dict) or state.get("format") != STATE_FORMAT:
+                if isinstance(state, dict) and isinstance(state.get("format"), int):
+                    raise FmuError(f"a state saved by another build of this FMU (state format "
+                                   f"{state['format']}; this build reads format {STATE_FORMAT})")
+                raise FmuError(f"not an FMU state of this FMU: {state.get('error', 'unknown format')}"
+                               if isinstance(state, dict) else "not an FMU state of this FMU")
+            if state.get("model") != type(self).__name__ or len(state["variables"]) != len(self.vars):
+                raise FmuError(f"the state belongs to {state.get('model')} with "
+                               f"{len(state['variables'])} variables, not to "
+                               f"{type(self).__name__} with {len(self.vars)}")
+            for var, value in zip(self.vars.values(), state["variables"]):
+                if var.setter is not None:
+                    var.setter(value)
+            self._phase = state["phase"]
+            self._failed_initialization = state["failed_initialization"]
+            self.parameters_changed = True
+            self.values_changed = True
+            self.fmu_set_state(state["internal"])
+        except Exception as error:
+            self.fail(f"fmi2SetFMUstate: {self._describe(error)}")
+
+    @staticmethod
+    def _fmu_state_to_bytes(state: Dict[str, Any]) -> bytes:
+        # json writes floats with repr(), which round-trips every double exactly (NaN and inf
+        # as the non-standard NaN / Infinity tokens that json.loads reads back).
+        return json.dumps(state, separators=(",", ":")).encode("utf-8")
+
+    @staticmethod
+    def _fmu_state_from_bytes(state: bytes) -> Dict[str, Any]:
+        try:
+            return json.loads(bytes(state).decode("utf-8"))
+        except Exception as error:  # reported by _set_fmu_state, which has an instance to log to
+            return {"format": None, "error": f"cannot decode the serialized state: {error}"}
