@@ -137,10 +137,12 @@ def test_bad_parameter_fails_initialisation_naming_it(make, parameters, fragment
 
 def test_non_finite_input_fails_the_step_naming_it_and_recovers(make):
     c = make().initialize(**AT_REST)
+    saved = c.fmu.getFMUstate()
     c.set(**{"MeasuredVelocity": (0.0, math.nan, 0.0)})
     with pytest.raises(FMICallException) as failure:
         c.fmu.doStep(0.0, 0.1)
     assert failure.value.status in (DISCARD, ERROR)
     assert any("MeasuredVelocity[2]" in m for m in c.errors())
+    c.fmu.setFMUstate(saved)                             # FMI 2.0: out of Error by a saved state
     c.set(**{"MeasuredVelocity": (0.0, 0.0, 0.0)})
     c.fmu.doStep(0.0, 0.1)
