@@ -1,4 +1,4 @@
-"""Command line: ``auv-cosim run|view|validate|list|sweep|identify|export-ssp``."""
+"""Command line: ``auv-cosim run|view|validate|list|sweep|identify|export|export-ssp|export-osp``."""
 
 from __future__ import annotations
 
@@ -84,10 +84,21 @@ def cmd_run(args) -> int:
                 pacer = RealTimePacer(args.realtime)
             except ValueError as e:
                 raise ScenarioError("--realtime", str(args.realtime), str(e)) from None
+        observers = []
+        if args.format is not None:
+            from auv_cosim.outputs.formats import parse_formats, writers_for
+
+            observers += writers_for(parse_formats(args.format))
+        if args.port is not None and not args.live:
+            raise ScenarioError("--port", str(args.port), "is the port of --live; give --live too")
+        if args.live:
+            from auv_cosim.outputs.live import LiveView
+
+            observers.append(LiveView(port=8765 if args.port is None else args.port, paced=pacer is not None))
         with scenario_source(args.scenario, args.parameter_set) as scenario:  # an .ssp file too
             res = run(scenario, out_dir=args.out, stop_time=args.stop_time, step=args.step, overrides=overrides,
                       progress=False if args.no_progress else None, plots=False if args.no_plots else None,
-                      pacer=pacer)
+                      pacer=pacer, observers=tuple(observers))
     except ScenarioError as e:
         print(f"error: scenario refused, nothing was run:\n{e}", file=sys.stderr)
         return 2
@@ -125,6 +136,22 @@ def cmd_view(args) -> int:
     return 0 if _write_view(args.results_dir, out=args.out, frames=args.frames, force=args.force) is None else 2
 
 
+def cmd_export(args) -> int:
+    from auv_cosim.outputs.formats import export, parse_formats
+
+    try:
+        (fmt,) = parse_formats(args.format, allowed=("mcap", "rosbag", "parquet"))
+        path = export(Path(args.results_dir), fmt, force=args.force)
+    except ScenarioError as e:
+        print(f"error: nothing exported:\n{e}", file=sys.stderr)
+        return 2
+    except OSError as e:
+        print(f"error: nothing exported: {e.strerror or e}", file=sys.stderr)
+        return 2
+    print(f"{display_path(path)}: written from {display_path(Path(args.results_dir) / 'results.csv')}")
+    return 0
+
+
 def cmd_export_ssp(args) -> int:
     from auv_cosim.master.plan import build_plan
     from auv_cosim.master.runner import find_scenario
@@ -146,6 +173,29 @@ def cmd_export_ssp(args) -> int:
         print(f"note: {note}", file=sys.stderr)
     print(f"{display_path(out)}: {len(plan.instances)} instances, {len(plan.connections)} connections, "
           f"step {plan.step:g} s, stop time {plan.stop_time:g} s, parameter set '{plan.name}'")
+    return 0
+
+
+def cmd_export_osp(args) -> int:
+    from auv_cosim.master.plan import build_plan
+    from auv_cosim.master.runner import find_scenario
+    from auv_cosim.master.scenario import load_scenario
+    from auv_cosim.outputs.osp import OSP_FILE, export_osp
+
+    out = Path(args.out_dir)
+    try:
+        plan = build_plan(load_scenario(find_scenario(args.scenario), _parse_set(args.set)), step=args.step)
+        notes = export_osp(plan, out, force=args.force)
+    except ScenarioError as e:
+        print(f"error: nothing exported:\n{e}", file=sys.stderr)
+        return 2
+    except OSError as e:
+        print(f"error: nothing exported: OUT_DIR: {display_path(out)}: cannot write it: {e.strerror or e}", file=sys.stderr)
+        return 2
+    for note in notes:
+        print(f"note: {note}", file=sys.stderr)
+    print(f"{display_path(out / OSP_FILE)}: {len(plan.instances)} simulators, {len(plan.connections)} connections, "
+          f"base step {plan.step:g} s (libcosim: fixedStep)")
     return 0
 
 
@@ -234,6 +284,13 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     r.add_argument("--no-plots", action="store_true", help="do not draw the PNG plots")
     r.add_argument("--view", action="store_true", help="also write view.html, the interactive 3-D view (see 'view')")
     r.add_argument("--no-progress", action="store_true", help="no progress bar even on a terminal")
+    r.add_argument("--format", metavar="LIST",
+                   help="what to write besides summary.json, any of csv,mcap,rosbag,parquet (default csv; "
+                        "results.csv is always written: export reads it): results.mcap, rosbag/, results.parquet")
+    r.add_argument("--live", action="store_true",
+                   help="serve the run live to Foxglove (a WebSocket on 127.0.0.1, the channels of the MCAP "
+                        "file); with --realtime to watch it fly")
+    r.add_argument("--port", metavar="N", type=int, help="the port of --live (default 8765; 0: any free port)")
     r.add_argument("--realtime", metavar="FACTOR", type=float,
                    help="pace the steps at FACTOR times the wall clock (1: real time); the lateness of the "
                         "steps goes into summary.json (realtime)")
@@ -257,6 +314,14 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
                     help="time slider positions (default 200; the page grows with them)")
     vw.set_defaults(func=cmd_view)
 
+    x = sub.add_parser("export", help="write a finished run's results as MCAP, a ROS 2 bag or Parquet",
+                       description="Write RESULTS_DIR/results.mcap, RESULTS_DIR/rosbag/ or RESULTS_DIR/results.parquet "
+                                   "from the folder's results.csv and scenario.resolved.yaml (docs/outputs.md).")
+    x.set_defaults(func=cmd_export)
+    x.add_argument("results_dir", metavar="RESULTS_DIR", help="a folder written by 'run'")
+    x.add_argument("--format", metavar="FORMAT", required=True, help="mcap, rosbag or parquet")
+    x.add_argument("--force", action="store_true", help="replace the file when it exists")
+
     e = sub.add_parser("export-ssp", help="write a scenario's system as an SSP 1.0 archive",
                        description="Write the scenario's FMUs, connections, parameters (a parameter set named "
                                    "after the scenario), start/stop time and step as an SSP 1.0 archive that "
@@ -272,6 +337,18 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     e.add_argument("--set", metavar="INSTANCE.VARIABLE=VALUE", action="append", default=[],
                    help="set a parameter or input start value, as for run; repeatable")
     e.set_defaults(func=cmd_export_ssp)
+
+    o = sub.add_parser("export-osp", help="write a scenario's stack as an OSP system structure for libcosim",
+                       description="Write OUT_DIR/OspSystemStructure.xml (the Open Simulation Platform's system "
+                                   "structure: simulators, start values, connections, base step) beside a copy of "
+                                   "each FMU it names; libcosim loads and runs it (docs/outputs.md).")
+    o.set_defaults(func=cmd_export_osp)
+    o.add_argument("scenario", metavar="SCENARIO", help="scenario YAML file, or a name such as 'survey'")
+    o.add_argument("out_dir", metavar="OUT_DIR", help="the folder to write into (created; may exist)")
+    o.add_argument("--force", action="store_true", help="replace the structure and FMU files when they exist")
+    o.add_argument("--step", metavar="H", type=float, help="communication step in seconds (overrides the scenario)")
+    o.add_argument("--set", metavar="INSTANCE.VARIABLE=VALUE", action="append", default=[],
+                   help="override a parameter (repeatable)")
 
     v = sub.add_parser("validate", help="check FMUs with fmpy's validator",
                        description="Validate FMUs with fmpy.validation.validate_fmu (modelDescription schema, "

@@ -100,7 +100,9 @@ def run(scenario: str | os.PathLike | dict, out_dir: str | os.PathLike | None = 
     Raises :class:`ScenarioError` (before anything runs) for a malformed scenario or a missing
     FMU. Anything that goes wrong during the run is returned in the result (``status``,
     ``reason``; ``summary['failure']``), after every row computed so far has been written.
-    ``observers`` (``Observer``) see every communication point, ``pacer`` (``Pacer``) decides
+    ``observers`` (``Observer``) see every communication point (one with an ``into_folder(out)``
+    method is told the run's folder, locked, before it starts; its ``summary_file``, a (key,
+    path), is listed in summary.json's ``files``), ``pacer`` (``Pacer``) decides
     when the loop steps on, ``loop`` chooses its backend ("c", "python"; default the C loop
     when it is available): see docs/master.md, "The loop".
     """
@@ -155,6 +157,9 @@ def _run_into(plan, loaded, source, out: Path, lock, deferred, want_plots, plott
     lock.write("scenario.resolved.yaml", resolved_text)
 
     csv_path = out / "results.csv"
+    for observer in stepping["observers"]:   # an observer that writes files of the run writes them here
+        if callable(getattr(observer, "into_folder", None)):
+            observer.into_folder(out)
     outcome = simulate(plan, csv_path, **stepping)
     t_call = stepping["t_call"]
     refusal = refused_start_value(plan, outcome)
@@ -232,6 +237,10 @@ def _run_into(plan, loaded, source, out: Path, lock, deferred, want_plots, plott
         status, reason = outcome.status, outcome.reason
     summary["files"] = {"results": display_path(csv_path), "summary": display_path(out / "summary.json"),
                         "plots": [display_path(p) for p in plot_paths]}
+    for observer in stepping["observers"]:
+        named = getattr(observer, "summary_file", None)
+        if named:
+            summary["files"][named[0]] = display_path(named[1])
     summary["rows"] = int(len(outcome.data))
     summary["wall_time_s"] = round(time.perf_counter() - t_call, 4)
     lock.write("summary.json", json.dumps(_clean(summary), indent=2, allow_nan=False, default=_json_default) + "\n")

@@ -6,8 +6,9 @@
 HOST is `libcosim` (libcosimpy, the Open Simulation Platform's engine), `ecos-api` (ecospy's
 Python API) or `ecos-cli` (the `ecos` command line that ecospy's wheel carries, a C++ process
 without Python: run with no environment but PATH and HOME). SOURCE is an .fmu (one instance
-named `vehicle`, `--set` giving its start values) or an .ssp archive (its parameter set:
-`--parameter-set`, which Ecos needs and libcosim does not). Prints one JSON object:
+named `vehicle`, `--set` giving its start values), an .ssp archive (its parameter set:
+`--parameter-set`, which Ecos needs and libcosim does not) or, for libcosim, an
+OspSystemStructure.xml (`auv-cosim export-osp`). Prints one JSON object:
 {"steps": [k, ...], "values": {"vehicle.Pos[1]": [...], ...}} with the values read every N
 steps (k = N, 2N, ... up to round(S/H)), and exits with 0 when the host did (a host that
 crashes at exit shows here as a non-zero status). Used by tests/integration/test_other_hosts.py and
@@ -43,6 +44,8 @@ def run_libcosim(source: Path, args) -> dict:
     step_ns = int(round(args.step * 1e9))
     if source.suffix == ".ssp":
         execution = CosimExecution.from_ssp_file(str(source), step_ns)
+    elif source.suffix == ".xml":   # an OspSystemStructure.xml (auv-cosim export-osp)
+        execution = CosimExecution.from_osp_config_file(str(source))
     else:
         execution = CosimExecution.from_step_size(step_ns)
         slave = CosimLocalSlave(fmu_path=str(source), instance_name="vehicle")
@@ -56,7 +59,7 @@ def run_libcosim(source: Path, args) -> dict:
         names = {(v.name.decode() if isinstance(v.name, bytes) else v.name): v.reference
                  for v in execution.slave_variables(index)}
         references[target] = (index, names[variable])
-        if source.suffix != ".ssp":
+        if source.suffix not in (".ssp", ".xml"):
             for name, value in _values(args.set).items():
                 execution.real_initial_value(index, names[name], value)
     n_steps = int(round(args.stop / args.step))

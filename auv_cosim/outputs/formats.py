@@ -1,0 +1,154 @@
+"""``run --format`` and ``export``: which writers a run gets, and a finished run replayed
+through the same writers.
+
+A writer is an observer of the loop (``FileWriter``): told the run's folder (``into_folder``,
+the folder locked by the run), it replaces its own file of an earlier run there, as the run
+replaces results.csv. ``export RESULTS_DIR --format F`` reads results.csv and
+scenario.resolved.yaml back, rebuilds the run's plan from the latter (for what the scenario
+tells: the vehicles' sizes, the waypoints, the floor) and hands the rows of the former to the
+same writer: the file is the one the run would have written from the same rows. It refuses to
+write over an existing file unless ``--force``.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import numpy as np
+
+from ..master.loop import Observer
+from ..master.scenario import ScenarioError, display_path
+
+FORMATS = ("csv", "mcap", "rosbag", "parquet")
+#: what each format writes into a results folder
+FILES = {"mcap": "results.mcap", "rosbag": "rosbag", "parquet": "results.parquet"}
+
+
+def parse_formats(text: str, allowed=FORMATS) -> list[str]:
+    """``csv,mcap`` -> ["csv", "mcap"]; an unknown or repeated one is refused naming --format."""
+    items = [x.strip() for x in (text or "").split(",")]
+    bad = [x for x in items if x not in allowed]
+    if bad or not items:
+        raise ScenarioError("--format", text, f"unknown format {bad[0]!r} (choose from {', '.join(allowed)})"
+                            if bad else "empty")
+    if len(set(items)) != len(items):
+        raise ScenarioError("--format", text, "a format is named twice")
+    return items
+
+
+class FileWriter(Observer):
+    """An observer writing one file (or folder) ``name`` of a run's folder."""
+
+    name = ""
+    kind = ""
+
+    def __init__(self, folder: Path | None = None, force: bool = True):
+        self.folder = Path(folder) if folder is not None else None
+        self.force = force
+
+    def into_folder(self, out: Path) -> None:
+        self.folder = Path(out)
+
+    @property
+    def path(self) -> Path:
+        return self.folder / self.name
+
+    @property
+    def summary_file(self) -> tuple[str, Path] | None:
+        """(key, path) of summary.json's ``files``."""
+        return (self.kind, self.path) if self.folder is not None else None
+
+    def make_room(self) -> None:
+        """Remove this writer's file of an earlier run (never without ``force``)."""
+        p = self.path
+        if p.exists() or p.is_symlink():
+            if not self.force:
+                raise FileExistsError(f"{display_path(p)} exists (use --force to replace it)")
+            if p.is_dir() and not p.is_symlink():
+                shutil.rmtree(p)
+            else:
+                p.unlink()
+
+
+class McapWriter(FileWriter):
+    name, kind = "results.mcap", "mcap"
+
+    def __init__(self, folder=None, force=True, record=None):
+        super().__init__(folder, force)
+        self.record = record
+        self.inner = None
+
+    def start(self, plan, layout) -> None:
+        from .foxglove import FoxgloveObserver, mcap_sinks
+
+        self.make_room()
+        self.inner = FoxgloveObserver(mcap_sinks(self.path), record=self.record)
+        self.inner.start(plan, layout)
+
+    def rows(self, block) -> None:
+        self.inner.rows(block)
+
+    def close(self) -> None:
+        if self.inner is not None:
+            self.inner.close()
+
+
+def writers_for(formats: list[str]) -> list[FileWriter]:
+    """The writers of ``run --format`` (csv is the run's own results.csv: none here)."""
+    from .parquet import ParquetWriter
+    from .rosbag import RosbagWriter
+
+    kinds = {"mcap": McapWriter, "parquet": ParquetWriter, "rosbag": RosbagWriter}
+    return [kinds[f]() for f in formats if f in kinds]
+
+
+# ----------------------------------------------------------------------------- export
+
+class _Layout:
+    """The part of the master's row layout a writer reads: the columns' names."""
+
+    def __init__(self, columns: list[str]):
+        self.columns = columns
+        self.colmap = {c: i for i, c in enumerate(columns)}
+
+
+def read_run(results_dir: Path):
+    """(plan, columns, rows) of a finished run's folder; a ScenarioError names what is missing."""
+    from ..master.plan import build_plan
+    from ..master.scenario import load_scenario
+    from ..master.view import ViewError, read_results
+
+    results_dir = Path(results_dir)
+    resolved = results_dir / "scenario.resolved.yaml"
+    try:
+        tables = read_results(results_dir)
+    except ViewError as e:
+        raise ScenarioError("RESULTS_DIR", display_path(results_dir), str(e)) from None
+    if not resolved.is_file():
+        raise ScenarioError("RESULTS_DIR", display_path(resolved), "no such file (a run writes it beside results.csv)")
+    loaded = load_scenario(resolved)
+    summary_stop = float(tables.time[-1])
+    plan = build_plan(loaded, stop_time=max(summary_stop, loaded.model.stop_time or summary_stop))
+    columns = list(tables.columns)
+    rows = np.column_stack([tables.columns[c] for c in columns])
+    return plan, columns, rows
+
+
+def export(results_dir: Path, fmt: str, force: bool = False) -> Path:
+    """Write ``fmt``'s file beside a finished run's results.csv; its path."""
+    from .parquet import ParquetWriter
+    from .rosbag import RosbagWriter
+
+    plan, columns, rows = read_run(results_dir)
+    kinds = {"mcap": McapWriter, "parquet": ParquetWriter, "rosbag": RosbagWriter}
+    writer = kinds[fmt](Path(results_dir), force=force, record=columns[1:])
+    if writer.path.exists() and not force:
+        raise ScenarioError("--force", display_path(writer.path), "exists; not replaced without --force")
+    writer.start(plan, _Layout(columns))
+    try:
+        for k in range(0, len(rows), 4096):
+            writer.rows(rows[k:k + 4096])
+    finally:
+        writer.close()
+    return writer.path

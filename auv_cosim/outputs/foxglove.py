@@ -1,0 +1,244 @@
+"""The Foxglove channels of a run: into an MCAP file (``--format mcap``, ``export --format
+mcap``) or a live WebSocket view (``--live``), the same channels either way.
+
+Written with the Foxglove SDK (``foxglove-sdk``): its typed channels encode Foxglove's own
+protobuf schemas (``foxglove.FrameTransform``, ``foxglove.PoseInFrame``,
+``foxglove.SceneUpdate``); no schema is made by hand where the SDK has one. The channels, per
+vehicle (named after its instance, as in the scenario):
+
+- ``/tf`` (``foxglove.FrameTransform``): ``world`` -> ``<vehicle>``, every communication point;
+- ``/<vehicle>/pose`` (``foxglove.PoseInFrame``, in ``world``): the same pose;
+- ``/scene`` (``foxglove.SceneUpdate``): each vehicle drawn to its size in its own frame (a
+  cylinder of its Length and Diameter, or a box: see ``scene``), the waypoints as a dashed line
+  with a sphere at each, the sea surface (z = 0) and floor as planes over the mission's area,
+  the track so far as lines (a new piece every ``TRACK_PIECE_S`` of simulated time, each kept);
+- ``/<instance>/signals`` (JSON): every recorded column of the instance as a number, named as
+  in results.csv with ``[i]`` written ``_i`` (``Pos[1]`` is ``Pos_1``, ``ThrusterDir[1,2]``
+  is ``ThrusterDir_1_2``) so that the Plot panel reads it by name
+  (``/vehicle/signals.Pos_1``); the channel's metadata maps each key to its column.
+
+The world and body frames are ENU and FLU (``frames``). Every message is stamped (its log time
+and its schema's ``timestamp``) with the simulated time since the run's start.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+import numpy as np
+
+from ..master.loop import Observer
+from . import frames
+from .scene import Scene, attitudes
+
+#: simulated seconds of track in one line entity of /scene
+TRACK_PIECE_S = 10.0
+#: margin around the waypoints and start points for the planes of surface and floor (m)
+PLANE_MARGIN_M = 50.0
+
+
+def signal_key(variable: str) -> str:
+    """The JSON key of a variable: ``Pos[1]`` -> ``Pos_1``, ``A[1,2]`` -> ``A_1_2``."""
+    return re.sub(r"[\[\],]+", "_", variable).strip("_")
+
+
+class FoxglovePublisher:
+    """Logs the channels of a scene into a Foxglove context (whatever sinks it has: an MCAP
+    writer, a WebSocket server)."""
+
+    def __init__(self, scene: Scene, context):
+        import foxglove
+        from foxglove.channels import FrameTransformChannel, PoseInFrameChannel, SceneUpdateChannel
+
+        self.scene = scene
+        self.ctx = context
+        self.tf = FrameTransformChannel("/tf", context=context)
+        self.poses = {v.name: PoseInFrameChannel(f"/{v.name}/pose", context=context) for v in scene.vehicles}
+        self.scene_channel = SceneUpdateChannel("/scene", context=context)
+        self.signals = {}   # instance -> (channel, keys, column indices)
+        by_inst: dict[str, list[str]] = {}
+        for col in scene.record:
+            inst, _, var = col.partition(".")
+            by_inst.setdefault(inst, []).append(var)
+        for inst, variables in by_inst.items():
+            keys = [signal_key(v) for v in variables]
+            schema = {"type": "object", "title": f"{inst} signals",
+                      "properties": {"timestamp": {"type": "object", "properties": {
+                          "sec": {"type": "integer"}, "nsec": {"type": "integer"}}},
+                          **{k: {"type": "number", "description": f"{inst}.{v}"} for k, v in zip(keys, variables)}}}
+            channel = foxglove.Channel(f"/{inst}/signals", schema=schema, message_encoding="json", context=context,
+                                       metadata={k: f"{inst}.{v}" for k, v in zip(keys, variables)})
+            self.signals[inst] = (channel, keys, [scene.index(f"{inst}.{v}") for v in variables])
+        self.track: dict[str, list] = {v.name: [] for v in scene.vehicles}
+        self.piece = {v.name: 0 for v in scene.vehicles}
+        self.piece_start: float | None = None
+
+    # ------------------------------------------------------------------ the static scene
+    def static_entities(self, ns: int):
+        from foxglove.messages import (Color, CubePrimitive, CylinderPrimitive, LinePrimitive, LinePrimitiveLineType,
+                                       Point3, Pose, Quaternion, SceneEntity, SpherePrimitive, Timestamp, Vector3)
+
+        ts = Timestamp(ns // 1_000_000_000, ns % 1_000_000_000)
+        s = self.scene
+        entities = []
+        body_colour = Color(r=1.0, g=0.75, b=0.0, a=1.0)
+        for v in s.vehicles:
+            lx, ly, lz = v.size
+            if v.shape == "cylinder":   # the SDK's cylinder stands along z: laid along x (a quarter turn about y)
+                prim = {"cylinders": [CylinderPrimitive(
+                    pose=Pose(position=Vector3(x=0, y=0, z=0),
+                              orientation=Quaternion(x=0.0, y=frames.SQRT_HALF, z=0.0, w=frames.SQRT_HALF)),
+                    size=Vector3(x=lz, y=ly, z=lx), bottom_scale=1.0, top_scale=1.0, color=body_colour)]}
+            else:
+                prim = {"cubes": [CubePrimitive(pose=Pose(position=Vector3(x=0, y=0, z=0),
+                                                          orientation=Quaternion(x=0, y=0, z=0, w=1)),
+                                                size=Vector3(x=lx, y=ly, z=lz), color=body_colour)]}
+            entities.append(SceneEntity(timestamp=ts, frame_id=v.name, id=f"{v.name}/body", frame_locked=True, **prim))
+        if s.waypoints:
+            pts = frames.ned_to_enu(np.array(s.waypoints, dtype=float))
+            entities.append(SceneEntity(
+                timestamp=ts, frame_id=frames.WORLD_FRAME, id="waypoints",
+                lines=[LinePrimitive(type=LinePrimitiveLineType.LineStrip, thickness=2.0, scale_invariant=True,
+                                     points=[Point3(x=float(p[0]), y=float(p[1]), z=float(p[2])) for p in pts],
+                                     color=Color(r=0.1, g=0.1, b=0.1, a=0.8))],
+                spheres=[SpherePrimitive(pose=Pose(position=Vector3(x=float(p[0]), y=float(p[1]), z=float(p[2])),
+                                                   orientation=Quaternion(x=0, y=0, z=0, w=1)),
+                                         size=Vector3(x=2.0, y=2.0, z=2.0), color=Color(r=0, g=0, b=0, a=1))
+                         for p in pts]))
+        (e_lo, n_lo), (e_hi, n_hi) = self.area()
+        centre = ((e_lo + e_hi) / 2, (n_lo + n_hi) / 2)
+
+        def plane(name, depth, colour):
+            return SceneEntity(timestamp=ts, frame_id=frames.WORLD_FRAME, id=name, cubes=[CubePrimitive(
+                pose=Pose(position=Vector3(x=centre[0], y=centre[1], z=-depth), orientation=Quaternion(x=0, y=0, z=0, w=1)),
+                size=Vector3(x=e_hi - e_lo, y=n_hi - n_lo, z=0.01), color=colour)])
+
+        entities.append(plane("sea surface", 0.0, Color(r=0.5, g=0.72, b=0.9, a=0.3)))
+        if s.floor_depth is not None:
+            entities.append(plane("sea floor", s.floor_depth, Color(r=0.71, g=0.61, b=0.43, a=0.6)))
+        return entities
+
+    def area(self):
+        """(east, north) of the south-west and north-east corners of the planes: the waypoints
+        and the vehicles' first positions, with PLANE_MARGIN_M around them."""
+        pts = [(w[1], w[0]) for w in self.scene.waypoints] + list(getattr(self, "_starts", []))
+        if not pts:
+            pts = [(0.0, 0.0)]
+        a = np.array(pts, dtype=float)
+        return tuple(a.min(axis=0) - PLANE_MARGIN_M), tuple(a.max(axis=0) + PLANE_MARGIN_M)
+
+    def log_static(self, ns: int) -> None:
+        from foxglove.messages import SceneUpdate
+
+        self.scene_channel.log(SceneUpdate(entities=self.static_entities(ns)), log_time=ns)
+
+    # ------------------------------------------------------------------ every point
+    def rows(self, block: np.ndarray) -> None:
+        from foxglove.messages import FrameTransform, Pose, PoseInFrame, Quaternion, Timestamp, Vector3
+
+        s = self.scene
+        if not len(block):
+            return
+        t0 = s.t0
+        times = block[:, 0]
+        if self.piece_start is None:
+            self._starts = [(float(block[0, v.pos[1]]), float(block[0, v.pos[0]])) for v in s.vehicles]
+            self.piece_start = float(times[0])
+            self.log_static(frames.stamp(float(times[0]), t0)[0])
+        per_vehicle = []
+        for v in s.vehicles:
+            enu = frames.ned_to_enu(block[:, v.pos])
+            q = frames.attitude_to_enu_flu(attitudes(v, block))
+            per_vehicle.append((v, enu, q))
+        for i in range(len(block)):
+            ns, sec, nsec = frames.stamp(float(times[i]), t0)
+            ts = Timestamp(sec, nsec)
+            for v, enu, q in per_vehicle:
+                p = Vector3(x=float(enu[i, 0]), y=float(enu[i, 1]), z=float(enu[i, 2]))
+                x, y, z, w = frames.to_xyzw(q[i])
+                r = Quaternion(x=x, y=y, z=z, w=w)
+                self.tf.log(FrameTransform(timestamp=ts, parent_frame_id=frames.WORLD_FRAME, child_frame_id=v.name,
+                                           translation=p, rotation=r), log_time=ns)
+                self.poses[v.name].log(PoseInFrame(timestamp=ts, frame_id=frames.WORLD_FRAME,
+                                                   pose=Pose(position=p, orientation=r)), log_time=ns)
+                self.track[v.name].append((float(enu[i, 0]), float(enu[i, 1]), float(enu[i, 2])))
+            row = block[i]
+            for channel, keys, cols in self.signals.values():
+                msg = {"timestamp": {"sec": sec, "nsec": nsec}}
+                msg.update(zip(keys, (float(x) if np.isfinite(x) else None for x in row[cols])))
+                channel.log(json.dumps(msg).encode(), log_time=ns)
+            if times[i] - self.piece_start >= TRACK_PIECE_S - 1e-9:
+                self.log_track(ns)
+                self.piece_start = float(times[i])
+
+    def log_track(self, ns: int) -> None:
+        """The track since the last piece, as a line entity of its own (the pieces accumulate)."""
+        from foxglove.messages import Color, LinePrimitive, LinePrimitiveLineType, Point3, SceneEntity, SceneUpdate, Timestamp
+
+        ts = Timestamp(ns // 1_000_000_000, ns % 1_000_000_000)
+        entities = []
+        for v in self.scene.vehicles:
+            pts = self.track[v.name]
+            if len(pts) < 2:
+                continue
+            entities.append(SceneEntity(timestamp=ts, frame_id=frames.WORLD_FRAME, id=f"{v.name}/track/{self.piece[v.name]}",
+                                        lines=[LinePrimitive(type=LinePrimitiveLineType.LineStrip, thickness=3.0,
+                                                             scale_invariant=True,
+                                                             points=[Point3(x=a, y=b, z=c) for a, b, c in pts],
+                                                             color=Color(r=0.12, g=0.47, b=0.71, a=1.0))]))
+            self.piece[v.name] += 1
+            self.track[v.name] = pts[-1:]   # the next piece starts where this one ends
+        if entities:
+            self.scene_channel.log(SceneUpdate(entities=entities), log_time=ns)
+
+    def finish(self) -> None:
+        """The last piece of track (at the last point's time)."""
+        pts = [p for v in self.scene.vehicles for p in self.track[v.name]]
+        if self.piece_start is not None and len(pts) > len(self.scene.vehicles):
+            self.log_track(self._last_ns)
+
+
+class FoxgloveObserver(Observer):
+    """An observer that publishes a run's points on the Foxglove channels of ``scene_for(plan,
+    layout)`` through the sinks ``open_sinks(context)`` opens (and ``close`` closes)."""
+
+    def __init__(self, open_sinks, every: int | None = None, record: list[str] | None = None):
+        self.open_sinks = open_sinks
+        if every is not None:
+            self.every = every
+        self.record = record
+        self.publisher: FoxglovePublisher | None = None
+        self.sinks: list = []
+
+    def start(self, plan, layout) -> None:
+        import foxglove
+
+        from .scene import scene_of
+
+        self.ctx = foxglove.Context()
+        self.sinks = list(self.open_sinks(self.ctx))
+        self.publisher = FoxglovePublisher(scene_of(plan, list(layout.columns), self.record), self.ctx)
+
+    def rows(self, block: np.ndarray) -> None:
+        self.publisher.rows(block)
+        self.publisher._last_ns = frames.stamp(float(block[-1, 0]), self.publisher.scene.t0)[0]
+
+    def close(self) -> None:
+        try:
+            if self.publisher is not None and hasattr(self.publisher, "_last_ns"):
+                self.publisher.finish()
+        finally:
+            for sink in self.sinks:
+                close = getattr(sink, "close", None) or getattr(sink, "stop", None)
+                close()
+            self.sinks = []
+
+
+def mcap_sinks(path):
+    """open_sinks of an MCAP file at ``path`` (it must not exist: the caller has checked)."""
+    def open_sinks(ctx):
+        import foxglove
+
+        return [foxglove.open_mcap(str(path), context=ctx)]
+    return open_sinks

@@ -1,0 +1,124 @@
+"""What a run's outputs show of it, read from its plan: the vehicles (their position, attitude,
+rates and size), the waypoints, the sea surface and floor, the recorded signals.
+
+Nothing here knows a particular vehicle: an instance with ``Pos[1..3]`` outputs is a vehicle
+(as in ``auv-cosim view``); its attitude comes from ``Quater[1..4]`` (body -> NED, scalar
+first) or ``Euler[1..3]``. Its size, for drawing it, from its parameters: a hull of
+``Length`` and ``Diameter`` is a cylinder along its x; a frame without them is a box spanning
+its thrusters (``ThrusterPos``) and of its ``Height``; else a 1 m cube (and the scene says so).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..master.plan import Plan
+from ..master.summary import param
+from ..master.view import scenario_waypoints
+
+DEFAULT_SIZE = 1.0
+
+
+@dataclass
+class Vehicle:
+    name: str
+    pos: list[int]                  # columns of Pos[1..3] (NED)
+    quat: list[int] | None = None   # columns of Quater[1..4] (body -> NED)
+    euler: list[int] | None = None  # columns of Euler[1..3] (roll, pitch, yaw)
+    omega: list[int] | None = None  # columns of Omega[1..3] (body rates, FRD)
+    vel: list[int] | None = None    # columns of Vel[1..3] (NED velocity)
+    shape: str = "box"              # "cylinder" (along x) or "box"
+    size: tuple[float, float, float] = (DEFAULT_SIZE, DEFAULT_SIZE, DEFAULT_SIZE)   # x, y, z extent (m)
+    size_from: str = "default"
+
+
+@dataclass
+class Scene:
+    columns: list[str]                       # the names of the rows' columns, "time" first
+    record: list[str]                        # the columns published as signals
+    t0: float
+    vehicles: list[Vehicle]
+    waypoints: list[tuple[float, float, float]] = field(default_factory=list)
+    floor_depth: float | None = None
+    name: str = ""
+
+    def index(self, name: str) -> int:
+        return self.columns.index(name)
+
+
+def _columns(colmap: dict[str, int], inst: str, var: str, n: int) -> list[int] | None:
+    names = [f"{inst}.{var}[{i}]" for i in range(1, n + 1)]
+    return [colmap[c] for c in names] if all(c in colmap for c in names) else None
+
+
+def _number(value) -> float | None:
+    try:
+        x = float(value)
+    except (TypeError, ValueError):
+        return None
+    return x if math.isfinite(x) else None
+
+
+def vehicle_size(plan: Plan, inst: str) -> tuple[str, tuple[float, float, float], str]:
+    """(shape, (x, y, z) extent in m, where it came from) of an instance, from its parameters."""
+    length, diameter = _number(param(plan, inst, "Length")), _number(param(plan, inst, "Diameter"))
+    if length and diameter and length > 0 and diameter > 0:
+        return "cylinder", (length, diameter, diameter), "Length, Diameter"
+    height = _number(param(plan, inst, "Height"))
+    ip = plan.instances[inst]
+    xs, ys = [], []
+    for k in range(1, 65):
+        x, y = (_number(param(plan, inst, f"ThrusterPos[{k},{j}]")) for j in (1, 2))
+        if x is None or y is None or f"ThrusterPos[{k},1]" not in ip.vars:
+            break
+        xs.append(abs(x))
+        ys.append(abs(y))
+    if xs and height and height > 0:
+        return "box", (2 * max(xs), 2 * max(ys), height), "ThrusterPos, Height"
+    return "box", (DEFAULT_SIZE,) * 3, "default (no Length and Diameter, nor ThrusterPos and Height)"
+
+
+def scene_of(plan: Plan, columns: list[str], record: list[str] | None = None) -> Scene:
+    """The scene of a run of ``plan`` whose rows have ``columns`` ("time" first); ``record``:
+    the columns to publish as signals (default the plan's recorded ones, as results.csv)."""
+    colmap = {c: i for i, c in enumerate(columns)}
+    record = [c for c in (plan.record if record is None else record) if c in colmap and c != "time"]
+    vehicles = []
+    for inst in plan.instances:
+        pos = _columns(colmap, inst, "Pos", 3)
+        if pos is None:
+            continue
+        shape, size, size_from = vehicle_size(plan, inst)
+        vehicles.append(Vehicle(inst, pos, _columns(colmap, inst, "Quater", 4), _columns(colmap, inst, "Euler", 3),
+                                _columns(colmap, inst, "Omega", 3), _columns(colmap, inst, "Vel", 3),
+                                shape, size, size_from))
+    scenario = plan.model.model_dump(mode="json", by_alias=True, exclude_none=True)
+    try:
+        waypoints = scenario_waypoints(scenario)
+    except Exception:
+        waypoints = []
+    floor = None
+    for v in vehicles:
+        for key in ("SeaFloorDepth", "SeaDepth"):
+            floor = floor or _number(param(plan, v.name, key))
+    return Scene(list(columns), record, plan.start_time, vehicles, waypoints, floor, plan.name)
+
+
+def attitudes(v: Vehicle, block: np.ndarray) -> np.ndarray:
+    """The attitudes (n x 4, body FRD -> NED, scalar first, unit) of a vehicle over a block of
+    rows; level and north where it has no attitude columns or the values are not usable."""
+    from .frames import euler_to_quaternion
+
+    if v.quat is not None:
+        q = block[:, v.quat].astype(float)
+    elif v.euler is not None:
+        q = euler_to_quaternion(block[:, v.euler[0]], block[:, v.euler[1]], block[:, v.euler[2]])
+    else:
+        q = np.tile([1.0, 0.0, 0.0, 0.0], (len(block), 1))
+    norm = np.linalg.norm(q, axis=1, keepdims=True)
+    bad = ~np.isfinite(norm[:, 0]) | (norm[:, 0] < 1e-9)
+    q = np.where(bad[:, None], [1.0, 0.0, 0.0, 0.0], q / np.where(bad[:, None], 1.0, norm))
+    return q

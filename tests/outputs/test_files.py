@@ -1,0 +1,192 @@
+"""MCAP, Parquet and ROS 2 bag of a run (auv_cosim/outputs), read back with the libraries' own
+readers and held to results.csv: the positions to 1e-9 m (they are the same doubles), every
+point stamped with its simulated time; Foxglove's schemas checked against Foxglove's own
+precompiled ones; results.csv byte for byte the run without them; export of a finished folder
+gives the same messages as the run did."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from tests.outputs.readers import bag_messages, mcap_messages, results_table
+
+pytestmark = pytest.mark.usefixtures("fmus_built")
+REPO = Path(__file__).resolve().parents[2]
+
+
+def _cli(*args):
+    return subprocess.run([sys.executable, "-m", "auv_cosim", *args], capture_output=True, text=True, timeout=600,
+                          cwd=REPO)
+
+
+@pytest.fixture(scope="module")
+def survey(tmp_path_factory):
+    """The survey for 120 s with every format, and the same run with the CSV alone."""
+    base = tmp_path_factory.mktemp("survey")
+    full = _cli("run", "survey", "--stop-time", "120", "--no-plots", "-q", "--out", str(base / "all"),
+                "--format", "csv,mcap,rosbag,parquet")
+    assert full.returncode == 0, full.stderr
+    plain = _cli("run", "survey", "--stop-time", "120", "--no-plots", "-q", "--out", str(base / "csv"))
+    assert plain.returncode == 0, plain.stderr
+    return base
+
+
+def test_the_csv_is_byte_for_byte_the_run_without_the_other_formats(survey):
+    assert (survey / "all" / "results.csv").read_bytes() == (survey / "csv" / "results.csv").read_bytes()
+    assert not any((survey / "csv" / n).exists() for n in ("results.mcap", "results.parquet", "rosbag"))
+    files = json.loads((survey / "all" / "summary.json").read_text())["files"]
+    assert {"mcap", "rosbag", "parquet"} <= set(files)
+
+
+def test_mcap_channels_counts_and_poses(survey):
+    header, data = results_table(survey / "all")
+    channels, msgs = mcap_messages(survey / "all" / "results.mcap")
+    n = len(data)
+    assert channels["/tf"] == ("foxglove.FrameTransform", "protobuf", n)
+    assert channels["/vehicle/pose"] == ("foxglove.PoseInFrame", "protobuf", n)
+    assert channels["/scene"][0] == "foxglove.SceneUpdate"
+    for inst in ("vehicle", "sensors", "control"):
+        assert channels[f"/{inst}/signals"][1:] == ("json", n)
+    col = {c: i for i, c in enumerate(header)}
+    poses = [(t, m) for topic, t, m in msgs if topic == "/vehicle/pose"]
+    stamps = np.array([t for t, _ in poses]) / 1e9
+    assert np.allclose(stamps, data[:, 0], atol=1e-12, rtol=0)            # log time = simulated time
+    assert all(m.timestamp.seconds * 10**9 + m.timestamp.nanos == t for t, m in poses)
+    enu = np.array([[m.pose.position.x, m.pose.position.y, m.pose.position.z] for _, m in poses])
+    ned = np.column_stack([enu[:, 1], enu[:, 0], -enu[:, 2]])
+    want = data[:, [col["vehicle.Pos[1]"], col["vehicle.Pos[2]"], col["vehicle.Pos[3]"]]]
+    assert np.abs(ned - want).max() <= 1e-9
+    assert np.abs(ned[-1] - ned[0]).max() > 50.0                           # the vehicle went somewhere
+    tf = [m for topic, _, m in msgs if topic == "/tf"]
+    assert {(m.parent_frame_id, m.child_frame_id) for m in tf} == {("world", "vehicle")}
+    # the signals by name: every recorded column of the instance, the Plot panel's key
+    signals = [m for topic, _, m in msgs if topic == "/control/signals"]
+    assert signals[-1]["CrossTrackError"] == data[-1, col["control.CrossTrackError"]]
+    depth = [m for topic, _, m in msgs if topic == "/vehicle/signals"]
+    assert [m["Pos_3"] for m in depth] == list(data[:, col["vehicle.Pos[3]"]])
+
+
+def test_the_scene_draws_the_vehicle_to_size_waypoints_surface_floor_and_track(survey):
+    _, msgs = mcap_messages(survey / "all" / "results.mcap", topics=["/scene"])
+    entities = {e.id: e for _, _, m in msgs for e in m.entities}
+    body = entities["vehicle/body"]
+    assert body.frame_id == "vehicle" and body.frame_locked
+    cyl = body.cylinders[0]
+    assert sorted([cyl.size.x, cyl.size.y, cyl.size.z]) == pytest.approx([0.2, 0.2, 2.0])   # Length 2 m, Diameter 0.2 m
+    wp = entities["waypoints"].lines[0].points
+    assert len(wp) == 10 and (wp[1].x, wp[1].y) == (0.0, 500.0)          # (500 N, 0 E) is x = E, y = N
+    assert entities["sea surface"].cubes[0].pose.position.z == 0.0
+    assert entities["sea floor"].cubes[0].pose.position.z == -60.0       # SeaFloorDepth 60 m, down is -z
+    assert sum(1 for k in entities if k.startswith("vehicle/track/")) >= 11   # a piece each 10 s of 120 s
+
+
+def test_the_schemas_are_foxglove_s_own(survey):
+    """File level: each protobuf schema in the MCAP is a FileDescriptorSet whose message is, field
+    for field, the one of Foxglove's precompiled schemas (foxglove-schemas-protobuf)."""
+    from google.protobuf import descriptor_pb2
+    from mcap.reader import make_reader
+
+    import foxglove_schemas_protobuf.FrameTransform_pb2 as ft
+    import foxglove_schemas_protobuf.PoseInFrame_pb2 as pif
+    import foxglove_schemas_protobuf.SceneUpdate_pb2 as su
+
+    official = {"foxglove.FrameTransform": ft.FrameTransform, "foxglove.PoseInFrame": pif.PoseInFrame,
+                "foxglove.SceneUpdate": su.SceneUpdate}
+    with open(survey / "all" / "results.mcap", "rb") as fh:
+        summary = make_reader(fh).get_summary()
+    seen = set()
+    for schema in summary.schemas.values():
+        if schema.encoding != "protobuf":
+            continue
+        fds = descriptor_pb2.FileDescriptorSet.FromString(schema.data)
+        short = schema.name.split(".")[-1]
+        msg = next(m for f in fds.file if f.package == "foxglove" for m in f.message_type if m.name == short)
+        want = official[schema.name].DESCRIPTOR
+        assert [(f.name, f.number, f.type) for f in msg.field] == [(f.name, f.number, f.type) for f in want.fields]
+        seen.add(schema.name)
+    assert seen == set(official)
+
+
+def test_parquet_is_the_csv_table(survey):
+    import pyarrow.parquet as pq
+
+    header, data = results_table(survey / "all")
+    table = pq.read_table(survey / "all" / "results.parquet")
+    assert table.column_names == header
+    assert all(str(t) == "double" for t in table.schema.types)
+    assert np.array_equal(np.column_stack([table.column(c).to_numpy() for c in header]), data)
+
+
+def test_the_ros2_bag_reads_back_with_the_stock_type_store(survey):
+    header, data = results_table(survey / "all")
+    col = {c: i for i, c in enumerate(header)}
+    bag = survey / "all" / "rosbag"
+    assert (bag / "metadata.yaml").is_file()
+    topics, msgs = bag_messages(bag)
+    n = len(data)
+    assert topics["/vehicle/odom"] == ("nav_msgs/msg/Odometry", n)
+    assert topics["/sensors/imu"] == ("sensor_msgs/msg/Imu", n)
+    assert topics["/vehicle/commands"] == ("std_msgs/msg/Float64MultiArray", n)
+    odom = [(t, m) for topic, t, m in msgs if topic == "/vehicle/odom"]
+    ned = np.array([[m.pose.pose.position.y, m.pose.pose.position.x, -m.pose.pose.position.z] for _, m in odom])
+    assert np.abs(ned - data[:, [col[f"vehicle.Pos[{i}]"] for i in (1, 2, 3)]]).max() <= 1e-9
+    assert np.allclose([t / 1e9 for t, _ in odom], data[:, 0], atol=1e-12, rtol=0)
+    assert odom[5][1].header.frame_id == "world" and odom[5][1].child_frame_id == "vehicle"
+    # forward speed in the body (FLU x) is the vehicle's speed through the water's ground
+    # speed's projection: positive, close to the cruise speed at the end
+    assert 1.0 < odom[-1][1].twist.twist.linear.x < 1.8
+    imu = [m for topic, _, m in msgs if topic == "/sensors/imu"]
+    assert imu[0].header.frame_id == "vehicle"
+    assert imu[0].angular_velocity_covariance[0] == -1.0                 # the AUV's instruments give no rates
+    cmds = [m for topic, _, m in msgs if topic == "/vehicle/commands"]
+    assert cmds[0].layout.dim[0].label == "control.ThrustPower;control.RudderYaw;control.RudderDive"
+    assert list(cmds[-1].data) == list(data[-1, [col["control.ThrustPower"], col["control.RudderYaw"],
+                                                 col["control.RudderDive"]]])
+
+
+def test_export_of_a_finished_folder_gives_the_run_s_messages_and_refuses_to_overwrite(survey, tmp_path):
+    import shutil
+
+    folder = tmp_path / "csv"
+    shutil.copytree(survey / "csv", folder)
+    for fmt, name in (("mcap", "results.mcap"), ("parquet", "results.parquet"), ("rosbag", "rosbag")):
+        done = _cli("export", str(folder), "--format", fmt)
+        assert done.returncode == 0, done.stderr
+        assert (folder / name).exists()
+        again = _cli("export", str(folder), "--format", fmt)
+        assert again.returncode == 2 and name in again.stderr and "--force" in again.stderr
+    assert _cli("export", str(folder), "--format", "mcap", "--force").returncode == 0
+    ran, exported = (mcap_messages(p / "results.mcap")[1] for p in (survey / "all", folder))
+    assert [(t, topic) for topic, t, _ in ran] == [(t, topic) for topic, t, _ in exported]
+    pose = lambda msgs: [(m.pose.position.x, m.pose.position.y, m.pose.position.z)   # noqa: E731
+                         for topic, _, m in msgs if topic == "/vehicle/pose"]
+    assert pose(ran) == pose(exported)
+    bad = _cli("export", str(tmp_path / "nothing"), "--format", "mcap")
+    assert bad.returncode == 2 and "results.csv" in bad.stderr
+
+
+def test_h100_bag_has_its_wrench_thrusters_and_imu(tmp_path):
+    done = _cli("run", "h100_waypoints", "--stop-time", "5", "--no-plots", "-q", "--out", str(tmp_path / "h"),
+                "--format", "rosbag,mcap")
+    assert done.returncode == 0, done.stderr
+    header, data = results_table(tmp_path / "h")
+    col = {c: i for i, c in enumerate(header)}
+    topics, msgs = bag_messages(tmp_path / "h" / "rosbag")
+    assert topics["/control/wrench"][0] == "geometry_msgs/msg/WrenchStamped"
+    w = [m for topic, _, m in msgs if topic == "/control/wrench"][-1]
+    assert (w.wrench.force.x, w.wrench.force.y, w.wrench.torque.z) == (
+        data[-1, col["control.DesiredWrench[1]"]], -data[-1, col["control.DesiredWrench[2]"]],
+        -data[-1, col["control.DesiredWrench[6]"]])                      # FRD -> FLU
+    imu = [m for topic, _, m in msgs if topic == "/sensors/imu"][-1]
+    assert imu.angular_velocity.y == -data[-1, col["sensors.MeasuredOmega[2]"]]
+    assert imu.linear_acceleration.z == -data[-1, col["sensors.MeasuredSpecificForce[3]"]]
+    cmds = [m for topic, _, m in msgs if topic == "/vehicle/commands"][-1]
+    assert len(cmds.data) == 8 and cmds.layout.dim[0].label.startswith("control.ThrusterCommand[1];")
+    _, scene = mcap_messages(tmp_path / "h" / "results.mcap", topics=["/scene"])
+    body = next(e for _, _, m in scene for e in m.entities if e.id == "vehicle/body")
+    assert body.cubes[0].size.z == pytest.approx(0.254)                    # the frame's Height

@@ -1,0 +1,120 @@
+"""``run --live``: a WebSocket client on 127.0.0.1 (the Foxglove WebSocket protocol, spoken
+here with the ``websockets`` library) is advertised the channels of the MCAP file and receives
+poses equal to results.csv's; a run watched by a client and one without give the same
+results.csv bytes; the server listens on 127.0.0.1 only."""
+from __future__ import annotations
+
+import asyncio
+import base64
+import json
+import re
+import struct
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from tests.outputs.readers import results_table
+
+pytestmark = pytest.mark.usefixtures("fmus_built")
+REPO = Path(__file__).resolve().parents[2]
+
+
+def _start(out: Path, *extra) -> tuple[subprocess.Popen, int]:
+    proc = subprocess.Popen([sys.executable, "-m", "auv_cosim", "run", "depth_step", "--stop-time", "8", "--no-plots",
+                             "-q", "--out", str(out), "--realtime", "2", "--live", "--port", "0", *extra],
+                            cwd=REPO, stderr=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    for line in proc.stderr:
+        m = re.search(r"ws://127\.0\.0\.1:(\d+)", line)
+        if m:
+            return proc, int(m.group(1))
+    proc.wait(timeout=60)
+    raise AssertionError(f"no live line; exit {proc.returncode}")
+
+
+async def _watch(port: int) -> tuple[list[dict], dict[str, list]]:
+    import websockets
+
+    channels: dict[int, dict] = {}
+    got: dict[str, list] = {}
+    subs: dict[int, str] = {}
+    async with websockets.connect(f"ws://127.0.0.1:{port}", subprotocols=["foxglove.sdk.v1", "foxglove.websocket.v1"],
+                                  max_size=None) as ws:
+        try:
+            async for frame in ws:
+                if isinstance(frame, str):
+                    msg = json.loads(frame)
+                    if msg.get("op") == "advertise":
+                        new = []
+                        for ch in msg["channels"]:
+                            channels[ch["id"]] = ch
+                            sid = len(subs) + 1
+                            subs[sid] = ch["topic"]
+                            new.append({"id": sid, "channelId": ch["id"]})
+                        await ws.send(json.dumps({"op": "subscribe", "subscriptions": new}))
+                elif frame[0] == 1:   # message data: opcode, subscription id, log time, payload
+                    sid, log_time = struct.unpack_from("<IQ", frame, 1)
+                    got.setdefault(subs[sid], []).append((log_time, bytes(frame[13:])))
+        except websockets.ConnectionClosed:
+            pass
+    return list(channels.values()), got
+
+
+def _decoder(channel: dict):
+    from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
+
+    fds = descriptor_pb2.FileDescriptorSet.FromString(base64.b64decode(channel["schema"]))
+    pool = descriptor_pool.DescriptorPool()
+    for f in fds.file:
+        pool.Add(f)
+    return message_factory.GetMessageClass(pool.FindMessageTypeByName(channel["schemaName"]))
+
+
+def test_a_client_receives_the_channels_and_poses_of_results_csv(tmp_path):
+    proc, port = _start(tmp_path / "watched")
+    channels, got = asyncio.run(asyncio.wait_for(_watch(port), 120))
+    proc.wait(timeout=120)
+    assert proc.returncode == 0, proc.stderr.read()
+    topics = {c["topic"]: c for c in channels}
+    assert {"/tf", "/vehicle/pose", "/scene", "/vehicle/signals", "/control/signals"} <= set(topics)
+    assert topics["/vehicle/pose"]["schemaName"] == "foxglove.PoseInFrame" and topics["/vehicle/pose"]["encoding"] == "protobuf"
+    header, data = results_table(tmp_path / "watched")
+    col = {c: i for i, c in enumerate(header)}
+    by_time = {round(t * 1e9): i for i, t in enumerate(data[:, 0])}
+    PoseInFrame = _decoder(topics["/vehicle/pose"])
+    poses = got["/vehicle/pose"]
+    assert len(poses) >= 20                     # 8 s at 2x: most of the 81 points reach a client that connects in time
+    for log_time, payload in poses:
+        m = PoseInFrame.FromString(payload)
+        i = by_time[log_time]
+        ned = (m.pose.position.y, m.pose.position.x, -m.pose.position.z)
+        assert np.abs(np.array(ned) - data[i, [col[f"vehicle.Pos[{k}]"] for k in (1, 2, 3)]]).max() <= 1e-9
+    assert "/scene" in got                       # the drawn scene is sent again for a late viewer
+
+    plain = subprocess.run([sys.executable, "-m", "auv_cosim", "run", "depth_step", "--stop-time", "8", "--no-plots",
+                            "-q", "--out", str(tmp_path / "unwatched"), "--realtime", "2", "--live", "--port", "0"],
+                           cwd=REPO, capture_output=True, text=True, timeout=120)
+    assert plain.returncode == 0, plain.stderr
+    assert (tmp_path / "unwatched" / "results.csv").read_bytes() == (tmp_path / "watched" / "results.csv").read_bytes()
+
+
+def test_live_listens_on_loopback_only_and_port_needs_live(tmp_path):
+    proc, port = _start(tmp_path / "l")
+    try:
+        # the kernel's table of TCP sockets: the local address of each listening one (state 0A)
+        listening = []
+        for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+            if Path(table).is_file():
+                for line in Path(table).read_text().splitlines()[1:]:
+                    local, state = line.split()[1], line.split()[3]
+                    address, hex_port = local.split(":")
+                    if state == "0A" and int(hex_port, 16) == port:
+                        listening.append(address)
+        assert listening == ["0100007F"]        # 127.0.0.1 (little-endian hex), and no other address
+    finally:
+        proc.wait(timeout=120)
+    bad = subprocess.run([sys.executable, "-m", "auv_cosim", "run", "depth_step", "--stop-time", "1", "--port", "9",
+                          "--out", str(tmp_path / "p")], cwd=REPO, capture_output=True, text=True, timeout=120)
+    assert bad.returncode == 2 and "--port" in bad.stderr

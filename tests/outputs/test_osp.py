@@ -1,0 +1,76 @@
+"""``export-osp``: libcosim (libcosimpy) loads the OspSystemStructure.xml of the survey stack
+and runs it; the vehicle's position agrees with the master's Jacobi run of the same scenario to
+1e-9 m at every checkpoint (libcosim's fixedStep is Jacobi). The refusals of every command."""
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+
+from tests.integration.test_other_hosts import largest_difference, master_run, need, run_host
+
+pytestmark = pytest.mark.usefixtures("fmus_built")
+ROOT = Path(__file__).resolve().parents[2]
+STOP = 30.0
+
+
+def _cli(*args):
+    return subprocess.run([sys.executable, "-m", "auv_cosim", *args], cwd=ROOT, capture_output=True, text=True,
+                          timeout=600)
+
+
+@pytest.fixture(scope="module")
+def exported(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("osp")
+    scenario = folder / "survey_jacobi.yaml"
+    scenario.write_text(textwrap.dedent(f"""\
+        include: {ROOT / 'scenarios' / 'survey.yaml'}
+        name: survey_jacobi
+        algorithm: jacobi
+        stop_time: {STOP}
+        """))
+    out = folder / "out"
+    out.mkdir()                                   # an existing empty folder is fine
+    done = _cli("export-osp", str(scenario), str(out))
+    assert done.returncode == 0, done.stderr
+    return scenario, out, done
+
+
+def test_the_structure_names_the_fmus_beside_it(exported):
+    _, out, done = exported
+    root = ET.parse(out / "OspSystemStructure.xml").getroot()
+    ns = {"o": "http://opensimulationplatform.com/MSMI/OSPSystemStructure"}
+    sims = {s.get("name"): s.get("source") for s in root.iterfind("o:Simulators/o:Simulator", ns)}
+    assert sims == {"vehicle": "Auv.fmu", "sensors": "AuvSensors.fmu", "control": "AuvControl.fmu"}
+    assert all((out / f).is_file() for f in sims.values())
+    # 3 actuators, 12 truth elements (Pos, Euler, Vel by element; Depth, Speed, Altitude), 8 measurements
+    assert len(root.findall("o:Connections/o:VariableConnection", ns)) == 23
+    assert root.findtext("o:BaseStepSize", namespaces=ns) == "0.1"
+    assert "stop conditions" in done.stderr     # what OSP does not carry is said
+
+
+def test_libcosim_runs_it_as_the_jacobi_master(exported, tmp_path):
+    need("libcosimpy")
+    scenario, out, _ = exported
+    rows = master_run(scenario, tmp_path / "master")
+    result = run_host("libcosim", out / "OspSystemStructure.xml", STOP, 50)
+    assert result["steps"][-1] == 300
+    assert largest_difference(result, rows) <= 1e-9
+    assert abs(float(rows[-1]["vehicle.Pos[1]"]) - float(rows[0]["vehicle.Pos[1]"])) > 20.0   # it went somewhere
+
+
+def test_refusals(exported, tmp_path):
+    scenario, out, _ = exported
+    again = _cli("export-osp", str(scenario), str(out))
+    assert again.returncode == 2 and "--force" in again.stderr and "OspSystemStructure.xml" in again.stderr
+    assert _cli("export-osp", str(scenario), str(out), "--force").returncode == 0
+    a_file = tmp_path / "file"
+    a_file.write_text("x")
+    bad = _cli("export-osp", str(scenario), str(a_file))
+    assert bad.returncode == 2 and "not a folder" in bad.stderr
+    fmus = _cli("export-osp", str(scenario), str(ROOT / "fmus"))
+    assert fmus.returncode == 2 and "is the FMU the scenario names" in fmus.stderr
