@@ -4,6 +4,7 @@ Layout of a campaign folder::
 
     OUT/campaign.yaml              the campaign as run (``auv-cosim sweep OUT/campaign.yaml`` resumes it)
     OUT/campaign.csv               one row per run
+    OUT/campaign.parquet           the same table as Parquet (when pyarrow is installed: the outputs extra)
     OUT/plots/<figure>.png         summary figures against the varied values
     OUT/runs/<run id>/scenario.yaml           the run's resolved scenario (runs alone with `master run`)
     OUT/runs/<run id>/scenario.resolved.yaml  written by auv_cosim.master.run (the same scenario, re-dumped)
@@ -159,7 +160,7 @@ class CampaignTable:
     """The campaign table: one dict per run, in campaign order, and the column order.
 
     A small pandas-free table: ``len(t)``, ``for row in t``, ``t[3]`` (a row), ``t["status"]``
-    (a column as a list), ``t.where(status="failed")``, ``t.to_csv(path)``, ``t.rows``,
+    (a column as a list), ``t.where(status="failed")``, ``t.to_csv(path)``, ``t.to_parquet(path)``, ``t.rows``,
     ``t.columns``; ``t.out_dir`` is the campaign folder, ``t.varied`` the varied columns and
     ``t.figures`` the summary-figure columns.
     """
@@ -207,6 +208,29 @@ class CampaignTable:
         if path is not None:
             write_whole(path, text)
         return text
+
+    def to_parquet(self, path: str | os.PathLike) -> bool:
+        """The table as Parquet, the CSV's columns in its order: a column of numbers (Booleans
+        apart) as float64, of Booleans as bool, any other as the CSV's text; an empty cell is
+        null. False (nothing written) where pyarrow is not installed (the outputs extra)."""
+        try:
+            import pyarrow as pa
+            import pyarrow.parquet as pq
+        except ImportError:
+            return False
+        arrays = []
+        for c in self.columns:
+            values = [r.get(c) for r in self.rows]
+            known = [v for v in values if v is not None]
+            if known and all(isinstance(v, bool) for v in known):
+                arrays.append(pa.array(values, type=pa.bool_()))
+            elif all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in known):
+                arrays.append(pa.array([None if v is None else float(v) for v in values], type=pa.float64()))
+            else:
+                arrays.append(pa.array([None if v is None else csv_text(v) for v in values], type=pa.string()))
+        table = pa.Table.from_arrays(arrays, names=list(self.columns))
+        write_whole(path, lambda f: pq.write_table(table, f, compression="zstd"))
+        return True
 
     def __repr__(self):
         c = ", ".join(f"{n} {k}" for k, n in sorted(self.counts().items()))

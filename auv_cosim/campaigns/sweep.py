@@ -597,6 +597,7 @@ def _execute_in(plan, out, client, own_client, cluster, workers, scheduler, retr
                                 "reason": "the campaign was interrupted before this run finished" if interrupted else ""}
     t = table()
     t.to_csv(out / "campaign.csv")
+    t.to_parquet(out / "campaign.parquet")
     if plots:
         try:
             from .plots import make_plots

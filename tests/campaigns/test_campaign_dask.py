@@ -117,6 +117,8 @@ def test_campaign_runs_records_failures_and_writes_its_files(campaign):
     assert a["cross_track_error_m.rms"] != b["cross_track_error_m.rms"]
     # the files
     assert (out / "campaign.csv").read_text().count("\n") == 7
+    pq = pytest.importorskip("pyarrow.parquet", reason="pyarrow is in the outputs extra")
+    assert pq.read_table(out / "campaign.parquet").column("sensors.Seed").to_pylist() == [1.0, 2.0] * 3
     assert (out / "campaign.yaml").is_file()
     assert (out / "plots" / "vs_vehicle.Length.png").stat().st_size > 10000
     for r in table:

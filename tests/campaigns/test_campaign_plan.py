@@ -432,6 +432,15 @@ def test_table_and_csv(tmp_path):
     assert rows[0]["vehicle.Length"] == "1.8" and rows[0]["distance_run_m"] == "25.0"
     assert rows[1]["distance_run_m"] == "" and rows[0]["reused"] == "true"
     assert rows[2]["status"] == "pending"
+    pq = pytest.importorskip("pyarrow.parquet", reason="pyarrow is in the outputs extra")
+    assert t.to_parquet(tmp_path / "campaign.parquet")
+    table = pq.read_table(tmp_path / "campaign.parquet")
+    assert table.column_names == t.columns
+    assert table.column("vehicle.Length").to_pylist() == [1.8, -1.0, 2.0]
+    assert str(table.schema.field("vehicle.Length").type) == "double"
+    assert table.column("distance_run_m").to_pylist()[:2] == [25.0, None]
+    assert table.column("status").to_pylist() == ["completed", "failed", "pending"]
+    assert table.column("reused").to_pylist()[0] is True
 
 
 def test_table_reason_without_fmu_message():
