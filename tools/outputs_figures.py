@@ -12,6 +12,7 @@ and the peak resident memory of each run (its own process, /proc's VmHWM).
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -33,8 +34,14 @@ def _run(*args) -> subprocess.CompletedProcess:
 def files() -> None:
     from tests.outputs.readers import bag_messages, mcap_messages, results_table
 
-    out = Path(tempfile.mkdtemp(prefix="outputs-figures-")) / "survey"
+    base = Path(tempfile.mkdtemp(prefix="outputs-figures-"))
+    out = base / "survey"
     _run("survey", "--no-plots", "-q", "--out", str(out), "--format", "csv,mcap,rosbag,parquet")
+    _run("survey", "--no-plots", "-q", "--out", str(base / "plain"))
+    wall = {k: json.loads((base / k / "summary.json").read_text())["wall_time_s"] for k in ("survey", "plain")}
+    print(f"survey run: {wall['plain']:.2f} s wall with results.csv alone, {wall['survey']:.2f} s with "
+          f"csv,mcap,rosbag,parquet (identical results.csv: "
+          f"{(out / 'results.csv').read_bytes() == (base / 'plain' / 'results.csv').read_bytes()})")
     header, data = results_table(out)
     pos = data[:, [header.index(f"vehicle.Pos[{i}]") for i in (1, 2, 3)]]
     channels, msgs = mcap_messages(out / "results.mcap")
@@ -55,6 +62,7 @@ def files() -> None:
     print(f"  position vs results.csv: max |diff| {np.abs(odom - pos).max():.3g} m")
     print(f"results.parquet: {(out / 'results.parquet').stat().st_size / 1e6:.2f} MB, "
           f"results.csv {(out / 'results.csv').stat().st_size / 1e6:.2f} MB")
+    shutil.rmtree(base)
 
 
 def realtime() -> None:
@@ -67,6 +75,7 @@ def realtime() -> None:
               f"({100 * (rt['wall_s'] - want) / want:+.3f} % of {want:g} s); lateness median "
               f"{rt['lateness_median_s'] * 1e3:.3f} ms, p99 {rt['lateness_p99_s'] * 1e3:.3f} ms, "
               f"max {rt['lateness_max_s'] * 1e3:.3f} ms; overruns {rt['overruns']} of {rt['points']}")
+        shutil.rmtree(out)
 
 
 def _peak_run(*args) -> int:
@@ -87,7 +96,9 @@ def long() -> None:
         out = base / label.replace("+", "_")
         peak = _peak_run("depth_step", "--stop-time", "86400", "--no-plots", "-q", "--out", str(out), *extra)
         sizes = ", ".join(f"{p.name} {p.stat().st_size / 1e6:.1f} MB" for p in sorted(out.glob("results.*")))
-        print(f"24 h depth_step, {label}: peak memory {peak / 1024:.0f} MB; {sizes}")
+        wall = json.loads((out / "summary.json").read_text())["wall_time_s"]
+        print(f"24 h depth_step, {label}: peak memory {peak / 1024:.0f} MB; {sizes}; {wall:.1f} s wall")
+        shutil.rmtree(out)
 
 
 if __name__ == "__main__":
