@@ -27,11 +27,12 @@ FILES = {"mcap": "results.mcap", "rosbag": "rosbag", "parquet": "results.parquet
 
 def parse_formats(text: str, allowed=FORMATS) -> list[str]:
     """``csv,mcap`` -> ["csv", "mcap"]; an unknown or repeated one is refused naming --format."""
-    items = [x.strip() for x in (text or "").split(",")]
+    if not (text or "").strip():
+        raise ScenarioError("--format", repr(text), f"empty (choose from {', '.join(allowed)})")
+    items = [x.strip() for x in text.split(",")]
     bad = [x for x in items if x not in allowed]
-    if bad or not items:
-        raise ScenarioError("--format", text, f"unknown format {bad[0]!r} (choose from {', '.join(allowed)})"
-                            if bad else "empty")
+    if bad:
+        raise ScenarioError("--format", text, f"unknown format {bad[0]!r} (choose from {', '.join(allowed)})")
     if len(set(items)) != len(items):
         raise ScenarioError("--format", text, "a format is named twice")
     return items

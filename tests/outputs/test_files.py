@@ -190,3 +190,12 @@ def test_h100_bag_has_its_wrench_thrusters_and_imu(tmp_path):
     _, scene = mcap_messages(tmp_path / "h" / "results.mcap", topics=["/scene"])
     body = next(e for _, _, m in scene for e in m.entities if e.id == "vehicle/body")
     assert body.cubes[0].size.z == pytest.approx(0.254)                    # the frame's Height
+
+
+@pytest.mark.parametrize("text, says", [("csv,mp4", "unknown format 'mp4'"), ("csv,csv", "named twice"), ("", "empty")])
+def test_a_format_that_is_not_one_is_refused_before_anything_runs(tmp_path, text, says):
+    done = _cli("run", "depth_step", "--stop-time", "1", "--out", str(tmp_path / "r"), "--format", text)
+    assert done.returncode == 2 and "--format" in done.stderr and says in done.stderr
+    assert not (tmp_path / "r").exists()
+    export = _cli("export", str(tmp_path), "--format", "csv")
+    assert export.returncode == 2 and "unknown format 'csv'" in export.stderr
