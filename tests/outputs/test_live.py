@@ -118,3 +118,33 @@ def test_live_listens_on_loopback_only_and_port_needs_live(tmp_path):
     bad = subprocess.run([sys.executable, "-m", "auv_cosim", "run", "depth_step", "--stop-time", "1", "--port", "9",
                           "--out", str(tmp_path / "p")], cwd=REPO, capture_output=True, text=True, timeout=120)
     assert bad.returncode == 2 and "--port" in bad.stderr
+
+
+async def _leave_early(port: int, after: int) -> int:
+    """Subscribe to everything, take ``after`` messages, then hang up; the messages taken."""
+    import websockets
+
+    taken = 0
+    async with websockets.connect(f"ws://127.0.0.1:{port}", subprotocols=["foxglove.sdk.v1", "foxglove.websocket.v1"],
+                                  max_size=None) as ws:
+        async for frame in ws:
+            if isinstance(frame, str):
+                msg = json.loads(frame)
+                if msg.get("op") == "advertise":
+                    await ws.send(json.dumps({"op": "subscribe", "subscriptions": [
+                        {"id": k + 1, "channelId": ch["id"]} for k, ch in enumerate(msg["channels"])]}))
+            else:
+                taken += 1
+                if taken >= after:
+                    break
+    return taken
+
+
+def test_a_viewer_that_goes_away_neither_stops_nor_slows_the_run(tmp_path):
+    proc, port = _start(tmp_path / "left")
+    assert asyncio.run(asyncio.wait_for(_leave_early(port, 30), 60)) == 30
+    proc.wait(timeout=120)
+    assert proc.returncode == 0, proc.stderr.read()
+    rt = json.loads((tmp_path / "left" / "summary.json").read_text())["realtime"]
+    assert rt["simulated_s"] == 8.0
+    assert 4.0 <= rt["wall_s"] < 4.4                  # paced at 2x: 4 s, not held by the viewer
