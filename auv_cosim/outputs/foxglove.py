@@ -9,8 +9,8 @@ vehicle (named after its instance, as in the scenario):
 - ``/tf`` (``foxglove.FrameTransform``): ``world`` -> ``<vehicle>``, every communication point;
 - ``/<vehicle>/pose`` (``foxglove.PoseInFrame``, in ``world``): the same pose;
 - ``/scene`` (``foxglove.SceneUpdate``): each vehicle drawn to its size in its own frame (a
-  cylinder of its Length and Diameter, or a box: see ``scene``), the waypoints as a dashed line
-  with a sphere at each, the sea surface (z = 0) and floor as planes over the mission's area,
+  cylinder of its Length and Diameter, or a box: see ``scene``), its waypoints (those of the
+  instance that drives it: ``<vehicle>/waypoints``) as a line with a sphere at each, the sea surface (z = 0) and floor as planes over the mission's area,
   the track so far as lines (a new piece every ``TRACK_PIECE_S`` of simulated time, each kept);
 - ``/<instance>/signals`` (JSON): every recorded column of the instance as a number, named as
   in results.csv with ``[i]`` written ``_i`` (``Pos[1]`` is ``Pos_1``, ``ThrusterDir[1,2]``
@@ -99,10 +99,13 @@ class FoxglovePublisher:
                                                           orientation=Quaternion(x=0, y=0, z=0, w=1)),
                                                 size=Vector3(x=lx, y=ly, z=lz), color=body_colour)]}
             entities.append(SceneEntity(timestamp=ts, frame_id=v.name, id=f"{v.name}/body", frame_locked=True, **prim))
-        if s.waypoints:
-            pts = frames.ned_to_enu(np.array(s.waypoints, dtype=float))
+        routes = {f"{v.name}/waypoints": v.waypoints for v in s.vehicles if v.waypoints}
+        if not routes and s.waypoints:
+            routes = {"waypoints": s.waypoints}
+        for entity_id, route in routes.items():
+            pts = frames.ned_to_enu(np.array(route, dtype=float))
             entities.append(SceneEntity(
-                timestamp=ts, frame_id=frames.WORLD_FRAME, id="waypoints",
+                timestamp=ts, frame_id=frames.WORLD_FRAME, id=entity_id,
                 lines=[LinePrimitive(type=LinePrimitiveLineType.LineStrip, thickness=2.0, scale_invariant=True,
                                      points=[Point3(x=float(p[0]), y=float(p[1]), z=float(p[2])) for p in pts],
                                      color=Color(r=0.1, g=0.1, b=0.1, a=0.8))],
@@ -126,7 +129,8 @@ class FoxglovePublisher:
     def area(self):
         """(east, north) of the south-west and north-east corners of the planes: the waypoints
         and the vehicles' first positions, with PLANE_MARGIN_M around them."""
-        pts = [(w[1], w[0]) for w in self.scene.waypoints] + list(getattr(self, "_starts", []))
+        routes = [w for v in self.scene.vehicles for w in v.waypoints] + list(self.scene.waypoints)
+        pts = [(w[1], w[0]) for w in routes] + list(getattr(self, "_starts", []))
         if not pts:
             pts = [(0.0, 0.0)]
         a = np.array(pts, dtype=float)

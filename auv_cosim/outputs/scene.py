@@ -33,6 +33,7 @@ class Vehicle:
     shape: str = "box"              # "cylinder" (along x) or "box"
     size: tuple[float, float, float] = (DEFAULT_SIZE, DEFAULT_SIZE, DEFAULT_SIZE)   # x, y, z extent (m)
     size_from: str = "default"
+    waypoints: list[tuple[float, float, float]] = field(default_factory=list)   # NED, of what drives it
 
 
 @dataclass
@@ -96,15 +97,25 @@ def scene_of(plan: Plan, columns: list[str], record: list[str] | None = None) ->
                                 _columns(colmap, inst, "Omega", 3), _columns(colmap, inst, "Vel", 3),
                                 shape, size, size_from))
     scenario = plan.model.model_dump(mode="json", by_alias=True, exclude_none=True)
-    try:
-        waypoints = scenario_waypoints(scenario)
-    except Exception:
-        waypoints = []
+    specs = scenario.get("instances") or {}
+    for v in vehicles:   # the waypoints of the instances that drive it (its control), as the 3-D view reads them
+        drivers = list(dict.fromkeys(c.src for c in plan.connections if c.dst == v.name))
+        v.waypoints = _waypoints({"instances": {d: specs[d] for d in drivers if d in specs}})
+    waypoints = _waypoints(scenario)
     floor = None
     for v in vehicles:
         for key in ("SeaFloorDepth", "SeaDepth"):
             floor = floor or _number(param(plan, v.name, key))
     return Scene(list(columns), record, plan.start_time, vehicles, waypoints, floor, plan.name)
+
+
+def _waypoints(scenario: dict) -> list[tuple[float, float, float]]:
+    """The waypoints the registered figures read from a scenario mapping; none when they
+    cannot be read (the run itself has refused a malformed list already)."""
+    try:
+        return scenario_waypoints(scenario)
+    except Exception:
+        return []
 
 
 def attitudes(v: Vehicle, block: np.ndarray) -> np.ndarray:

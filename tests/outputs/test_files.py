@@ -78,7 +78,7 @@ def test_the_scene_draws_the_vehicle_to_size_waypoints_surface_floor_and_track(s
     assert body.frame_id == "vehicle" and body.frame_locked
     cyl = body.cylinders[0]
     assert sorted([cyl.size.x, cyl.size.y, cyl.size.z]) == pytest.approx([0.2, 0.2, 2.0])   # Length 2 m, Diameter 0.2 m
-    wp = entities["waypoints"].lines[0].points
+    wp = entities["vehicle/waypoints"].lines[0].points
     assert len(wp) == 10 and (wp[1].x, wp[1].y) == (0.0, 500.0)          # (500 N, 0 E) is x = E, y = N
     assert entities["sea surface"].cubes[0].pose.position.z == 0.0
     assert entities["sea floor"].cubes[0].pose.position.z == -60.0       # SeaFloorDepth 60 m, down is -z
@@ -199,3 +199,23 @@ def test_a_format_that_is_not_one_is_refused_before_anything_runs(tmp_path, text
     assert not (tmp_path / "r").exists()
     export = _cli("export", str(tmp_path), "--format", "csv")
     assert export.returncode == 2 and "unknown format 'csv'" in export.stderr
+
+
+def test_each_vehicle_of_a_fleet_has_its_own_channels_named_after_it(tmp_path):
+    """The convoy (two survey stacks, leader and follower): per vehicle its pose, odometry,
+    body and waypoints, under the scenario's names."""
+    done = _cli("run", "convoy", "--stop-time", "3", "--no-plots", "-q", "--out", str(tmp_path / "c"),
+                "--format", "mcap,rosbag")
+    assert done.returncode == 0, done.stderr
+    channels, msgs = mcap_messages(tmp_path / "c" / "results.mcap")
+    assert {"/leader/pose", "/follower/pose", "/leader_control/signals", "/follower_sensors/signals"} <= set(channels)
+    tf = {m.child_frame_id for topic, _, m in msgs if topic == "/tf"}
+    assert tf == {"leader", "follower"}
+    entities = {e.id for topic, _, m in msgs if topic == "/scene" for e in m.entities}
+    assert {"leader/body", "follower/body", "leader/waypoints", "follower/waypoints"} <= entities
+    topics, _ = bag_messages(tmp_path / "c" / "rosbag")
+    assert {"/leader/odom", "/follower/odom", "/leader_sensors/imu", "/follower_sensors/imu"} <= set(topics)
+    header, data = results_table(tmp_path / "c")
+    last = {m.child_frame_id: m for topic, _, m in msgs if topic == "/tf"}
+    assert last["follower"].translation.y == data[-1, header.index("follower.Pos[1]")]   # north is y
+    assert last["leader"].translation.y == data[-1, header.index("leader.Pos[1]")]
