@@ -92,9 +92,12 @@ def cmd_run(args) -> int:
         if args.port is not None and not args.live:
             raise ScenarioError("--port", str(args.port), "is the port of --live; give --live too")
         if args.live:
-            from auv_cosim.outputs.live import LiveView
+            from auv_cosim.outputs.live import LiveError, LiveView
 
-            observers.append(LiveView(port=8765 if args.port is None else args.port, paced=pacer is not None))
+            try:
+                observers.append(LiveView(port=8765 if args.port is None else args.port, paced=pacer is not None))
+            except LiveError as e:
+                raise ScenarioError("--port", str(8765 if args.port is None else args.port), str(e)) from None
         with scenario_source(args.scenario, args.parameter_set) as scenario:  # an .ssp file too
             res = run(scenario, out_dir=args.out, stop_time=args.stop_time, step=args.step, overrides=overrides,
                       progress=False if args.no_progress else None, plots=False if args.no_plots else None,

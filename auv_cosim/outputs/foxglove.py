@@ -219,8 +219,9 @@ class FoxgloveObserver(Observer):
     """An observer that publishes a run's points on the Foxglove channels of ``scene_for(plan,
     layout)`` through the sinks ``open_sinks(context)`` opens (and ``close`` closes)."""
 
-    def __init__(self, open_sinks, every: int | None = None, record: list[str] | None = None):
+    def __init__(self, open_sinks, every: int | None = None, record: list[str] | None = None, context=None):
         self.open_sinks = open_sinks
+        self.ctx = context
         if every is not None:
             self.every = every
         self.record = record
@@ -232,7 +233,8 @@ class FoxgloveObserver(Observer):
 
         from .scene import scene_of
 
-        self.ctx = foxglove.Context()
+        if self.ctx is None:
+            self.ctx = foxglove.Context()
         self.sinks = list(self.open_sinks(self.ctx))
         self.publisher = FoxglovePublisher(scene_of(plan, list(layout.columns), self.record), self.ctx)
 

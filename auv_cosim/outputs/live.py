@@ -24,21 +24,29 @@ STATIC_EVERY_S = 1.0
 HOST = "127.0.0.1"
 
 
-class LiveView(FoxgloveObserver):
-    def __init__(self, port: int = 8765, paced: bool = False, echo: bool = True):
-        super().__init__(self._open_server, every=1 if paced else None)
-        self.port = port
-        self.echo = echo
-        self.server = None
-        self._static_at = 0.0
+class LiveError(Exception):
+    """The server could not be started (the port taken, not a port): before anything runs."""
 
-    def _open_server(self, ctx):
+
+class LiveView(FoxgloveObserver):
+    """The server is started when the view is made, before the run (a port that cannot be
+    had is a ``LiveError`` then), and stopped when the run ends."""
+
+    def __init__(self, port: int = 8765, paced: bool = False, echo: bool = True):
         import foxglove
 
-        self.server = foxglove.start_server(name="auv-cosim", host=HOST, port=self.port, context=ctx)
+        ctx = foxglove.Context()
+        super().__init__(lambda _ctx: [self.server], every=1 if paced else None, context=ctx)
+        self.echo = echo
+        self._static_at = 0.0
+        if not 0 <= port <= 65535:
+            raise LiveError(f"{port} is not a TCP port (0 to 65535; 0: any free one)")
+        try:
+            self.server = foxglove.start_server(name="auv-cosim", host=HOST, port=port, context=ctx)
+        except Exception as e:   # the SDK's FoxgloveError comes as a RuntimeError
+            raise LiveError(f"cannot serve on {HOST}:{port}: {e}") from None
         if self.echo:
             print(f"live: Foxglove WebSocket on ws://{HOST}:{self.server.port}", file=sys.stderr, flush=True)
-        return [self.server]
 
     @property
     def bound_port(self) -> int | None:

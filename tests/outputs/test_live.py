@@ -148,3 +148,18 @@ def test_a_viewer_that_goes_away_neither_stops_nor_slows_the_run(tmp_path):
     rt = json.loads((tmp_path / "left" / "summary.json").read_text())["realtime"]
     assert rt["simulated_s"] == 8.0
     assert 4.0 <= rt["wall_s"] < 4.4                  # paced at 2x: 4 s, not held by the viewer
+
+
+def test_a_port_that_cannot_be_had_is_refused_before_anything_runs(tmp_path):
+    import socket
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        for bad, says in ((str(port), "cannot serve on 127.0.0.1"), ("70000", "not a TCP port")):
+            done = subprocess.run([sys.executable, "-m", "auv_cosim", "run", "depth_step", "--stop-time", "1",
+                                   "--out", str(tmp_path / "r"), "--live", "--port", bad],
+                                  cwd=REPO, capture_output=True, text=True, timeout=120)
+            assert done.returncode == 2 and "--port" in done.stderr and says in done.stderr, done.stderr
+            assert not (tmp_path / "r").exists()
