@@ -118,22 +118,39 @@ def read_run(results_dir: Path):
     """(plan, columns, rows) of a finished run's folder; a ScenarioError names what is missing."""
     from ..master.plan import build_plan
     from ..master.scenario import load_scenario
-    from ..master.view import ViewError, read_results
 
     results_dir = Path(results_dir)
     resolved = results_dir / "scenario.resolved.yaml"
-    try:
-        tables = read_results(results_dir)
-    except ViewError as e:
-        raise ScenarioError("RESULTS_DIR", display_path(results_dir), str(e)) from None
+    columns, rows = _read_table(results_dir)
     if not resolved.is_file():
         raise ScenarioError("RESULTS_DIR", display_path(resolved), "no such file (a run writes it beside results.csv)")
     loaded = load_scenario(resolved)
-    summary_stop = float(tables.time[-1])
-    plan = build_plan(loaded, stop_time=max(summary_stop, loaded.model.stop_time or summary_stop))
-    columns = list(tables.columns)
-    rows = np.column_stack([tables.columns[c] for c in columns])
+    reached = float(rows[-1, 0])
+    plan = build_plan(loaded, stop_time=max(reached, loaded.model.stop_time or reached))
     return plan, columns, rows
+
+
+def _read_table(results_dir: Path):
+    """results.csv's columns and rows: numpy's C reader (every value is a number there: Reals as
+    the shortest text of their double, Integers and Booleans whole), the 3-D view's reader
+    (which also reads true/false and checks the file) when that cannot read it."""
+    from ..master.view import ViewError, read_results
+
+    path = Path(results_dir) / "results.csv"
+    try:
+        with open(path, encoding="utf-8") as f:
+            header = f.readline().rstrip("\n").split(",")
+            rows = np.loadtxt(f, delimiter=",", ndmin=2, dtype=np.float64)
+        if header[0] == "time" and rows.shape[1] == len(header) and len(rows) >= 2:
+            return header, rows
+    except (OSError, ValueError, UnicodeDecodeError):
+        pass
+    try:
+        tables = read_results(Path(results_dir))
+    except ViewError as e:
+        raise ScenarioError("RESULTS_DIR", display_path(results_dir), str(e)) from None
+    columns = list(tables.columns)
+    return columns, np.column_stack([tables.columns[c] for c in columns])
 
 
 def export(results_dir: Path, fmt: str, force: bool = False) -> Path:
