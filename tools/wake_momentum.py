@@ -11,6 +11,10 @@ rounding, seed 001's momentumless wake.
 
     .venv/bin/python tools/wake_momentum.py                 # 5, 10 and 20 m behind, default trim
     .venv/bin/python tools/wake_momentum.py --neutral --distances 5 10 20 40
+    .venv/bin/python tools/wake_momentum.py --fmu fmus/Auv.fmu   # the row Auv.fmu publishes
+
+With `--fmu` the row is the WakeSource[1..15] an instance of that FMU publishes after the same
+flight (fmpy alone, CastWake = true), printed against the library's row.
 """
 from __future__ import annotations
 
@@ -37,6 +41,33 @@ def steady_row(neutral: bool, power: float, seconds: float) -> np.ndarray:
     return model.wake_source(sim.state, sim.inputs)
 
 
+def fmu_row(fmu: Path, neutral: bool, power: float, seconds: float) -> np.ndarray:
+    """The WakeSource[1..15] of an instance of `fmu` (Auv.fmu) flown as `steady_row` flies the
+    library's vehicle: fmpy alone, 0.1 s steps."""
+    from fmpy import extract, read_model_description
+    from fmpy.fmi2 import FMU2Slave
+
+    md = read_model_description(str(fmu))
+    vr = {v.name: v.valueReference for v in md.modelVariables}
+    instance = FMU2Slave(guid=md.guid, unzipDirectory=extract(str(fmu)),
+                         modelIdentifier=md.coSimulation.modelIdentifier, instanceName="cruiser")
+    instance.instantiate()
+    try:
+        instance.setupExperiment(startTime=0.0)
+        instance.enterInitializationMode()
+        instance.setReal([vr["Pos0[3]"], vr["LocalVel0[1]"], vr["ThrustPower"]]
+                         + ([vr["AverageDensity"]] if neutral else []),
+                         [30.0, 1.438, power] + ([1025.0] if neutral else []))
+        instance.setBoolean([vr["CastWake"]], [True])
+        instance.exitInitializationMode()
+        for k in range(int(round(seconds / 0.1))):
+            instance.doStep(currentCommunicationPoint=0.1 * k, communicationStepSize=0.1)
+        return np.array(instance.getReal([vr[f"WakeSource[{j}]"] for j in range(1, 16)]))
+    finally:
+        instance.terminate()
+        instance.freeInstance()
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--distances", type=float, nargs="+", default=[5.0, 10.0, 20.0],
@@ -45,11 +76,20 @@ def main(argv=None) -> int:
     parser.add_argument("--power", type=float, default=30.0, help="propulsion power, W (default 30)")
     parser.add_argument("--seconds", type=float, default=150.0, help="flight before the row is taken")
     parser.add_argument("--rings", type=int, default=10000, help="rings of the quadrature (default 10000)")
+    parser.add_argument("--fmu", type=Path, help="take the row from this Auv.fmu's WakeSource (fmpy alone)")
     args = parser.parse_args(argv)
     if any(not 0.0 < d < 50.0 for d in args.distances):
         parser.error("--distances must lie between 0 and WakeLength (50 m)")
+    if args.fmu is not None and not args.fmu.is_file():
+        print(f"wake_momentum: {args.fmu}: no such FMU (build it: ./build.sh)", file=sys.stderr)
+        return 2
 
     row = steady_row(args.neutral, args.power, args.seconds)
+    if args.fmu is not None:
+        library = row
+        row = fmu_row(args.fmu, args.neutral, args.power, args.seconds)
+        print(f"the row of {args.fmu.name}'s WakeSource after {args.seconds:g} s: largest difference from "
+              f"the library's {np.abs(row - library).max():.3g}")
     thrust, drag = row[THRUST], row[DRAG]
     trim = "neutral trim (AverageDensity = Rho)" if args.neutral else "default trim (0.314 kg light)"
     print(f"steady cruise at {args.power:g} W, {trim}: U = {row[9]:.4f} m/s, T = {thrust:.6f} N, "

@@ -19,14 +19,21 @@ and this class registers, in this order (the value references follow it):
 * RelativeTolerance and AbsoluteTolerance of the integrator (tunable);
 * the local variables, from `vehicle_class.LOCALS` if it has one (values for plots that are
   not outputs, refreshed with the outputs from `model.local_vector(x, u, t)`; a model with
-  `write_outputs` fills both arrays in place in one call).
+  `write_outputs` fills both arrays in place in one call);
+* the vehicle among others (SPEC 9), last of all so that no earlier value reference moved:
+  one parameter per field of each of `late_parameter_classes` (the wake parameters: CastWake,
+  ExternalWakeUpdate, ...), then the inputs of `vehicle_class.EXTRA_INPUTS` (the others'
+  `WakeSources[k,j]`, held after the table's inputs in the same array) and the outputs of
+  `vehicle_class.EXTRA_OUTPUTS` (`WakeSource`, `WakeVelocity`, after the table's outputs in
+  the same array, which the model's `write_outputs` fills when it is that long).
 
 The model and the simulator are rebuilt when a parameter they use changes (a tunable one
 during the run: the vehicle keeps its state). A bad parameter fails initialisation with the
 parameter named; a failed step leaves the vehicle at the start of the step (see
 `auv_cosim.fmu.slave`). The FMU state is the registered variables plus the vehicle's state and
-time: the simulator restarts its integrator from the state at every step, so a restored run
-continues bit for bit.
+time, and what the vehicle holds over a step beyond its inputs (the wake block: whether a
+source moved and the wake velocity held in "Step" mode): the simulator restarts its
+integrator from the state at every step, so a restored run continues bit for bit.
 
 This module imports nothing of the project beyond `auv_cosim.fmu`: the vehicle's classes come in
 as class attributes.
@@ -64,6 +71,10 @@ class VehicleSlave(FmuSlave):
     parameter_defaults: ClassVar[Optional[Tuple[Any, ...]]] = None
     #: Text appended to an initial-state parameter's description, by name.
     initial_state_notes: ClassVar[Dict[str, str]] = {}
+    #: Parameter classes the model takes after `parameter_classes` whose variables the FMU
+    #: registers after every other (added later: the wake parameters of SPEC 9). Their start
+    #: values are each class's defaults.
+    late_parameter_classes: ClassVar[Tuple[type, ...]] = ()
 
     def library_origin(self) -> str:
         """Where the vehicle library runs from ("the vehicle library PACKAGE from FOLDER", logged at
@@ -108,10 +119,7 @@ class VehicleSlave(FmuSlave):
                 raise TypeError(f"{type(self).__name__}: parameter class {cls.__name__} is not a "
                                 f"dataclass of declared fields (see auv_cosim.fmu.declare)")
             defaults = cls() if self.parameter_defaults is None else self.parameter_defaults[k]
-            for field in dataclasses.fields(cls):
-                declared = declaration(field)
-                if declared is not None:
-                    self._add_parameter(field.name, declared, getattr(defaults, field.name))
+            self._add_parameter_class(cls, defaults)
 
         for signal in vehicle.STATE:
             name = signal.name + "0"
@@ -138,6 +146,23 @@ class VehicleSlave(FmuSlave):
         for signal in local_table or ():
             self._register_signal(signal, "local", attr="_locals", start=local_table.start(signal.name))
 
+        # the vehicle among others (SPEC 9), after everything else
+        for cls in self.late_parameter_classes:
+            self._add_parameter_class(cls, cls())
+        extra_inputs = getattr(vehicle, "EXTRA_INPUTS", None)
+        for signal in extra_inputs or ():
+            self._register_signal(signal, "input", attr="_inputs_now",
+                                  start=self._given_inputs + extra_inputs.start(signal.name))
+        if extra_inputs is not None:
+            self._given_inputs += extra_inputs.size
+        extra_outputs = getattr(vehicle, "EXTRA_OUTPUTS", None)
+        if extra_outputs is not None:
+            self._outputs = np.zeros(vehicle.OUTPUTS.size + extra_outputs.size)
+            for signal in extra_outputs:
+                self._register_signal(signal, "output", attr="_outputs",
+                                      start=vehicle.OUTPUTS.size + extra_outputs.start(signal.name),
+                                      depends_on=[])
+
     # ------------------------------------------------------------------ registration
     def _register_signal(self, signal, causality, attr, start, depends_on=None):
         """One input or output part as Reals over elements of the array self.<attr>."""
@@ -147,11 +172,24 @@ class VehicleSlave(FmuSlave):
             self.add_real(name, causality=causality, unit=units[i], description=descriptions[i],
                           element=(attr, start + i), depends_on=depends_on)
 
+    def _add_parameter_class(self, cls, defaults):
+        """One parameter per declared field of the dataclass `cls`, start values from `defaults`."""
+        for field in dataclasses.fields(cls):
+            declared = declaration(field)
+            if declared is not None:
+                self._add_parameter(field.name, declared, getattr(defaults, field.name))
+
+    #: the FMI registration and the Python type of a parameter that is not a Real, by `kind`
+    _DISCRETE_KINDS = {"integer": ("add_integer", int), "boolean": ("add_boolean", bool),
+                       "string": ("add_string", str)}
+
     def _add_parameter(self, name, declaration, default):
-        if declaration.get("kind") == "integer":
-            setattr(self, name, int(default))
-            self.add_integer(name, causality="parameter", description=declaration["description"],
-                             variability=declaration["variability"])
+        kind = declaration.get("kind")
+        if kind in self._DISCRETE_KINDS:
+            method, convert = self._DISCRETE_KINDS[kind]
+            setattr(self, name, convert(default))
+            getattr(self, method)(name, causality="parameter", description=declaration["description"],
+                                  variability=declaration["variability"])
             self._key_names.append(name)
             return
         size = declaration["size"]
@@ -200,7 +238,7 @@ class VehicleSlave(FmuSlave):
     # ------------------------------------------------------------------ parameters -> model
     def _value(self, name):
         value = getattr(self, name)
-        if isinstance(value, (int, float)):
+        if isinstance(value, (int, float, str)):   # bool is an int
             return value
         return tuple(float(v) for v in value)
 
@@ -240,7 +278,7 @@ class VehicleSlave(FmuSlave):
         self._check_finite()
         try:
             model = self.vehicle_class(*[cls(**self._parameter_values(cls))
-                                         for cls in self.parameter_classes])
+                                         for cls in self.parameter_classes + self.late_parameter_classes])
         except ValueError as error:
             raise FmuError(str(error)) from None
         rtol, atol = self.RelativeTolerance, self.AbsoluteTolerance
@@ -344,7 +382,9 @@ class VehicleSlave(FmuSlave):
     def fmu_get_state(self):
         return {"time": self._time,
                 "x": None if self._sim is None else self._sim.state.tolist(),
-                "warned_time": self._warned_time}
+                "warned_time": self._warned_time,
+                # what the vehicle holds beyond its inputs (the wake block's flag and velocity)
+                "held": self._inputs_now[self._given_inputs:].tolist()}
 
     def fmu_set_state(self, internal):
         self._time = float(internal["time"])
@@ -358,5 +398,6 @@ class VehicleSlave(FmuSlave):
         # restored parameters; otherwise this is a no-op unless they differ from the model's.
         self._build()
         self._sim.set_state(np.array(internal["x"], dtype=float))
+        self._inputs_now[self._given_inputs:] = internal["held"]
         self.parameters_changed = False
 

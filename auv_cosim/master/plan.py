@@ -56,6 +56,20 @@ class Var:
     unit: str | None = None
 
 
+#: The ports of a vehicle among others (SPEC 9: the row it publishes, the rows of the others it
+#: meets, the velocity they gave it), by base name. A scenario that wires none (no connection
+#: or signal to or from one) leaves them quiet: not read after a step, not recorded by
+#: `record: all`, not listed as unconnected inputs, so that a vehicle alone runs as it did
+#: before they existed (its results.csv byte for byte); those a `record` entry names are
+#: read and recorded all the same.
+WAKE_PORTS = ("WakeSource", "WakeSources", "WakeVelocity")
+
+
+def is_wake_port(name: str) -> bool:
+    """Whether the scalar variable `name` (``WakeSources[2,7]``) is one of `WAKE_PORTS`."""
+    return name.split("[", 1)[0] in WAKE_PORTS
+
+
 @dataclass
 class InstancePlan:
     name: str
@@ -66,14 +80,16 @@ class InstancePlan:
     # the start values as given (name or vector -> value or list), typed: what the run used
     start_values: dict[str, Any] = field(default_factory=dict)
     param_where: dict[str, tuple[str, str]] = field(default_factory=dict)  # variable -> (file, field)
+    #: variables the run leaves alone (the wake ports of a scenario without wakes: `WAKE_PORTS`)
+    quiet: frozenset = frozenset()
 
     @property
     def outputs(self) -> list[Var]:
-        return [v for v in self.vars.values() if v.causality == "output"]
+        return [v for v in self.vars.values() if v.causality == "output" and v.name not in self.quiet]
 
     @property
     def inputs(self) -> list[Var]:
-        return [v for v in self.vars.values() if v.causality == "input"]
+        return [v for v in self.vars.values() if v.causality == "input" and v.name not in self.quiet]
 
 
 @dataclass
@@ -122,6 +138,28 @@ class StopPlan:
     @property
     def func(self):
         return _OPS[self.op]
+
+
+def uses_wakes(connections, signals) -> bool:
+    """Whether a scenario wires the wake ports (`WAKE_PORTS`): a connection or a signal to or
+    from one. Then they are ordinary variables of every instance."""
+    return (any(is_wake_port(c.src_var.name) or is_wake_port(c.dst_var.name) for c in connections)
+            or any(is_wake_port(s.var.name) for s in signals))
+
+
+def named_wake_ports(instances, record) -> set:
+    """The wake ports (``instance.variable``) a `record` list names, matched as `record` matches
+    (a pattern over ``instance.variable``, or a vector's base name); 'all' names none."""
+    if record == "all":
+        return set()
+    ports = [f"{n}.{v}" for n, ip in instances.items() for v in ip.vars if is_wake_port(v)]
+    named = set()
+    for pat in record:
+        if pat == "all":
+            continue
+        rx = re.compile("^" + re.escape(pat).replace(r"\*", ".*") + "$")
+        named.update(p for p in ports if rx.match(p) or p.startswith(pat + "["))
+    return named
 
 
 @dataclass
@@ -522,6 +560,11 @@ def build_plan(loaded: LoadedScenario, stop_time: float | None = None, step: flo
                 problems.append((*where, f"{name}.{var.name} is driven by {driven[(name, var.name)]}, which "
                                  f"would overwrite this start value; `disconnect: [{name}.{var.name}]` in a "
                                  f"scenario to set it"))
+    # the wake ports stay quiet unless the scenario wires them (or records them by name)
+    if not uses_wakes(connections, signals):
+        named = named_wake_ports(instances, model.record)
+        for name, ip in instances.items():
+            ip.quiet = frozenset(n for n in ip.vars if is_wake_port(n) and f"{name}.{n}" not in named)
     # inputs given a start value by a parameter entry are fine; others keep the FMU's start value
     unconnected = [f"{n}.{v.name}" for n, ip in instances.items() for v in ip.inputs if (n, v.name) not in driven]
 

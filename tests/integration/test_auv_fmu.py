@@ -74,14 +74,18 @@ def test_interface_matches_the_contract(auv_fmu):
     inputs = {v.name for v in md.modelVariables if v.causality == "input"}
     outputs = {v.name for v in md.modelVariables if v.causality == "output"}
     vec = lambda name, n: {f"{name}[{i + 1}]" for i in range(n)}  # noqa: E731
-    assert inputs == {"ThrustPower", "RudderYaw", "RudderDive"} | vec("ExternalForce", 3)
+    rows = {f"WakeSources[{k},{j}]" for k in (1, 2, 3) for j in range(1, 16)}   # SPEC 9.3
+    assert inputs == {"ThrustPower", "RudderYaw", "RudderDive"} | vec("ExternalForce", 3) | rows
     assert outputs == (vec("Pos", 3) | vec("Vel", 3) | vec("Quater", 4) | vec("Euler", 3)
                        | {"Heading", "Pitch", "Depth", "Speed", "Altitude", "SeaDepth", "Battery",
-                          "BatteryFraction", "Thrust"})
+                          "BatteryFraction", "Thrust"} | vec("WakeSource", 15) | vec("WakeVelocity", 3))
     for v in md.modelVariables:
         assert v.description, v.name
         if v.name in ("WaveMode", "WaveComponents", "WaveSeed"):   # SPEC 8's whole numbers
             assert v.type == "Integer" and v.causality == "parameter", v.name
+        elif v.name in ("CastWake", "ExternalWakeUpdate"):         # SPEC 9's switch and mode
+            assert v.type == ("Boolean" if v.name == "CastWake" else "String"), v.name
+            assert v.causality == "parameter" and v.variability == "fixed", v.name
         else:
             assert v.type == "Real" and v.unit, v.name
     units = {v.name: v.unit for v in md.modelVariables}
@@ -113,7 +117,10 @@ def test_interface_matches_the_contract(auv_fmu):
     # registered last, so that it moved no other variable's value reference
     local = [v for v in md.modelVariables if v.causality == "local"]
     assert [v.name for v in local] == ["SurfaceElevation"] and local[0].unit == "m"
-    assert local[0].valueReference == max(v.valueReference for v in md.modelVariables)
+    # (after it only the wake variables of SPEC 9, added later: tests/integration/test_wake_fmu.py)
+    assert local[0].valueReference == max(v.valueReference for v in md.modelVariables
+                                          if not v.name.startswith(("Wake", "Jet", "CastWake", "PropellerDiameter",
+                                                                    "ExternalWakeUpdate")))
 
 
 # ------------------------------------------------------------------------------ behaviour

@@ -14,11 +14,17 @@ Variables (vectors as `Name[i]`, 1-based, SI units):
   seafloor tunable, Gravity fixed), the initial state Pos0, Quater0, LocalVel0, Omega0,
   Battery0 (fixed) and the integrator's RelativeTolerance / AbsoluteTolerance (tunable).
   SectionX / SectionDiameter / SectionLength all zero (the default) means "derived from Length
-  and Diameter"; Battery0 negative (the default) means InitialBattery.
+  and Diameter"; Battery0 negative (the default) means InitialBattery;
+* among others (SPEC 9, registered after every other variable): the parameters CastWake
+  (Boolean), PropellerDiameter, WakeMinSpeed (fixed), WakeSpreadRate, JetSpreadRate,
+  WakeLength (tunable) and ExternalWakeUpdate (String "Step" / "Evaluation"); the inputs
+  WakeSources[1..3,1..15] (three other vehicles' WakeSource rows, zero: none) and the outputs
+  WakeSource[1..15] (this vehicle's row, zero unless CastWake) and WakeVelocity[1..3] (NED).
 
 Failures (see auv_cosim.fmu.slave): a bad parameter fails fmi2ExitInitializationMode (fmi2Fatal)
 with an error logged that names the variable; a non-finite input or an integrator failure fails
-fmi2DoStep (fmi2Discard) with an error logged, the vehicle left at the step's start.
+fmi2DoStep (fmi2Discard) with an error logged, the vehicle left at the step's start; so does a
+malformed row of WakeSources, the row and the element named.
 """
 from __future__ import annotations
 
@@ -28,7 +34,7 @@ import sys
 from pythonfmu.default_experiment import DefaultExperiment
 
 from ...fmu import VehicleSlave
-from . import AuvModel, AuvParameters
+from . import AuvModel, AuvParameters, AuvWakeParameters
 from ..environment import Environment
 from ..simulator import VehicleSimulator
 from ..waves import WaveParameters
@@ -46,6 +52,7 @@ class Auv(VehicleSlave):
 
     vehicle_class = AuvModel
     parameter_classes = (AuvParameters, Environment, WaveParameters)
+    late_parameter_classes = (AuvWakeParameters,)
     simulator_class = VehicleSimulator
     initial_state_defaults = {"Pos0": (0.0, 0.0, 0.0), "Quater0": (1.0, 0.0, 0.0, 0.0),
                               "LocalVel0": (0.0, 0.0, 0.0), "Omega0": (0.0, 0.0, 0.0),

@@ -18,7 +18,10 @@ PropellerSpeed[1..n]; parameters: every field of `H100Parameters` with the vehic
 values as start values, the environment (Gravity 9.82 by default, von Benzon's), the waves
 (WaveMode 0 none, 1 regular, 2 JONSWAP, and their parameters: SPEC 8), the initial
 state (Pos0, Quater0, LocalVel0, Omega0, PropellerSpeed0: at rest by default) and the
-integrator's tolerances. A rank < 6 layout logs a warning naming what it cannot push.
+integrator's tolerances; among others (SPEC 9.3, after every other variable) the parameters
+WakeSpreadRate, JetSpreadRate, WakeLength (tunable) and ExternalWakeUpdate (String), the inputs
+WakeSources[1..3,1..15] and the output WakeVelocity[1..3] (it casts nothing). A rank < 6
+layout logs a warning naming what it cannot push.
 """
 from __future__ import annotations
 
@@ -33,6 +36,7 @@ from ..environment import Environment
 from . import H100Model, H100Parameters, load_vehicle
 from .model import DEFAULT_ENVIRONMENT
 from ..simulator import VehicleSimulator
+from ..wake import WakeParameters
 from ..waves import WaveParameters
 
 
@@ -49,6 +53,7 @@ class H100(VehicleSlave):
     #: The vehicle file this FMU is built for, relative to the FMU's resources folder.
     vehicle_file = "vehicles/H100.yaml"
     parameter_classes = (H100Parameters, Environment, WaveParameters)
+    late_parameter_classes = (WakeParameters,)
     simulator_class = VehicleSimulator
     initial_state_notes = {"Quater0": " (normalised)", "PropellerSpeed0": " (0: at rest)"}
 
