@@ -37,7 +37,8 @@ def steady_row(neutral: bool, power: float, seconds: float) -> np.ndarray:
     sim = VehicleSimulator(model, model.cruise_state(1.438, depth=30.0))
     u = inputs(power)
     for k in range(int(round(seconds / 0.1))):
-        sim.advance(0.1 * k, 0.1 * (k + 1), u)
+        t = 0.1 * k
+        sim.advance(t, t + 0.1, u)     # t + 0.1, as an FMU's step from t ends (fmu_row)
     return model.wake_source(sim.state, sim.inputs)
 
 
