@@ -31,7 +31,8 @@ from fmpy import read_model_description
 
 
 from . import registry
-from .wakes import is_wake_connection, wake_connections, wake_warnings, wake_wiring_problems
+from .wakes import (WAKE_SOURCE, WAKE_SOURCES, WAKE_VELOCITY, is_wake_connection, wake_connections, wake_warnings,
+                    wake_wiring_problems)
 from .scenario import (
     LoadedScenario,
     ScenarioError,
@@ -62,7 +63,7 @@ class Var:
 #: `record: all`, not listed as unconnected inputs, so that a vehicle alone runs as it did
 #: before they existed (its results.csv byte for byte); those a `record` entry names are
 #: read and recorded all the same.
-WAKE_PORTS = ("WakeSource", "WakeSources", "WakeVelocity")
+WAKE_PORTS = (WAKE_SOURCE, WAKE_SOURCES, WAKE_VELOCITY)
 
 
 def is_wake_port(name: str) -> bool:
