@@ -267,3 +267,19 @@ def test_a_malformed_row_fails_the_step_naming_row_and_element(make, model, elem
     assert list(inst.vector("Pos")) == list(before)             # nothing happened
     inst.set(**{f"WakeSources[2,{j}]": v for j, v in enumerate(_good_row(), 1)})
     inst.fmu.doStep(inst.time, 0.1)                              # a good row: it flies on
+
+
+def test_a_tunable_wake_parameter_applies_from_the_next_step(make):
+    # WakeLength cut below the follower's distance from the leader's stern mid-run: the wake no
+    # longer reaches it from the next step on; set back, it does again (the vehicle keeps its state)
+    leader = _cruiser(make, (0.0, 0.0, 30.0), CastWake=True)
+    follower = _cruiser(make, (-6.0, 0.0, 30.0))
+    _fly(leader, follower, 1.0)
+    assert np.linalg.norm(follower.vector("WakeVelocity")) > 1e-3
+    follower.set(WakeLength=3.0)
+    trace = _fly(leader, follower, 0.5)
+    assert all(row[3:] == (0.0, 0.0, 0.0) for row in trace)
+    follower.set(WakeLength=50.0)
+    _fly(leader, follower, 0.1)
+    assert np.linalg.norm(follower.vector("WakeVelocity")) > 1e-3
+    assert follower.errors() == []
