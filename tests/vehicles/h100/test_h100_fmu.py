@@ -52,8 +52,10 @@ def test_checkers_and_interface(unpacked):
     md, _ = unpacked
     variables = {v.name: v for v in md.modelVariables}
     inputs = [v.name for v in md.modelVariables if v.causality == "input"]
+    # the table's inputs, then the others' wake rows (SPEC 9.3, registered after every other)
     assert inputs == [f"ThrusterCommand[{i}]" for i in range(1, 9)] + \
-        [f"ExternalForce[{i}]" for i in (1, 2, 3)] + [f"ExternalMoment[{i}]" for i in (1, 2, 3)]
+        [f"ExternalForce[{i}]" for i in (1, 2, 3)] + [f"ExternalMoment[{i}]" for i in (1, 2, 3)] + \
+        [f"WakeSources[{k},{j}]" for k in (1, 2, 3) for j in range(1, 16)]
     outputs = {v.name for v in md.modelVariables if v.causality == "output"}
     for name in ("Pos[3]", "Vel[1]", "LocalVel[2]", "Omega[3]", "Quater[4]", "Euler[3]", "Heading",
                  "Depth", "Altitude", "Thrust[8]", "SpecificForce[3]", "SurfaceElevation"):
