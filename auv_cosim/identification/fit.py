@@ -23,6 +23,24 @@ def noise_level(y: np.ndarray) -> float:
     return 1.4826 * mad / math.sqrt(6.0)
 
 
+#: the least a log must hold for a fit: samples per fitted parameter, and seconds. A parameter
+#: shows in how the motion answers the commands, which takes the vehicles' time constants
+#: (seconds: the H100's surge (m + X_u') / D ~ 5 s) to build, and each parameter needs many
+#: samples of it against the noise; a 0.2 s log fitted anything (a quadratic damping of 1.6e8)
+MIN_SAMPLES_PER_PARAMETER = 20
+MIN_DURATION_S = 10.0
+
+
+def check_length(log: TrialLog, parameters: int) -> None:
+    """Refuse (ValueError naming the log) a log too short for ``parameters`` fitted parameters."""
+    n, span = len(log.time), float(log.time[-1] - log.time[0])
+    need = MIN_SAMPLES_PER_PARAMETER * parameters
+    if n < need or span < MIN_DURATION_S:
+        raise ValueError(f"{log.path}: {n} samples ({span:g} s) are too short a log for {parameters} fitted "
+                         f"parameter(s): a fit needs at least {need} samples and {MIN_DURATION_S:g} s "
+                         f"({MIN_SAMPLES_PER_PARAMETER} samples a parameter)")
+
+
 def _safe(name: str) -> str:
     """lmfit parameter names are Python identifiers: LinearDamping[1,1] -> LinearDamping_1_1."""
     return re.sub(r"\W", "_", name).strip("_")
@@ -73,6 +91,7 @@ def identify(log: TrialLog, adapter, fit: list[str], vehicle_file=None, channels
                          f"(some: {', '.join(list(nominal)[:12])}...)")
     if not fit:
         raise ValueError("--fit: name at least one parameter")
+    check_length(log, len(set(fit)))
     default = [c.name for c in adapter.channels if c.fit]
     chans = [c for c in (channels or default) if c in log.measured]
     missing = [c for c in (channels or []) if c not in log.measured]

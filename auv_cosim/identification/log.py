@@ -66,16 +66,70 @@ def parse_column_map(text: str | None) -> dict[str, str]:
     return out
 
 
+#: the longest step a trial log may have (s): the vehicles' fastest motions (the H100's roll and
+#: pitch, the AUV's fins) take about a second, so commands held for longer are not a control log;
+#: a step of 100 is a time in milliseconds, which an integrator would take hours over
+MAX_STEP_S = 1.0
+#: how far a step may stray from the log's typical (median) step, relative: each row's commands
+#: are held over its own step, so a longer one is commands missing (a hole), a shorter one rows
+#: out of their time
+STEP_TOLERANCE = 0.01
+
+
+def check_time(path, col: str, t: np.ndarray, lines: list[int]) -> None:
+    """A log's time column: strictly increasing, its median step at most MAX_STEP_S, every step
+    within STEP_TOLERANCE of the median (LogError naming the file, the column, the lines and the
+    times)."""
+    dt = np.diff(t)
+    if np.any(dt <= 0):
+        k = int(np.argmax(dt <= 0))
+        raise LogError(f"{path}, line {lines[k + 1]}, column {col!r}: t = {t[k + 1]:g} s after t = {t[k]:g} s "
+                       f"(line {lines[k]}): the time must increase strictly")
+    h = float(np.median(dt))
+    if h > MAX_STEP_S:
+        raise LogError(f"{path}: column {col!r}: the log's step is {h:g} (from {t[0]:g} to {t[-1]:g}); a trial log's "
+                       f"step is at most {MAX_STEP_S:g} s: is the time in milliseconds? Give it in seconds")
+    off = np.abs(dt - h) > STEP_TOLERANCE * h
+    if np.any(off):
+        k = int(np.argmax(off))
+        what = "rows missing (a hole in the log)" if dt[k] > 1.5 * h else "an uneven step"
+        raise LogError(f"{path}, lines {lines[k]}-{lines[k + 1]}, column {col!r}: the step from t = {t[k]:g} s to "
+                       f"t = {t[k + 1]:g} s is {dt[k]:g} s where the log's step is {h:g} s: {what}; every step's "
+                       f"commands are needed (fit the parts on either side apart, with --start/--stop)")
+
+
+def check_finite(path, col: str, name: str, values: np.ndarray, t: np.ndarray | None, lines: list[int]) -> None:
+    """One rule for every column the fit reads (time, commands, measured channels): its first
+    value that is not finite (nan, inf) is refused, naming the file, line, column and time."""
+    bad = ~np.isfinite(values)
+    if np.any(bad):
+        k = int(np.argmax(bad))
+        when = f" at t = {t[k]:g} s" if t is not None else ""
+        raise LogError(f"{path}, line {lines[k]}, column {col!r} ({name}): {values[k]:g}{when} is not finite; "
+                       f"every value the fit reads must be a number (cut a gap out with --start/--stop)")
+
+
 def read_log(path: str | Path, adapter, column_map: dict[str, str] | None = None, hold: str = "ending") -> TrialLog:
-    """Read a trial log for ``adapter``'s vehicle (its inputs and measured channels)."""
+    """Read a trial log for ``adapter``'s vehicle (its inputs and measured channels). Refused
+    (LogError naming the file, line, column and time): a row with more or fewer fields than the
+    header (a truncated last line), a value that is not a number or not finite in any column
+    read, a time that does not increase, an implausible or uneven step, command columns the
+    vehicle does not have (``adapter.check_layout``)."""
     path = Path(path)
     if not path.is_file():
         raise LogError(f"{path}: no such file")
     with open(path, newline="", encoding="utf-8") as f:
-        rows = [r for r in csv.reader(f) if r and not r[0].startswith("#")]
-    if len(rows) < 3:
-        raise LogError(f"{path}: a header and at least 2 rows are needed (found {len(rows)} line(s))")
-    header = [h.strip() for h in rows[0]]
+        numbered = [(n, r) for n, r in enumerate(csv.reader(f), start=1) if r and not r[0].startswith("#")]
+    if len(numbered) < 3:
+        raise LogError(f"{path}: a header and at least 2 rows are needed (found {len(numbered)} line(s))")
+    header = [h.strip() for h in numbered[0][1]]
+    for n, r in numbered[1:]:
+        if len(r) != len(header):
+            last = " (the last line: a truncated write?)" if n == numbered[-1][0] else ""
+            raise LogError(f"{path}, line {n}: {len(r)} fields where the header has {len(header)}: a "
+                           f"{'truncated' if len(r) < len(header) else 'malformed'} row{last}")
+    rows = [r for _, r in numbered[1:]]
+    lines = [n for n, _ in numbered[1:]]
     index = {h: i for i, h in enumerate(header)}
     column_map = dict(column_map or {})
 
@@ -93,8 +147,7 @@ def read_log(path: str | Path, adapter, column_map: dict[str, str] | None = None
         for col in wanted:
             if col in index:
                 j = index[col]
-                return np.array([number(r[j], col, n + 2) if j < len(r) else math.nan
-                                 for n, r in enumerate(rows[1:])], dtype=float), col
+                return np.array([number(r[j], col, n) for n, r in zip(lines, rows)], dtype=float), col
         if name in column_map:
             raise LogError(f"{path}: column {column_map[name]!r} (mapped to {name}) is not in the header")
         if required:
@@ -109,18 +162,17 @@ def read_log(path: str | Path, adapter, column_map: dict[str, str] | None = None
                        f"channels {', '.join(adapter.channel_names)})")
     columns = {}
     t, columns["time"] = column("time", ["time", "t"], True)
-    if not np.all(np.isfinite(t)) or np.any(np.diff(t) <= 0):
-        raise LogError(f"{path}: column {columns['time']!r} must be finite and strictly increasing")
+    check_finite(path, columns["time"], "time", t, None, lines)
+    check_time(path, columns["time"], t, lines)
     inputs = np.zeros((len(t), len(adapter.input_names)))
     for j, name in enumerate(adapter.input_names):
         values, col = column(name, adapter.input_columns(name), name in adapter.required_inputs)
         if values is None:
             continue  # an input the log does not drive stays 0 (external forces)
-        if not np.all(np.isfinite(values)):
-            k = int(np.argmax(~np.isfinite(values)))
-            raise LogError(f"{path}: column {col!r} ({name}) is not finite at t = {t[k]:g} s")
+        check_finite(path, col, name, values, t, lines)
         inputs[:, j] = values
         columns[name] = col
+    adapter.check_layout(path, header, columns)
     if hold == "starting":
         inputs[1:] = inputs[:-1].copy()
     elif hold != "ending":
@@ -129,6 +181,7 @@ def read_log(path: str | Path, adapter, column_map: dict[str, str] | None = None
     for name in adapter.channel_names:
         values, col = column(name, adapter.channel_columns(name), False)
         if values is not None:
+            check_finite(path, col, name, values, t, lines)
             measured[name] = values
             columns[name] = col
     if not measured:

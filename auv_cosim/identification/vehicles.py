@@ -50,6 +50,9 @@ class VehicleAdapter:
     def channel_columns(self, name: str) -> list[str]:
         return list(self.channel(name).columns)
 
+    def check_layout(self, path, header: list[str], columns: dict[str, str]) -> None:
+        """Refuse (LogError) a log whose command columns this vehicle does not have."""
+
     # to be provided by each vehicle
     def nominal(self, vehicle_file: str | Path | None = None) -> dict[str, float]:
         """Every fittable parameter (FMU name -> value) of the nominal vehicle."""
@@ -264,6 +267,26 @@ class H100Adapter(VehicleAdapter):
 
     def input_columns(self, name: str) -> list[str]:
         return [f"vehicle.{name}", f"control.{name}", f"allocation.{name}", name]
+
+    def check_layout(self, path, header: list[str], columns: dict[str, str]) -> None:
+        """A log with more thruster-command columns (beside the one read as ThrusterCommand[1],
+        same prefix) than the vehicle file has thrusters is another vehicle's log: the extra
+        thrusters' pushes would be left out of every prediction (fewer columns than thrusters:
+        read_log already refuses the missing one)."""
+        import re as _re
+        from .log import LogError
+
+        first = columns.get("ThrusterCommand[1]")
+        if first is None:
+            return
+        prefix = first[:-len("ThrusterCommand[1]")]
+        found = sorted(int(m.group(1)) for h in header
+                       if (m := _re.fullmatch(_re.escape(prefix) + r"ThrusterCommand\[(\d+)\]", h)))
+        n = len(self.vehicle.params.thruster_positions())
+        if found and found[-1] > n:
+            raise LogError(f"{path}: {len(found)} thruster commands ({prefix}ThrusterCommand[1] .. [{found[-1]}]) "
+                           f"where the vehicle file {Path(self.vehicle.source).name} has {n} thrusters: a log of "
+                           f"another vehicle (give the --vehicle-file of the vehicle that flew it)")
 
     def commands_for(self, wrench) -> np.ndarray:
         """Thruster commands that push the body wrench (X, Y, Z, K, M, N) (N, N m) with the
