@@ -32,6 +32,9 @@ def add_identify_parser(sub) -> None:
                    help="take the initial state from the first sample as it is (default: fit it along)")
     p.add_argument("--check", metavar="LOG",
                    help="a held-out log: print and record the RMS position error of the nominal and fitted models on it")
+    p.add_argument("--strict", action="store_true",
+                   help="exit 1 on any warning (default: only where the fit is unusable: not converged, a parameter "
+                        "at a bound, a standard error of 0 or above its value, the held-out check worse than the nominal)")
     p.add_argument("--start", type=float, help="use the log from this time on (s)")
     p.add_argument("--stop", type=float, help="use the log up to this time (s)")
     p.set_defaults(func=cmd_identify)
@@ -94,7 +97,7 @@ def _window(log, start, stop):
 def cmd_identify(args) -> int:
     from auv_cosim.master import ScenarioError
 
-    from .fit import identify, predict, rms_position_error
+    from .fit import identify, predict, rms_position_error, unusable, warning
     from .log import LogError, parse_column_map, read_log
     from .report import write_outputs
     from .vehicles import vehicle_adapter
@@ -125,8 +128,21 @@ def cmd_identify(args) -> int:
         e_fit = rms_position_error(adapter, check, predict(adapter, fr.values, check))
         heldout = {"log": str(check.path), "rms_position_error_m": {"nominal": e_nom, "fitted": e_fit}}
         print(f"  held-out {check.path}: RMS position error nominal {e_nom:.3f} m, fitted {e_fit:.3f} m")
+        if e_fit > e_nom:
+            w = warning("heldout-worse", f"on the held-out {check.path} the fitted model is worse than the nominal "
+                                         f"(RMS position error {e_nom:.3f} -> {e_fit:.3f} m)")
+            fr.warnings.append(w)
+            fr.report = fr.report.replace("\n  no warnings", "") + f"\n  warning [{w['code']}]: {w['message']}"
+            print(f"  warning [{w['code']}]: {w['message']}")
     files = write_outputs(fr, log, adapter, Path(args.out), vehicle_file=args.vehicle_file, heldout=heldout)
     for key in ("estimates", "vehicle", "plot", "residuals"):
         if key in files:
             print(f"{key + ':':<11}{files[key]}")
-    return 0 if fr.success else 1
+    bad = unusable(fr.warnings)
+    if bad:
+        print(f"unusable fit ({', '.join(bad)}): no vehicle file written; exit 1")
+        return 1
+    if args.strict and fr.warnings:
+        print(f"--strict: {len(fr.warnings)} warning(s); exit 1")
+        return 1
+    return 0

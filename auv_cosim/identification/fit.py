@@ -67,6 +67,13 @@ class FitResult:
     #: beside ``estimates``' when those are the window-robust ones
     stderr_iid: dict[str, float | None] = field(default_factory=dict)
     stderr_method: str = "iid"
+    #: named warnings (diagnose): dicts of code, message
+    warnings: list = field(default_factory=list)
+    #: the fitted parameters' bounds (FMU name -> (low, high))
+    bounds: dict = field(default_factory=dict)
+    #: before the fit, at the nominal values: the condition number of the fitted parameters'
+    #: correlation matrix and their correlations (None where not computed)
+    condition_at_start: float | None = None
 
 
 def _residual_vector(adapter, log, pred, weights) -> np.ndarray:
@@ -85,6 +92,11 @@ def identify(log: TrialLog, adapter, fit: list[str], vehicle_file=None, channels
     import lmfit
 
     nominal = adapter.nominal(vehicle_file)
+    warnings = []
+    twice = sorted({n for n in fit if fit.count(n) > 1})
+    if twice:
+        warnings.append(warning("duplicate-fit", f"--fit names {', '.join(twice)} more than once: fitted once"))
+        fit = list(dict.fromkeys(fit))
     unknown = [n for n in fit if n not in nominal]
     if unknown:
         raise ValueError(f"--fit: {', '.join(unknown)}: not a parameter of the {adapter.name} "
@@ -105,6 +117,10 @@ def identify(log: TrialLog, adapter, fit: list[str], vehicle_file=None, channels
         scale = float(np.nanmax(np.abs(y)) - np.nanmin(np.abs(y))) or 1.0
         weights[c] = max(noise_level(y), 1e-4 * scale, 1e-9)
 
+    if getattr(adapter, "shooting_window_s", None):
+        fr = _identify_by_shooting(log, adapter, fit, nominal, weights, warnings)
+        fr.report = format_report(fr, log)
+        return fr
     params = lmfit.Parameters()
     names = {}
     for n in fit:
@@ -161,7 +177,9 @@ def identify(log: TrialLog, adapter, fit: list[str], vehicle_file=None, channels
         residuals[c] = r
     fr = FitResult(adapter.name, list(fit), estimates, {n: nominal[n] for n in fit}, correl, nuis, weights,
                    residuals, predicted, predicted_nominal, int(result.nfev), bool(result.success),
-                   str(result.message), values, stderr_iid=stderr_iid, stderr_method=stderr_method)
+                   str(result.message), values, stderr_iid=stderr_iid, stderr_method=stderr_method,
+                   bounds={names[k]: (params[k].min, params[k].max) for k in names})
+    fr.warnings = warnings + diagnose(fr)
     fr.report = format_report(fr, log)
     return fr
 
@@ -241,18 +259,138 @@ def format_report(fr: FitResult, log: TrialLog) -> str:
              f"  {fr.evaluations} simulations; {'converged' if fr.success else 'NOT converged'}: {fr.message}",
              f"  standard errors: {fr.stderr_method}"
              + (" (residuals correlated within each prediction window, their covariance pooled over the "
-               "windows; 'iid': lmfit's, for independent residuals)"
-                if fr.stderr_method != "iid" else " (lmfit: independent residuals, scaled by the reduced chi-square)"),
+               "windows; 'iid': lmfit's, for independent residuals)" if fr.stderr_method.startswith("window")
+                else " ((J^T J)^-1 times the reduced chi-square: independent residuals)"),
              f"  {'parameter':<28} {'nominal':>12} {'estimate':>12} {'std error':>11} {'change':>8}"]
     for n in fr.fitted:
         v, se = fr.estimates[n]
         nom = fr.nominal[n]
         change = f"{(v / nom - 1) * 100:+.1f} %" if nom else ""
         lines.append(f"  {n:<28} {nom:>12.6g} {v:>12.6g} {('%.3g' % se) if se is not None else 'n/a':>11} {change:>8}"
-                     + (f"   (iid {fr.stderr_iid[n]:.3g})" if fr.stderr_method != "iid" and fr.stderr_iid.get(n) else ""))
-    pairs = [(a, b, c) for a, row in fr.correlations.items() for b, c in row.items() if a < b]
+                     + (f"   (iid {fr.stderr_iid[n]:.3g})" if fr.stderr_method.startswith("window") and fr.stderr_iid.get(n) else ""))
+    pairs = [(a, b, c) for a, row in fr.correlations.items() for b, c in row.items() if a < b and abs(c) >= 0.5]
     if pairs:
-        lines.append("  correlations: " + ", ".join(f"{a} / {b} {c:+.2f}" for a, b, c in pairs))
+        lines.append("  correlations of 0.5 or more: " + ", ".join(f"{a} / {b} {c:+.2f}" for a, b, c in pairs))
     lines.append("  residual RMS (measured - fitted): "
                  + ", ".join(f"{c} {np.sqrt(np.mean(r ** 2)):.3g}" for c, r in fr.residuals.items()))
+    if fr.condition_at_start is not None:
+        lines.append(f"  before the fit: condition number of the parameters' correlation matrix {fr.condition_at_start:.3g}")
+    lines += [f"  warning [{w['code']}]: {w['message']}" for w in fr.warnings] or ["  no warnings"]
     return "\n".join(lines)
+
+
+# ----------------------------------------------------------------------------- diagnostics
+
+#: a channel whose residual RMS exceeds its noise level this many times is not explained by the
+#: model (an exact model leaves the noise: ratio 1)
+RESIDUAL_RATIO = 2.0
+#: fitted parameters this correlated are not told apart by the log
+CORRELATION_LIMIT = 0.99
+#: the warnings that make a fit unusable: exit 1 and no fitted vehicle file
+UNUSABLE = ("not-converged", "at-bound", "zero-stderr", "stderr-above-value", "not-identifiable",
+            "heldout-worse")
+
+
+def warning(code: str, message: str) -> dict:
+    return {"code": code, "message": message}
+
+
+def diagnose(fr: FitResult) -> list[dict]:
+    """The named warnings of a fit: not converged; a channel's residuals above RESIDUAL_RATIO
+    times its noise; a parameter at (within 1e-6 of its size from) a bound; a standard error of
+    0 (the log does not move the parameter) or larger than the value (the log cannot tell it
+    from 0); a pair correlated beyond CORRELATION_LIMIT. A fit with its residuals at the noise
+    and every parameter away from its bounds, well determined and apart, has none."""
+    out = []
+    if not fr.success:
+        out.append(warning("not-converged", f"the fit did not converge: {fr.message}"))
+    for c, r in fr.residuals.items():
+        rms = float(np.sqrt(np.mean(r ** 2)))
+        noise = fr.weights.get(c, 0.0)
+        if noise > 0 and rms > RESIDUAL_RATIO * noise:
+            out.append(warning("residual-above-noise", f"{c}: residual RMS {rms:.3g} is {rms / noise:.1f} times its "
+                                                       f"noise {noise:.3g}: the model does not explain the log"))
+    for n in fr.fitted:
+        v, se = fr.estimates[n]
+        lo, hi = fr.bounds.get(n, (-math.inf, math.inf))
+        size = 1e-6 * (abs(fr.nominal[n]) or 1.0)
+        if (math.isfinite(lo) and v - lo <= size) or (math.isfinite(hi) and hi - v <= size):
+            out.append(warning("at-bound", f"{n} = {v:.6g} is at its bound "
+                                           f"({lo if v - lo <= size else hi:g}): the log pushes it out of range"))
+        if se is None or se == 0 or not math.isfinite(se):
+            out.append(warning("zero-stderr", f"{n}: standard error {se}: the log does not move this parameter"))
+        elif se > abs(v):
+            out.append(warning("stderr-above-value", f"{n} = {v:.4g} +- {se:.3g}: the log cannot tell it from 0"))
+    seen = set()
+    for a, row in fr.correlations.items():
+        for b, c in row.items():
+            if (b, a) not in seen and abs(c) > CORRELATION_LIMIT:
+                out.append(warning("correlated", f"{a} and {b} correlated {c:+.3f}: the log hardly tells them apart"))
+            seen.add((a, b))
+    return out
+
+
+def unusable(warnings: list[dict]) -> list[str]:
+    """The codes among ``warnings`` that make a fit unusable."""
+    return sorted({w["code"] for w in warnings if w["code"] in UNUSABLE})
+
+
+# ----------------------------------------------------------------------------- multiple shooting
+
+#: the most residual evaluations of the H100's fit (each Jacobian costs 1 + P + 10 simulations more)
+SHOOTING_EVALUATIONS = 60
+
+
+def _identify_by_shooting(log: TrialLog, adapter, fit: list[str], nominal: dict[str, float],
+                          weights: dict[str, float], warnings: list[dict]) -> FitResult:
+    """The fit of a vehicle whose whole-log prediction is unstable (the H100): multiple shooting
+    (auv_cosim.identification.shooting). Before it, at the nominal values, the identifiability
+    check: a parameter the log does not move is refused (ValueError naming it), pairs
+    correlated beyond CORRELATION_LIMIT and the correlation matrix's condition are reported."""
+    from scipy.optimize import least_squares
+
+    from . import shooting
+
+    problem = shooting.Shooting(adapter, log, nominal, fit, weights, adapter.shooting_window_s)
+    theta0 = problem.theta0()
+    r0 = problem.residual(theta0)
+    j0 = problem.jacobian(theta0)
+    norms = np.linalg.norm(j0[:, :len(fit)], axis=0)
+    dead = [n for n, v in zip(fit, norms) if not v > 1e-9 * (norms.max() or 1.0)]
+    if dead:
+        raise ValueError(f"{log.path}: the log does not move {', '.join(dead)} (its sensitivity is 0: are "
+                         f"the commands that drive it all zero?): it cannot be fitted from this log")
+    _, corr0 = shooting.covariance(j0, r0, len(fit))
+    condition = float(np.linalg.cond(corr0)) if len(fit) > 1 else 1.0
+    for i in range(len(fit)):
+        for j in range(i + 1, len(fit)):
+            if abs(corr0[i, j]) > 0.99:
+                warnings.append(warning("poorly-separated", f"before the fit: {fit[i]} and {fit[j]} correlated "
+                                                            f"{corr0[i, j]:+.3f} on this log"))
+    lo, hi = problem.bounds()
+    # Levenberg-Marquardt (MINPACK): on these logs it converges in 10-20 Jacobians where the
+    # bounded trust-region method crawled; the bounds (0) are checked after (diagnose: at-bound)
+    result = least_squares(problem.residual, theta0, jac=problem.jacobian, method="lm", x_scale="jac",
+                           max_nfev=SHOOTING_EVALUATIONS, xtol=1e-6, ftol=1e-5, gtol=1e-8)
+    cov, corr = shooting.covariance(result.jac, result.fun, len(fit))
+    se = np.sqrt(np.clip(np.diag(cov), 0, None))
+    values, x0 = problem.split(result.x)
+    predicted, _ = problem.simulate(values, x0)
+    predicted_nominal = adapter.simulate(nominal, log, {})   # windows from the measured states
+    estimates = {n: (float(result.x[i]), float(se[i])) for i, n in enumerate(fit)}
+    correl = {n: {m: float(corr[i, j]) for j, m in enumerate(fit) if j != i} for i, n in enumerate(fit)}
+    residuals = {}
+    for c in weights:
+        r = log.measured[c] - predicted[c]
+        residuals[c] = (r + math.pi) % (2 * math.pi) - math.pi if adapter.channel(c).angle else r
+    defect = float(np.abs(result.fun[len(log.time) * len(weights):]).max()) if problem.windows > 1 else 0.0
+    fr = FitResult(adapter.name, list(fit), estimates, {n: nominal[n] for n in fit}, correl,
+                   {"windows": problem.windows, "largest_defect_over_noise": defect * shooting.DEFECT_FRACTION},
+                   weights, residuals, predicted, predicted_nominal, int(result.nfev), bool(result.status > 0),
+                   str(result.message), values, stderr_iid={n: e[1] for n, e in estimates.items()},
+                   stderr_method=f"multiple shooting ({problem.windows} windows of {adapter.shooting_window_s:g} s, "
+                                 f"their starts fitted)",
+                   bounds={n: (float(lo[i]), float(hi[i])) for i, n in enumerate(fit)},
+                   condition_at_start=condition)
+    fr.warnings = warnings + diagnose(fr)
+    return fr

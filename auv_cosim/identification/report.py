@@ -9,7 +9,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .fit import FitResult
+from .fit import FitResult, unusable
 from .log import TrialLog
 
 
@@ -20,7 +20,7 @@ def write_outputs(fr: FitResult, log: TrialLog, adapter, out_dir: Path, vehicle_
     doc = {
         name: {"value": v, "stderr": se, "nominal": fr.nominal[name],
                "correlations": fr.correlations.get(name, {}),
-               **({"stderr_iid": fr.stderr_iid.get(name)} if fr.stderr_method != "iid" else {})}
+               **({"stderr_iid": fr.stderr_iid.get(name)} if fr.stderr_method.startswith("window") else {})}
         for name, (v, se) in fr.estimates.items()
     }
     files["estimates"] = out_dir / "estimates.json"
@@ -36,6 +36,9 @@ def write_outputs(fr: FitResult, log: TrialLog, adapter, out_dir: Path, vehicle_
     }
     if heldout:
         fit_doc["heldout"] = heldout
+    fit_doc["condition_at_start"] = fr.condition_at_start
+    fit_doc["warnings"] = list(fr.warnings)
+    fit_doc["unusable"] = unusable(fr.warnings)
     files["fit"] = out_dir / "fit.json"
     files["fit"].write_text(json.dumps(_clean(fit_doc), indent=2) + "\n", encoding="utf-8")
 
@@ -47,9 +50,13 @@ def write_outputs(fr: FitResult, log: TrialLog, adapter, out_dir: Path, vehicle_
             f.write(f"{t:.10g}," + ",".join(
                 f"{log.measured[c][k]:.10g},{fr.predicted[c][k]:.10g},{fr.residuals[c][k]:.6g}" for c in chans) + "\n")
 
-    files["vehicle"] = adapter.write_vehicle_file(
-        fr.values, out_dir / adapter.vehicle_file_name, vehicle_file=vehicle_file,
-        note=", ".join(f"{n} = {fr.estimates[n][0]:.6g}" for n in fr.fitted))
+    target = out_dir / adapter.vehicle_file_name
+    if unusable(fr.warnings):       # no vehicle file of an unusable fit (one of an earlier fit goes)
+        target.unlink(missing_ok=True)
+    else:
+        files["vehicle"] = adapter.write_vehicle_file(
+            fr.values, target, vehicle_file=vehicle_file,
+            note=", ".join(f"{n} = {fr.estimates[n][0]:.6g}" for n in fr.fitted))
     try:
         files["plot"] = plot_fit(fr, log, adapter, out_dir / "fit.png")
     except Exception as e:  # a missing display or font must not lose the estimates

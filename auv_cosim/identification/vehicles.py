@@ -258,6 +258,9 @@ class H100Adapter(VehicleAdapter):
     #: sway, roll or yaw damping), so a whole-log simulation diverges from the smallest error in
     #: its initial state. Each window starts again from the measured state.
     window_s = 5.0
+    #: the fit: multiple shooting over windows of this length, their starts fitted
+    #: (auv_cosim.identification.shooting); ``window_s`` above is the held-out check's prediction
+    shooting_window_s = 10.0
     smoothing = 10   # samples each side of a window's start fitted for its initial state
     jump = 0.02      # a change of a command's slope (per sample) above this is a step (window_labels)
 

@@ -1,0 +1,263 @@
+"""The H100's fit by multiple shooting: the whole log predicted by the vehicle library in windows,
+each window started from a state that is fitted along with the parameters, the windows tied
+together by continuity (each window's end state must be the next one's start).
+
+Why: the open-loop H100 has no linear sway, roll-rate or yaw damping and Munk moments, so one
+prediction over a whole log strays from the smallest error of its initial state, and from the
+nominal parameters it may stray far enough that the fit loses its way. Windows started from the
+measured state (what this package did before) cost the information of every window's start: a
+noisy start is an error in the regressors, and it biased the fit (LinearDamping[1,1] 98 % off on
+a user's log). Here every start is an unknown estimated from all the samples around it, and
+continuity makes the windows one trajectory at the solution: the fit is the output-error fit
+of the whole log (white measurement noise, exact model: its standard errors are lmfit's usual
+ones), with the windows' robustness on the way there (Bock & Plitt 1984; Bock et al. 2007).
+
+The unknowns: the fitted parameters, and per window 10 state coordinates (depth, roll, pitch,
+heading, the body velocity, the body rates; north and east do not enter the dynamics: they run
+on from window to window). The propeller speeds are no unknowns: the thrusters' lag over the
+logged commands from rest, in closed form. The residuals: each fitted channel's prediction
+minus measurement over its noise level, and each window's continuity defect over a hundredth of
+that channel's noise (close to a hard constraint). The Jacobian by forward differences: one
+simulation per parameter, and one per state coordinate for all windows at once (a window's
+prediction depends only on its own start), so 1 + P + 10 simulations a Jacobian whatever the
+number of windows; scipy.optimize.least_squares (trust-region reflective, bounds).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+#: the state coordinates of a window's start, and the measured channel of each
+STATE = ("depth", "roll", "pitch", "heading", "surge", "sway", "heave", "p", "q", "r")
+ANGLES = (1, 2, 3)
+#: a continuity defect is weighted as a measurement of this fraction of its channel's noise
+DEFECT_FRACTION = 0.01
+#: forward-difference steps: parameters relative, state coordinates absolute (m, rad, m/s, rad/s);
+#: the integrator's tolerance (rtol 1e-9) keeps its own noise far below what these move
+PARAMETER_STEP = 1e-4
+STATE_STEP = 1e-4
+RTOL, ATOL = 1e-7, 1e-9
+
+
+def wrap(a):
+    """Angles to (-pi, pi]."""
+    return (a + math.pi) % (2 * math.pi) - math.pi
+
+
+def window_starts(t: np.ndarray, window_s: float) -> np.ndarray:
+    """The first sample of each window: every window_s from the log's start, the last window
+    taking the remainder when it is shorter than half a window."""
+    starts = [0]
+    for k in range(1, len(t)):
+        if t[k] - t[starts[-1]] >= window_s - 1e-9:
+            starts.append(k)
+    if len(starts) > 1 and t[-1] - t[starts[-1]] < 0.5 * window_s:
+        starts.pop()
+    return np.array(starts)
+
+
+def smoothed(t: np.ndarray, y: np.ndarray, k: int, span: int = 10, angle: bool = False) -> float:
+    """The channel at sample k from a quadratic fitted over span samples each side (the start
+    guess of a window's state)."""
+    lo, hi = max(0, k - span), min(len(t), k + span + 1)
+    part = np.unwrap(y[lo:hi]) if angle else y[lo:hi]
+    if hi - lo < 5:
+        return float(y[k])
+    value = float(np.polyfit(t[lo:hi] - t[k], part, 2)[-1])
+    return float(wrap(value)) if angle else value
+
+
+class Shooting:
+    """The multiple-shooting problem of one log (see the module's docstring)."""
+
+    def __init__(self, adapter, log, nominal: dict[str, float], fitted: list[str], weights: dict[str, float],
+                 window_s: float, defect_fraction: float = DEFECT_FRACTION):
+        self.adapter, self.log, self.nominal, self.fitted = adapter, log, dict(nominal), list(fitted)
+        self.weights = dict(weights)
+        self.t, self.u = log.time, log.inputs
+        self.starts = window_starts(self.t, window_s)
+        self.windows = len(self.starts)
+        self.ends = np.append(self.starts[1:], len(self.t) - 1)   # the sample each window integrates to
+        self.channels = [c for c in log.measured]                 # predicted (north, east compared)
+        self.fit_channels = list(self.weights)                    # in the residuals
+        noise = [self.weights.get(c, 0.0) for c in STATE]
+        # a state with no measured channel (a log without rates): its defect still ties the windows
+        self.defect_scale = np.array([defect_fraction * (n if n > 0 else 1e-3) for n in noise])
+        m = log.measured
+        self.x0_guess = np.array([[smoothed(self.t, m[c], k, angle=self.adapter.channel(c).angle) if c in m else
+                                   (0.0 if c != "depth" else 0.0) for c in STATE] for k in self.starts])
+        self.size = len(fitted) + 10 * self.windows
+
+    # ---- the unknowns
+    def theta0(self) -> np.ndarray:
+        return np.concatenate([[self.nominal[n] for n in self.fitted], self.x0_guess.ravel()])
+
+    def bounds(self) -> tuple[np.ndarray, np.ndarray]:
+        lo = np.full(self.size, -np.inf)
+        hi = np.full(self.size, np.inf)
+        for i, n in enumerate(self.fitted):
+            if self.nominal[n] > 0:
+                lo[i] = 0.0
+            elif self.nominal[n] < 0:
+                hi[i] = 0.0
+        return lo, hi
+
+    def split(self, theta) -> tuple[dict[str, float], np.ndarray]:
+        values = dict(self.nominal)
+        values.update({n: float(theta[i]) for i, n in enumerate(self.fitted)})
+        return values, np.reshape(theta[len(self.fitted):], (self.windows, 10))
+
+    # ---- the prediction
+    def simulate(self, values: dict[str, float], x0: np.ndarray) -> tuple[dict[str, np.ndarray], np.ndarray]:
+        """(each measured channel's prediction over the log, the windows' end-state coordinates
+        (windows - 1, 10) at the next window's first sample)."""
+        from auv_cosim.vehicles.h100 import H100Model
+        from auv_cosim.vehicles.rotation import quaternion_from_euler
+        from auv_cosim.vehicles.simulator import VehicleSimulator
+
+        model = H100Model(self.adapter._parameters(values))
+        n = model.n
+        t, u = self.t, self.u
+        commands = np.clip(u[:, :n], -1.0, 1.0)
+        speeds = np.zeros((len(t), n))
+        for k in range(1, len(t)):     # the propellers' lag s' = (c - s) / T, c held: exact
+            decay = math.exp(-(t[k] - t[k - 1]) / model.params.ThrusterTimeConstant)
+            speeds[k] = commands[k] + (speeds[k - 1] - commands[k]) * decay
+        layout = model.output_layout
+        index = {c: layout[self.adapter._OUTPUT[c][0]][0] + self.adapter._OUTPUT[c][1] for c in self.channels}
+        cols = [index[c] for c in self.channels]
+        coord = [layout[self.adapter._OUTPUT[c][0]][0] + self.adapter._OUTPUT[c][1] for c in STATE]
+        pos = layout["Pos"][0]
+        out = np.empty((len(t), len(self.channels)))
+        ends = np.empty((self.windows - 1, 10))
+        north, east = (float(self.log.measured[c][0]) if c in self.log.measured else 0.0 for c in ("north", "east"))
+        sim = None
+        for w, (a, b) in enumerate(zip(self.starts, self.ends)):
+            s = x0[w]
+            x = model.initial_state(Pos0=(north, east, s[0]), Quater0=quaternion_from_euler(s[1], s[2], s[3]),
+                                    LocalVel0=tuple(s[4:7]), Omega0=tuple(s[7:10]),
+                                    PropellerSpeed0=np.clip(speeds[a], -1.0, 1.0))
+            if sim is None:
+                sim = VehicleSimulator(model, x, rtol=RTOL, atol=ATOL)
+            else:
+                sim.set_state(x)
+            out[a] = model.output_vector(x, u[a], t[a])[cols]
+            last = b if w == self.windows - 1 else b - 1
+            for k in range(a + 1, b + 1):
+                x = sim.advance(t[k - 1], t[k], u[k])   # row k: the commands over [t[k-1], t[k]]
+                if not np.all(np.isfinite(x)):
+                    raise RuntimeError(f"the H100 simulation failed at t = {t[k]:g} s")
+                y = model.output_vector(x, u[k], t[k])
+                if k <= last:
+                    out[k] = y[cols]
+                if k == b and w < self.windows - 1:
+                    ends[w] = y[coord]
+                    north, east = float(y[pos]), float(y[pos + 1])
+        return {c: out[:, i] for i, c in enumerate(self.channels)}, ends
+
+    # ---- residuals and Jacobian
+    def _measurement(self, pred) -> np.ndarray:
+        parts = []
+        for c in self.fit_channels:
+            r = pred[c] - self.log.measured[c]
+            if self.adapter.channel(c).angle:
+                r = wrap(r)
+            parts.append(r / self.weights[c])
+        return np.concatenate(parts)
+
+    def _defects(self, ends, x0) -> np.ndarray:
+        d = ends - x0[1:]
+        d[:, ANGLES] = wrap(d[:, ANGLES])
+        return (d / self.defect_scale).ravel()
+
+    def residual(self, theta) -> np.ndarray:
+        values, x0 = self.split(theta)
+        try:
+            pred, ends = self.simulate(values, x0)
+        except (ValueError, RuntimeError):
+            return np.full(self.residual_size, 1e6)
+        self._cache = (np.array(theta), pred, ends)
+        r = np.concatenate([self._measurement(pred), self._defects(ends, x0)])
+        return np.where(np.isfinite(r), r, 1e6)
+
+    @property
+    def residual_size(self) -> int:
+        return len(self.t) * len(self.fit_channels) + 10 * (self.windows - 1)
+
+    def jacobian(self, theta) -> np.ndarray:
+        last = getattr(self, "_jacobian", None)
+        if last is not None and np.array_equal(last[0], theta):
+            return last[1].copy()
+        J = self._jacobian_at(theta)
+        self._jacobian = (np.array(theta), J)
+        return J.copy()
+
+    def _jacobian_at(self, theta) -> np.ndarray:
+        cached = getattr(self, "_cache", None)
+        if cached is None or not np.array_equal(cached[0], theta):
+            self.residual(theta)
+        _, pred0, ends0 = self._cache
+        values, x0 = self.split(theta)
+        m0 = self._measurement(pred0)
+        d0 = ends0 - x0[1:]
+        n, nc, P, W = len(self.t), len(self.fit_channels), len(self.fitted), self.windows
+        J = np.zeros((self.residual_size, self.size))
+        for i, name in enumerate(self.fitted):
+            h = PARAMETER_STEP * (abs(values[name]) or 1.0)
+            v = dict(values)
+            v[name] += h
+            try:
+                pred, ends = self.simulate(v, x0)
+            except (ValueError, RuntimeError):
+                continue
+            J[:n * nc, i] = (self._measurement(pred) - m0) / h
+            d = ends - x0[1:]
+            J[n * nc:, i] = (wrap(d - d0) / self.defect_scale).ravel() / h
+        window_of = np.searchsorted(self.starts, np.arange(n), side="right") - 1
+        for j in range(10):
+            xs = np.array(x0)
+            xs[:, j] += STATE_STEP
+            try:
+                pred, ends = self.simulate(values, xs)
+            except (ValueError, RuntimeError):
+                continue
+            dm = ((self._measurement(pred) - m0) / STATE_STEP).reshape(nc, n)
+            for c in range(nc):      # sample k of channel c: moved by its own window's start only
+                J[c * n + np.arange(n), P + 10 * window_of + j] = dm[c]
+            de = wrap((ends - x0[1:]) - d0) / STATE_STEP / self.defect_scale   # (W - 1, 10): window w's end
+            for w in range(W - 1):
+                J[n * nc + 10 * w:n * nc + 10 * w + 10, P + 10 * w + j] = de[w]
+                J[n * nc + 10 * w + j, P + 10 * (w + 1) + j] = -1.0 / self.defect_scale[j]
+        return J
+
+
+def fit(adapter, log, nominal, fitted, weights, window_s: float = 10.0, max_jacobians: int = 40):
+    """The multiple-shooting fit: (scipy's OptimizeResult, the problem, the Jacobian at the start
+    (for the identifiability check), the seconds it took)."""
+    from scipy.optimize import least_squares
+
+    problem = Shooting(adapter, log, nominal, fitted, weights, window_s)
+    theta0 = problem.theta0()
+    lo, hi = problem.bounds()
+    result = least_squares(problem.residual, theta0, jac=problem.jacobian, bounds=(lo, hi), method="trf",
+                           x_scale="jac", max_nfev=max_jacobians, xtol=1e-8, ftol=1e-6, gtol=1e-8)
+    return result, problem
+
+
+def covariance(jac: np.ndarray, residual: np.ndarray, parameters: int) -> tuple[np.ndarray, np.ndarray]:
+    """(the fitted parameters' covariance, their correlation) from the Jacobian at the solution:
+    the parameter block of (J^T J)^+ times the residuals' variance 2 cost / (m - n) (independent
+    residuals: white measurement noise and an exact model), the pseudo-inverse by SVD (a
+    parameter the log does not move gets 0, which the diagnostics name)."""
+    m, n = jac.shape
+    s2 = float(residual @ residual) / max(m - n, 1)
+    _, sv, vt = np.linalg.svd(jac, full_matrices=False)
+    keep = sv > sv[0] * 1e-12
+    inv = (vt[keep].T / sv[keep] ** 2) @ vt[keep]
+    cov = inv[:parameters, :parameters] * s2
+    se = np.sqrt(np.clip(np.diag(cov), 0, None))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        corr = cov / np.outer(se, se)
+    return cov, np.nan_to_num(corr)
