@@ -20,7 +20,7 @@ minus measurement over its noise level, and each window's continuity defect over
 that channel's noise (close to a hard constraint). The Jacobian by forward differences: one
 simulation per parameter, and one per state coordinate for all windows at once (a window's
 prediction depends only on its own start), so 1 + P + 10 simulations a Jacobian whatever the
-number of windows; scipy.optimize.least_squares (trust-region reflective, bounds).
+number of windows; Gauss-Newton with step halving (gauss_newton).
 """
 
 from __future__ import annotations
@@ -233,19 +233,6 @@ class Shooting:
         return J
 
 
-def fit(adapter, log, nominal, fitted, weights, window_s: float = 10.0, max_jacobians: int = 40):
-    """The multiple-shooting fit: (scipy's OptimizeResult, the problem, the Jacobian at the start
-    (for the identifiability check), the seconds it took)."""
-    from scipy.optimize import least_squares
-
-    problem = Shooting(adapter, log, nominal, fitted, weights, window_s)
-    theta0 = problem.theta0()
-    lo, hi = problem.bounds()
-    result = least_squares(problem.residual, theta0, jac=problem.jacobian, bounds=(lo, hi), method="trf",
-                           x_scale="jac", max_nfev=max_jacobians, xtol=1e-8, ftol=1e-6, gtol=1e-8)
-    return result, problem
-
-
 def covariance(jac: np.ndarray, residual: np.ndarray, parameters: int) -> tuple[np.ndarray, np.ndarray]:
     """(the fitted parameters' covariance, their correlation) from the Jacobian at the solution:
     the parameter block of (J^T J)^+ times the residuals' variance 2 cost / (m - n) (independent
@@ -261,3 +248,49 @@ def covariance(jac: np.ndarray, residual: np.ndarray, parameters: int) -> tuple[
     with np.errstate(divide="ignore", invalid="ignore"):
         corr = cov / np.outer(se, se)
     return cov, np.nan_to_num(corr)
+
+
+def gauss_newton(problem: Shooting, theta0: np.ndarray, max_jacobians: int = 25, tolerance: float = 1e-6):
+    """Gauss-Newton with step halving on the shooting problem: each iteration the least-squares
+    step of the linearized residuals (SVD, the columns scaled to unit norm), halved until the
+    cost falls. Stops when the cost falls by less than ``tolerance`` relative and the step moves
+    no fitted parameter by more than a hundredth of its standard error's size. Returns a
+    scipy-like result (x, fun, jac, nfev, njev, status, message)."""
+    from types import SimpleNamespace
+
+    theta = np.array(theta0, dtype=float)
+    r = problem.residual(theta)
+    cost = 0.5 * float(r @ r)
+    nfev, status, message = 1, 0, "the most Jacobians were computed before the fit converged"
+    P = len(problem.fitted)
+    for it in range(max_jacobians):
+        J = problem.jacobian(theta)
+        scale = np.linalg.norm(J, axis=0)
+        scale[scale == 0] = 1.0
+        step = np.linalg.lstsq(J / scale, -r, rcond=1e-12)[0] / scale
+        lam, accepted = 1.0, False
+        for _ in range(8):
+            trial = theta + lam * step
+            rt = problem.residual(trial)
+            nfev += 1
+            ct = 0.5 * float(rt @ rt)
+            if ct < cost:
+                accepted = True
+                break
+            lam *= 0.5
+        if not accepted:
+            status, message = 2, "no step lowers the cost: converged"
+            break
+        # the step against the parameters' standard errors (from this Jacobian)
+        _, sv, vt = np.linalg.svd(J / scale, full_matrices=False)
+        keep = sv > sv[0] * 1e-12
+        var = np.sum((vt[keep, :P] / sv[keep, None]) ** 2, axis=0) / scale[:P] ** 2 * (2 * ct / max(len(rt) - len(theta), 1))
+        small = np.all(np.abs(lam * step[:P]) < 0.01 * np.sqrt(np.maximum(var, 1e-300)))
+        drop = (cost - ct) / cost
+        theta, r, cost = trial, rt, ct
+        if drop < tolerance or small:
+            status, message = 1, f"converged after {it + 1} Jacobians (cost change {drop:.2g}, steps below 0.01 standard errors)"
+            break
+    J = problem.jacobian(theta)
+    return SimpleNamespace(x=theta, fun=r, jac=J, nfev=nfev, njev=it + 1, status=status, message=message,
+                           cost=cost)
