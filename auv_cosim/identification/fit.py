@@ -284,6 +284,8 @@ def format_report(fr: FitResult, log: TrialLog) -> str:
 #: a channel whose residual RMS exceeds its noise level this many times is not explained by the
 #: model (an exact model leaves the noise: ratio 1)
 RESIDUAL_RATIO = 2.0
+#: ... and beyond this many times, the fit is unusable (a wrong minimum, a wrong vehicle file)
+RESIDUAL_UNUSABLE = 3.0
 #: fitted parameters this correlated are not told apart by the log
 CORRELATION_LIMIT = 0.99
 #: the warnings that make a fit unusable: exit 1 and no fitted vehicle file
@@ -308,8 +310,11 @@ def diagnose(fr: FitResult) -> list[dict]:
         rms = float(np.sqrt(np.mean(r ** 2)))
         noise = fr.weights.get(c, 0.0)
         if noise > 0 and rms > RESIDUAL_RATIO * noise:
-            out.append(warning("residual-above-noise", f"{c}: residual RMS {rms:.3g} is {rms / noise:.1f} times its "
-                                                       f"noise {noise:.3g}: the model does not explain the log"))
+            w = warning("residual-above-noise", f"{c}: residual RMS {rms:.3g} is {rms / noise:.1f} times its "
+                                                f"noise {noise:.3g}: the model does not explain the log")
+            if rms > RESIDUAL_UNUSABLE * noise:
+                w["unusable"] = True
+            out.append(w)
     for n in fr.fitted:
         v, se = fr.estimates[n]
         lo, hi = fr.bounds.get(n, (-math.inf, math.inf))
@@ -332,7 +337,7 @@ def diagnose(fr: FitResult) -> list[dict]:
 
 def unusable(warnings: list[dict]) -> list[str]:
     """The codes among ``warnings`` that make a fit unusable."""
-    return sorted({w["code"] for w in warnings if w["code"] in UNUSABLE})
+    return sorted({w["code"] for w in warnings if w["code"] in UNUSABLE or w.get("unusable")})
 
 
 # ----------------------------------------------------------------------------- multiple shooting

@@ -253,7 +253,7 @@ def covariance(jac: np.ndarray, residual: np.ndarray, parameters: int) -> tuple[
 def gauss_newton(problem: Shooting, theta0: np.ndarray, max_jacobians: int = 25, tolerance: float = 1e-6):
     """Gauss-Newton with step halving on the shooting problem: each iteration the least-squares
     step of the linearized residuals (SVD, the columns scaled to unit norm), halved until the
-    cost falls. Stops when the cost falls by less than ``tolerance`` relative and the step moves
+    cost falls, else damped as Levenberg-Marquardt's until it does. Stops when the cost falls by less than ``tolerance`` relative and the step moves
     no fitted parameter by more than a hundredth of its standard error's size. Returns a
     scipy-like result (x, fun, jac, nfev, njev, status, message)."""
     from types import SimpleNamespace
@@ -267,9 +267,16 @@ def gauss_newton(problem: Shooting, theta0: np.ndarray, max_jacobians: int = 25,
         J = problem.jacobian(theta)
         scale = np.linalg.norm(J, axis=0)
         scale[scale == 0] = 1.0
-        step = np.linalg.lstsq(J / scale, -r, rcond=1e-12)[0] / scale
-        lam, accepted = 1.0, False
-        for _ in range(8):
+        u, sv, vt = np.linalg.svd(J / scale, full_matrices=False)
+        keep = sv > sv[0] * 1e-12
+        u, sv, vt = u[:, keep], sv[keep], vt[keep]
+        ur = u.T @ r
+        accepted = False
+        # the Gauss-Newton step, halved; failing that, Levenberg-Marquardt's damped steps
+        # (mu from 1e-4 to 1e2 of the largest singular value squared): the first that lowers the cost
+        tries = [(0.0, 0.5 ** h) for h in range(4)] + [(m * sv[0] ** 2, 1.0) for m in (1e-4, 1e-3, 1e-2, 1e-1, 1.0, 1e2)]
+        for mu, lam in tries:
+            step = -(vt.T @ (sv / (sv ** 2 + mu) * ur)) / scale
             trial = theta + lam * step
             rt = problem.residual(trial)
             nfev += 1
@@ -277,14 +284,11 @@ def gauss_newton(problem: Shooting, theta0: np.ndarray, max_jacobians: int = 25,
             if ct < cost:
                 accepted = True
                 break
-            lam *= 0.5
         if not accepted:
-            status, message = 2, "no step lowers the cost: converged"
+            status, message = 0, "no step lowers the cost (the fit is stuck)"
             break
         # the step against the parameters' standard errors (from this Jacobian)
-        _, sv, vt = np.linalg.svd(J / scale, full_matrices=False)
-        keep = sv > sv[0] * 1e-12
-        var = np.sum((vt[keep, :P] / sv[keep, None]) ** 2, axis=0) / scale[:P] ** 2 * (2 * ct / max(len(rt) - len(theta), 1))
+        var = np.sum((vt[:, :P] / sv[:, None]) ** 2, axis=0) / scale[:P] ** 2 * (2 * ct / max(len(rt) - len(theta), 1))
         small = np.all(np.abs(lam * step[:P]) < 0.01 * np.sqrt(np.maximum(var, 1e-300)))
         drop = (cost - ct) / cost
         theta, r, cost = trial, rt, ct
