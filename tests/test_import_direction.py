@@ -48,8 +48,10 @@ ALLOWED = {
 }
 
 #: the modules of the master a client may import: the public APIs (``master.__all__``,
-#: ``auv_cosim.campaigns.__all__``) and, for what registers with the master, the registry's types
-PUBLIC = {"analyses": {"master", "master.registry", "campaigns"}, "campaigns": {"master"}}
+#: ``auv_cosim.campaigns.__all__``) and, for what plugs into the master, the registry's types and
+#: the plot functions' child process
+PUBLIC = {"analyses": {"master", "master.registry", "master.plot_process", "campaigns"},
+          "campaigns": {"master", "master.plot_process"}}
 
 #: a subpackage that may import only these modules of another (subpackage -> {owner: modules})
 ONLY_OF = {"master": {"compiled": {"compiled.numbers"}}}

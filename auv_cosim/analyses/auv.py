@@ -43,7 +43,7 @@ def waypoints_of(text) -> list[tuple[float, float, float]]:
     Imported on use, after a run's FMUs have loaded: imported first, the repository's
     ``auv_cosim.stacks.auv`` would be the copy the controller FMUs of the run share (pythonfmu slaves
     run in the master's interpreter), not the one they bundle."""
-    from auv_cosim.stacks.auv.guidance import parse_waypoints
+    from auv_cosim.stacks.shared.waypoints import parse_waypoints
 
     return [] if text is None else parse_waypoints(text, allow_empty=True)
 
@@ -52,7 +52,7 @@ def scenario_waypoints(scenario: dict) -> list[tuple[float, float, float]]:
     """The waypoints of a resolved scenario mapping (scenario.resolved.yaml), for the 3-D view:
     those of the first instance with a non-empty ``Waypoints`` parameter. A malformed one is a
     ``WaypointError`` (a ValueError) naming the instance."""
-    from auv_cosim.stacks.auv.guidance import parse_waypoints
+    from auv_cosim.stacks.shared.waypoints import parse_waypoints
 
     for name, spec in (scenario.get("instances") or {}).items():
         text = ((spec or {}).get("parameters") or {}).get("Waypoints")

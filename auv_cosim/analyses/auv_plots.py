@@ -23,18 +23,9 @@ from typing import Callable
 
 import numpy as np
 
-from auv_cosim.master import (
-    RunData,
-    end_drawer,
-    fork_drawer,
-    param,
-    read_all,
-    rows_from_handle,
-    rows_handle,
-    widen_pipe,
-    write_all,
-    write_whole,
-)
+from auv_cosim.master import RunData, param, write_whole
+from auv_cosim.master.plot_process import (end_drawer, fork_drawer, read_all, rows_from_handle, rows_handle,
+                                           widen_pipe, write_all)
 
 from .auv import TURNING_CIRCLE, controls_of, driven_vehicle, vehicles_of, waypoints_of
 
@@ -142,7 +133,7 @@ def make_plots(run: RunData, out_dir: Path) -> list[Path]:
     """Draw the PNG plots of a run into ``out_dir``; the list of files written.
 
     Figures built ahead for this run (``prepare``) are filled, here and by the helper process.
-    Otherwise they are built and filled now, and, where it is safe (``auv_cosim.master.fork_drawer``), a
+    Otherwise they are built and filled now, and, where it is safe (``auv_cosim.master.plot_process.fork_drawer``), a
     child forked now draws ``_CHILD_SHARE`` while this process draws the rest. Either way, if
     the other process fails, its plots are drawn here again (an error then is this process's
     own)."""
@@ -207,7 +198,7 @@ class _Prepared:
     def finish(self, run: RunData, out_dir: Path) -> list[Path]:
         """The rows handed to the helper, this process's figures filled and written, the
         helper waited for (its share drawn here if it failed). Rows in shared memory (the plot
-        process's, ``auv_cosim.master.rows_handle``) are handed over as where they are: the helper maps
+        process's, ``auv_cosim.master.plot_process.rows_handle``) are handed over as where they are: the helper maps
         and thins them itself, at once; others, thinned, as a copy."""
         helper_ok = False
         try:
@@ -264,7 +255,7 @@ def _hand_over(fd: int, payload: bytes) -> None:
 
 def _help(run: RunData, fd: int) -> int:
     """The helper process: ``_CHILD_SHARE`` built, then filled with the rows the plot process
-    writes to ``fd`` (already thinned) or maps for it (``auv_cosim.master.rows_from_handle``: thinned
+    writes to ``fd`` (already thinned) or maps for it (``auv_cosim.master.plot_process.rows_from_handle``: thinned
     here); none (the pipe closed empty): nothing to draw."""
     _, figures = _build(run, _share)
     payload = read_all(fd)

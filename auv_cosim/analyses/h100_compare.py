@@ -27,7 +27,6 @@ import io
 import sys
 from pathlib import Path
 
-CONTROLLERS = ("pid", "lqr", "smc")
 #: (summary.json figure under h100.<control>, or a full key under analysis.; column heading)
 COLUMNS = [
     ("position_rms_m", "RMS position error [m]"),
@@ -53,12 +52,16 @@ def _figure(row: dict, key: str, control: str):
     return row.get(key if key.startswith("analysis.") else f"h100.{control}.{key}")
 
 
-def compare(scenario, controllers=CONTROLLERS, out_dir=None, stop_time=None, workers=None, overrides=None,
+def compare(scenario, controllers=None, out_dir=None, stop_time=None, workers=None, overrides=None,
             control: str = "control", vehicle: str = "vehicle", progress=None) -> list[dict]:
     """Run the campaign, write the table and the figure; one row per controller: controller,
-    status, reason, run_dir and the COLUMNS keys."""
+    status, reason, run_dir and the COLUMNS keys. `controllers`: names of the H100's
+    controllers (default: every one, auv_cosim.stacks.h100.control.CONTROLLERS)."""
     from auv_cosim.master import write_whole
     from auv_cosim.campaigns import sweep
+    from auv_cosim.stacks.h100.control import CONTROLLERS
+
+    controllers = list(CONTROLLERS) if controllers is None else list(controllers)
 
     name = Path(str(scenario)).stem
     out = Path(out_dir) if out_dir else Path("results") / "compare" / name
@@ -148,7 +151,7 @@ def add_parser(sub) -> argparse.ArgumentParser:
     """The ``compare`` subcommand, added to the master's subparsers ``sub``."""
     c = sub.add_parser("compare", help=HELP, description=HELP + " (seed 004 M5; docs/h100_control.md).")
     c.add_argument("scenario", metavar="SCENARIO", help="an H100 scenario file or name (h100_hold, h100_depth_step ...)")
-    c.add_argument("--controllers", default=",".join(CONTROLLERS), help="comma-separated (default %(default)s)")
+    c.add_argument("--controllers", help="comma-separated names (default: every controller of the H100's stack)")
     c.add_argument("--out", metavar="DIR", help="output folder (default results/compare/<scenario>); the same "
                                                 "folder again resumes")
     c.add_argument("--stop-time", metavar="S", type=float, help="stop time of every run in seconds")
@@ -165,7 +168,7 @@ def cmd_compare(args) -> int:
     from auv_cosim.master import ScenarioError, display_path
     from auv_cosim.campaigns import parse_set_option
 
-    controllers = [c.strip() for c in args.controllers.split(",") if c.strip()]
+    controllers = None if args.controllers is None else [c.strip() for c in args.controllers.split(",") if c.strip()]
     out = Path(args.out) if args.out else Path("results") / "compare" / Path(args.scenario).stem
     try:
         overrides = dict(parse_set_option(item) for item in args.set) or None

@@ -158,7 +158,7 @@ def stack_figures(column: Callable[[str], Optional[np.ndarray]], control: str = 
     if thrust:
         out.update(effort(t, np.column_stack(thrust), rho=rho))
     if mode == "waypoints":
-        from auv_cosim.stacks.h100.guidance import parse_waypoints
+        from auv_cosim.stacks.shared.waypoints import parse_waypoints
         try:
             path = [tuple(pos[0])] + parse_waypoints(waypoints)
         except ValueError:

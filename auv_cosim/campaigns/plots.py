@@ -259,7 +259,7 @@ def warm_up() -> None:
 class PlotProcess:
     """A child process that draws the campaign's plots (``make_plots``, so the same files).
 
-    Forked (``auv_cosim.master.fork_drawer``: it dies with the sweep) before the cluster starts; it gets
+    Forked (``auv_cosim.master.plot_process.fork_drawer``: it dies with the sweep) before the cluster starts; it gets
     ready (``warm_up``) at a lower priority, then waits for the table. ``start`` returns None
     where ``fork_drawer`` declines (no ``fork``, one CPU, another thread alive in this process,
     ``AUV_MASTER_PLOTS=serial``): the plots are then drawn in this process after the runs, as
@@ -274,7 +274,7 @@ class PlotProcess:
 
     @classmethod
     def start(cls) -> PlotProcess | None:
-        from auv_cosim.master import fork_drawer, widen_pipe
+        from auv_cosim.master.plot_process import fork_drawer, widen_pipe
 
         data_r, data_w, result_r, result_w = os.pipe() + os.pipe()
         widen_pipe(data_w)
@@ -370,7 +370,7 @@ class PlotProcess:
                 setattr(self, name, None)
                 os.close(fd)
         if self.pid is not None:
-            from auv_cosim.master import end_drawer
+            from auv_cosim.master.plot_process import end_drawer
 
             pid, self.pid = self.pid, None
             end_drawer(pid, kill)
@@ -379,7 +379,7 @@ class PlotProcess:
 def _serve(data_fd: int, result_fd: int) -> int:
     """The plot process: get ready (at the priority the sweep gives it), wait for the table,
     draw, answer."""
-    from auv_cosim.master import read_all, write_all
+    from auv_cosim.master.plot_process import read_all, write_all
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C at the terminal: the sweep decides
     signal.signal(signal.SIGTERM, signal.SIG_DFL)  # not the sweep's handler, inherited by the fork

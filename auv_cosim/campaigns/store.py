@@ -280,11 +280,6 @@ def build_table(runs: Iterable, states: dict[str, dict], out_dir: Path | None) -
     return CampaignTable(rows, columns, varied, figure_names, out_dir)
 
 
-def read_campaign_csv(path: Path) -> list[dict[str, str]]:
-    with open(path, encoding="utf-8", newline="") as f:
-        return list(csv.DictReader(f))
-
-
 # --------------------------------------------------------------------------------------------
 # a lock per campaign folder (two sweeps writing the same folder would trample each other)
 # --------------------------------------------------------------------------------------------

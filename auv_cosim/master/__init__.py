@@ -1,14 +1,17 @@
 """fmpy-driven co-simulation master.
 
-    from master import run
+    from auv_cosim.master import run
     result = run("scenarios/survey.yaml", out_dir="results/survey")
     result.status, result.summary["distance_run_m"], result.column("vehicle.Depth")
 
 See docs/master.md for the scenario format, the calling order and the results. The names below
 are the master's public API: campaigns (``auv_cosim.campaigns``) and other tools use these and
-nothing else of the master.
+nothing else of the master, except two modules for what plugs into it: ``registry``
+(figures, analyses and plots registered by entry points) and ``plot_process`` (a plot
+function's child process: forked to share the drawing, dying with its parent, the run's
+rows mapped from shared memory).
 
-They are imported when first used (PEP 562), not by ``import master``: a run does not pay for
+They are imported when first used (PEP 562), not by ``import auv_cosim.master``: a run does not pay for
 what it does not use (pydantic models of a sweep, matplotlib without plots), and
 ``auv-cosim`` starts with only what its command uses. The master never imports the
 campaign package (``from auv_cosim.campaigns import sweep``).
@@ -31,10 +34,6 @@ _WHERE = {
     # what registered figures, analyses and plots (auv_cosim.master.registry) get and use
     **dict.fromkeys(("RunData", "param", "rounded", "stats"), ".summary"),
     "find_step": ".signals",
-    # a child process a plot function forks to share the drawing: dies with its parent; the
-    # pipes between them; the run's rows in shared memory for it to map
-    **dict.fromkeys(("die_with_parent", "fork_drawer", "end_drawer", "widen_pipe", "read_all", "write_all", "rows_handle",
-                     "rows_from_handle"), ".plot_process"),
     # messages, files
     **dict.fromkeys(("display_path", "format_loc", "pydantic_problems"), ".scenario"),
     **dict.fromkeys(("file_sha256", "cleanup_temporary"), ".fmu_cache"),

@@ -313,7 +313,7 @@ def test_end_drawer_kills_the_drawer_and_its_group_and_reaps_it():
     import signal as _signal
     import time as _time
 
-    from auv_cosim.master import end_drawer
+    from auv_cosim.master.plot_process import end_drawer
 
     read_fd, write_fd = os.pipe()
     pid = os.fork()

@@ -1,4 +1,5 @@
-"""Guidance: waypoint parsing, line-of-sight steering, waypoint switching, yo-yo profile.
+"""The AUV's guidance: line-of-sight steering, waypoint switching, the yo-yo profile (the
+Waypoints format is both stacks', auv_cosim.stacks.shared.waypoints).
 
 NED throughout: north, east in metres, depth positive down, heading 0 = north, pi/2 = east,
 wrapped to (-pi, pi].
@@ -10,52 +11,7 @@ from dataclasses import dataclass
 from typing import List, Optional, Tuple
 
 from ..shared.angles import wrap_pi
-
-Waypoint = Tuple[float, float, float]
-
-
-class WaypointError(ValueError):
-    """A malformed Waypoints string; the message names the entry and what is wrong."""
-
-
-def parse_waypoints(text: str, *, name: str = "Waypoints", allow_empty: bool = False) -> List[Waypoint]:
-    """Parse ``"north,east,depth; north,east,depth; ..."``.
-
-    Whitespace is ignored and one trailing ``;`` is allowed. Every entry must hold exactly
-    three finite numbers and a depth >= 0. Errors name the parameter, the 1-based entry, the
-    offending text and what is wrong with it.
-    """
-    if not isinstance(text, str):
-        raise WaypointError(f"{name} must be a string, got {type(text).__name__}")
-    body = text.strip()
-    if body.endswith(";"):
-        body = body[:-1]
-    if not body.strip():
-        if allow_empty:
-            return []
-        raise WaypointError(f"{name} is empty: expected 'north,east,depth; north,east,depth; ...'")
-    out: List[Waypoint] = []
-    for k, entry in enumerate(body.split(";"), start=1):
-        e = entry.strip()
-        if not e:
-            raise WaypointError(f"{name} entry {k} is empty (two ';' in a row?) in {text!r}")
-        parts = [p.strip() for p in e.split(",")]
-        if len(parts) != 3:
-            raise WaypointError(
-                f"{name} entry {k} '{e}' has {len(parts)} value(s), expected 3 (north,east,depth)")
-        vals = []
-        for label, p in zip(("north", "east", "depth"), parts):
-            try:
-                v = float(p)
-            except ValueError:
-                raise WaypointError(f"{name} entry {k} '{e}': {label} '{p}' is not a number") from None
-            if not math.isfinite(v):
-                raise WaypointError(f"{name} entry {k} '{e}': {label} '{p}' is not finite")
-            vals.append(v)
-        if vals[2] < 0.0:
-            raise WaypointError(f"{name} entry {k} '{e}': depth {vals[2]:g} is negative (depth is positive down)")
-        out.append((vals[0], vals[1], vals[2]))
-    return out
+from ..shared.waypoints import Waypoint, WaypointError, parse_waypoints  # noqa: F401 (also the guidance's names)
 
 
 @dataclass

@@ -54,7 +54,7 @@ except ImportError:  # pragma: no cover - daqp is a declared dependency
 
 from ...vehicles.h100.configuration import RANK_TOLERANCE, analyse_matrix
 
-from . import kernels
+from . import control_kernel as kernels
 
 WRENCH_NAMES = ("X", "Y", "Z", "K", "M", "N")
 #: DAQP's stand-in for an infinite bound
@@ -218,7 +218,7 @@ class _Allocator:
     def _clear_command(self, tau: np.ndarray) -> Optional[ThrustCommand]:
         """:meth:`command` of a finite wrench whose least-norm forces are all clear of the limits
         and of the saturation margin (a vehicle holding station or manoeuvring gently, nearly
-        every call), compiled (auv_cosim/stacks/h100/kernels.clear_commands and unmet_norm: the
+        every call), compiled (auv_cosim/stacks/h100/control_kernel.clear_commands and unmet_norm: the
         same operations as :meth:`_limited` and :meth:`command` take there); None when the wrench
         is not finite or a force is not clear: :meth:`command` then takes the general way."""
         if not self._least_norm_when_clear or not math.isfinite(sum(tau.tolist())):

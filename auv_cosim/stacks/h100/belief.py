@@ -42,7 +42,7 @@ class VehicleBelief:
         #: scratch of motion_wrench: the state it fills (thrusters stopped) and the wrench written
         self._state = np.array([0.0] * 13 + self._thrusters_stopped)
         self._holding = np.zeros(6)
-        #: the mass matrix for the compiled control laws (kernels.py), and whether it is diagonal
+        #: the mass matrix for the compiled control laws (control_kernel.py), and whether it is diagonal
         self.mass_array = np.ascontiguousarray(self.mass_matrix, dtype=float)
         self.mass_is_diagonal = self._mass_diagonal is not None
         #: at rest, level, 10 m down: the LQR's first operating point. Computed here, whatever
@@ -79,7 +79,7 @@ class VehicleBelief:
     def state(self) -> np.ndarray:
         """The state vector the motion wrench is evaluated on: the compiled control laws write
         the pose (position, quaternion) and the body velocity into its first 13 entries, then
-        call :meth:`motion_wrench_of_state` (kernels.py)."""
+        call :meth:`motion_wrench_of_state` (control_kernel.py)."""
         return self._state
 
     def motion_wrench_of_state(self) -> np.ndarray:

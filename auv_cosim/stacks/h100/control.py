@@ -31,13 +31,10 @@ from ..shared.angles import wrap_pi
 from ..shared.declare import parameter
 from ..shared.filters import lag_coefficient
 from ..shared.pid import PID
-from . import kernels
+from . import control_kernel as kernels
 from .belief import VehicleBelief
 from .guidance import Reference
 from .navigation import Estimate
-
-CONTROLLERS = ("pid", "lqr", "smc")
-
 
 @dataclass
 class ControllerConfig:
@@ -90,7 +87,7 @@ class ControllerConfig:
 
 
 # ------------------------------------------------------------------------------ shared pieces
-# The laws' arithmetic is compiled (kernels.py, one or two calls a step over kept float64
+# The laws' arithmetic is compiled (control_kernel.py, one or two calls a step over kept float64
 # arrays); the classes keep the configuration, the state (get_state / set_state) and what the
 # kernels cannot reproduce bit for bit: numpy's matrix products, math.hypot, Python's round, and
 # the vehicle library's motion wrench between two kernels.
@@ -324,6 +321,13 @@ class SlidingMode(_Controller):
         self._integral[:] = [float(v) for v in state["integral"]]
 
 
+#: The H100's controllers by the name the FMU's `Controller` parameter takes: the one list of
+#: them, which the parameter's check, the warm-up of the compiled kernels, the comparison of the
+#: controllers (auv-cosim h100-compare) and the results check read. A new controller is a class
+#: of `_Controller` with its gains on `ControllerConfig`, added here (docs/architecture.md).
+CONTROLLERS = {"pid": CascadePid, "lqr": Lqr, "smc": SlidingMode}
+
+
 def make_controller(config: ControllerConfig, belief: VehicleBelief) -> _Controller:
     config.validate()
-    return {"pid": CascadePid, "lqr": Lqr, "smc": SlidingMode}[config.Controller](config, belief)
+    return CONTROLLERS[config.Controller](config, belief)

@@ -34,7 +34,7 @@ from typing import List, Sequence, Tuple
 
 from ..shared.angles import wrap_pi
 from ..shared.declare import parameter
-from ..auv.guidance import parse_waypoints  # the one Waypoints format of the project (strict)
+from ..shared.waypoints import parse_waypoints
 
 MODES = ("hold", "depth_heading", "velocity", "waypoints", "sshape", "sway")
 

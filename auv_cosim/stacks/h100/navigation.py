@@ -23,7 +23,7 @@ from typing import List, Optional, Sequence
 
 from ..shared.declare import parameter
 from .frames import Attitude
-from .kernels import dead_reckoning
+from .control_kernel import dead_reckoning
 
 HISTORY = 30.0   # s of estimates kept for late fixes
 

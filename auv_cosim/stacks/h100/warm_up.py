@@ -24,7 +24,7 @@ def exercise_vehicle_library(vehicle_file: Optional[str] = None) -> None:
     """Initialise and step the control stack of each controller on the vehicle of
     `vehicle_file` (None: the default H100), holding then stepping in depth with the vehicle
     moving (so that the LQR is designed at rest and again at a moving operating point), and with
-    each allocator. This also compiles every control kernel (kernels.py: the FMUs that carry
+    each allocator. This also compiles every control kernel (control_kernel.py: the FMUs that carry
     auv_cosim.stacks.auv ship their cache; tools/build_fmus.py), each with the argument types of a
     run, and the allocation's whatever the layout's rank (a rank-5 layout's QP never takes the
     least-norm shortcut: the pseudo-inverse allocator does)."""

@@ -1,7 +1,7 @@
 """What the compiled kernels of both vehicles share: the wrap of an angle and the PID law of
 auv_cosim.stacks.shared.pid over one loop's flat state and constants (the AUV's instruments,
 auv_cosim/stacks/auv/instruments_kernel.py, and control, auv_cosim/stacks/auv/control_kernel.py; the H100's
-control, auv_cosim/stacks/h100/kernels.py).
+control, auv_cosim/stacks/h100/control_kernel.py).
 
 Each is compiled into every kernel that calls it (`jit_inlined`), doing the same floating-point
 operations in the same order as the plain Python it stands for (the kernels' tests compare

@@ -43,7 +43,7 @@ from ..rotation import (
 )
 from ..packed import unpack_arguments
 from ..parameters import NED, XYZ
-from ..protocol import Signal, SignalTable
+from ..protocol import ConstantTable, Signal, SignalTable
 from ..waves import surface_elevation, wave_components, wave_kinematics
 from ..vectors import add3, rotate3, rotate_back3, wrench_add
 from ..wake import (HELD_VELOCITY, WakeParameters, SOURCE_LABELS, SOURCE_SIZE, SOURCE_UNITS, SOURCES_SIZE, WAKE_BLOCK,
@@ -150,65 +150,68 @@ BODY_STATES = SignalTable(*BODY_STATE).size
  Y_SPECIFIC_FORCE, Y_SURFACE) = (_FIXED.start(s.name) for s in FIXED_OUTPUTS)
 OUTPUT_FIXED = _FIXED.size
 
-# Layout of the fixed block of the constant vector.
-C_THRUSTERS, C_WAVES = 0, 1          # counts, stored as floats
-C_MASS, C_VOLUME, C_RHO, C_GRAVITY, C_HEIGHT = 2, 3, 4, 5, 6
-C_THRUSTER_TAU, C_MAX_FORWARD, C_MAX_REVERSE, C_EFFICIENCY = 7, 8, 9, 10
-C_QUAT_TAU, C_SEA_FLOOR, C_WAVE_DIRECTION = 11, 12, 13
-C_CURRENT = 14             # 3, NED at the surface
-C_CURRENT_GRADIENT = 17    # 3, per metre of depth
-C_COG = 20                 # 3, r_g
-C_COB = 23                 # 3, r_b
-C_MASS_INV = 26            # 36, (M_RB + M_A)^-1 row by row
-C_ADDED = 62               # 36, M_A
-C_INERTIA_O = 98           # 9, I_o about O
-C_LINEAR = 107             # 36, L
-C_QUAD_ABS = 143           # 216, Qa_ijk
-C_QUAD = 359               # 216, Q_ijk
-C_DAMPING_TERMS = 575      # count m of the nonzero quadratic damping terms
-C_WAKE_SPREAD, C_JET_SPREAD, C_WAKE_LENGTH = 576, 577, 578   # the others' wakes (SPEC 9.2)
-C_WAKE_EVALUATION = 579    # 1: ExternalWakeUpdate "Evaluation", 0: "Step"
-C_FIXED = 580              # then ThrusterPos (3n), unit ThrusterDir (3n), waves (4 N), the
-                           # damping terms (5 m: forces.quadratic_damping_terms)
+# The fixed block of the constant vector, slot by slot (its sources: the parameters, the
+# environment, the sea and how the vehicle meets the others' wakes; see pack_constants). The
+# counts are stored as floats. After the block come the parts whose length depends on the
+# vehicle: ThrusterPos (3n), the unit ThrusterDir (3n), the wave components (4 N) and the
+# nonzero quadratic damping terms (5 m: forces.quadratic_damping_terms).
+CONSTANTS = ConstantTable()
+C_THRUSTERS = CONSTANTS.add("thruster count n", 1, lambda p, e, sea, wake, waves, terms: p.thruster_count)
+C_WAVES = CONSTANTS.add("wave component count N", 1, lambda p, e, sea, wake, waves, terms: waves.shape[0])
+C_MASS = CONSTANTS.add("Mass", 1, lambda p, e, sea, wake, waves, terms: p.Mass)
+C_VOLUME = CONSTANTS.add("Volume", 1, lambda p, e, sea, wake, waves, terms: p.Volume)
+C_RHO = CONSTANTS.add("Rho", 1, lambda p, e, sea, wake, waves, terms: p.Rho)
+C_GRAVITY = CONSTANTS.add("Gravity", 1, lambda p, e, sea, wake, waves, terms: e.Gravity)
+C_HEIGHT = CONSTANTS.add("Height", 1, lambda p, e, sea, wake, waves, terms: p.Height)
+C_THRUSTER_TAU = CONSTANTS.add("ThrusterTimeConstant", 1,
+                               lambda p, e, sea, wake, waves, terms: p.ThrusterTimeConstant)
+C_MAX_FORWARD = CONSTANTS.add("MaxThrustForward", 1, lambda p, e, sea, wake, waves, terms: p.MaxThrustForward)
+C_MAX_REVERSE = CONSTANTS.add("MaxThrustReverse", 1, lambda p, e, sea, wake, waves, terms: p.MaxThrustReverse)
+C_EFFICIENCY = CONSTANTS.add("ThrusterEfficiency", 1, lambda p, e, sea, wake, waves, terms: p.ThrusterEfficiency)
+C_QUAT_TAU = CONSTANTS.add("QuaternionConvergenceTime", 1,
+                           lambda p, e, sea, wake, waves, terms: p.QuaternionConvergenceTime)
+C_SEA_FLOOR = CONSTANTS.add("SeaFloorDepth", 1, lambda p, e, sea, wake, waves, terms: e.SeaFloorDepth)
+C_WAVE_DIRECTION = CONSTANTS.add("WaveDirection", 1,
+                                 lambda p, e, sea, wake, waves, terms: 0.0 if sea is None else sea.WaveDirection)
+C_CURRENT = CONSTANTS.add("CurrentVelocity (NED, at the surface)", 3,
+                          lambda p, e, sea, wake, waves, terms: e.CurrentVelocity)
+C_CURRENT_GRADIENT = CONSTANTS.add("CurrentDepthGradient (per metre of depth)", 3,
+                                   lambda p, e, sea, wake, waves, terms: e.CurrentDepthGradient)
+C_COG = CONSTANTS.add("CenterOfGravity r_g", 3, lambda p, e, sea, wake, waves, terms: p.CenterOfGravity)
+C_COB = CONSTANTS.add("CenterOfBuoyancy r_b", 3, lambda p, e, sea, wake, waves, terms: p.CenterOfBuoyancy)
+C_MASS_INV = CONSTANTS.add("(M_RB + M_A)^-1 row by row", 36,
+                           lambda p, e, sea, wake, waves, terms: np.linalg.inv(p.mass_matrix()))
+C_ADDED = CONSTANTS.add("AddedMass M_A", 36, lambda p, e, sea, wake, waves, terms: p.AddedMass)
+C_INERTIA_O = CONSTANTS.add("inertia I_o about O", 9, lambda p, e, sea, wake, waves, terms: inertia_about_origin(
+    p.Mass, np.asarray(p.CenterOfGravity, float), p.inertia_matrix()))
+C_LINEAR = CONSTANTS.add("LinearDamping L", 36, lambda p, e, sea, wake, waves, terms: p.LinearDamping)
+C_QUAD_ABS = CONSTANTS.add("quadratic damping Qa_ijk", 216,
+                           lambda p, e, sea, wake, waves, terms: p.quadratic_abs_tensor())
+C_QUAD = CONSTANTS.add("quadratic damping Q_ijk", 216,
+                       lambda p, e, sea, wake, waves, terms: p.quadratic_signed_tensor())
+C_DAMPING_TERMS = CONSTANTS.add("count m of the nonzero quadratic damping terms", 1,
+                                lambda p, e, sea, wake, waves, terms: terms.shape[0])
+# how the vehicle meets the others' wakes (SPEC 9.2)
+C_WAKE_SPREAD = CONSTANTS.add("WakeSpreadRate", 1, lambda p, e, sea, wake, waves, terms: wake.WakeSpreadRate)
+C_JET_SPREAD = CONSTANTS.add("JetSpreadRate", 1, lambda p, e, sea, wake, waves, terms: wake.JetSpreadRate)
+C_WAKE_LENGTH = CONSTANTS.add("WakeLength", 1, lambda p, e, sea, wake, waves, terms: wake.WakeLength)
+C_WAKE_EVALUATION = CONSTANTS.add("1: ExternalWakeUpdate 'Evaluation', 0: 'Step'", 1,
+                                  lambda p, e, sea, wake, waves, terms: wake.evaluation)
+C_FIXED = CONSTANTS.size
 
 
 def pack_constants(params, environment, sea=None, wake=None):
     """The flat constant vector of `H100Parameters`, the environment (any object with
     CurrentVelocity, CurrentDepthGradient and SeaFloorDepth), the sea (`WaveParameters`,
     None for still water) and how the vehicle meets the others' wakes (`WakeParameters`, None
-    for the defaults). Gravity is the environment's."""
+    for the defaults). Gravity is the environment's. The fixed block is `CONSTANTS`; the parts
+    whose length depends on the vehicle follow it."""
     wake = wake if wake is not None else WakeParameters()
-    n = params.thruster_count
     waves = np.zeros((0, 4)) if sea is None else wave_components(sea, environment.Gravity)
     damping_terms = quadratic_damping_terms(params.quadratic_abs_tensor(), params.quadratic_signed_tensor())
-    c = np.zeros(C_FIXED + 6 * n + 4 * waves.shape[0] + damping_terms.size)
-    c[C_THRUSTERS], c[C_WAVES], c[C_DAMPING_TERMS] = n, waves.shape[0], damping_terms.shape[0]
-    c[C_MASS], c[C_VOLUME], c[C_RHO] = params.Mass, params.Volume, params.Rho
-    c[C_GRAVITY], c[C_HEIGHT] = environment.Gravity, params.Height
-    c[C_THRUSTER_TAU] = params.ThrusterTimeConstant
-    c[C_MAX_FORWARD], c[C_MAX_REVERSE] = params.MaxThrustForward, params.MaxThrustReverse
-    c[C_EFFICIENCY] = params.ThrusterEfficiency
-    c[C_QUAT_TAU] = params.QuaternionConvergenceTime
-    c[C_SEA_FLOOR] = environment.SeaFloorDepth
-    c[C_WAKE_SPREAD], c[C_JET_SPREAD], c[C_WAKE_LENGTH] = wake.WakeSpreadRate, wake.JetSpreadRate, wake.WakeLength
-    c[C_WAKE_EVALUATION] = wake.evaluation
-    c[C_WAVE_DIRECTION] = 0.0 if sea is None else sea.WaveDirection
-    c[C_CURRENT:C_CURRENT + 3] = environment.CurrentVelocity
-    c[C_CURRENT_GRADIENT:C_CURRENT_GRADIENT + 3] = environment.CurrentDepthGradient
-    c[C_COG:C_COG + 3] = params.CenterOfGravity
-    c[C_COB:C_COB + 3] = params.CenterOfBuoyancy
-    c[C_MASS_INV:C_MASS_INV + 36] = np.linalg.inv(params.mass_matrix()).ravel()
-    c[C_ADDED:C_ADDED + 36] = np.asarray(params.AddedMass, float).ravel()
-    c[C_INERTIA_O:C_INERTIA_O + 9] = inertia_about_origin(
-        params.Mass, np.asarray(params.CenterOfGravity, float), params.inertia_matrix()).ravel()
-    c[C_LINEAR:C_LINEAR + 36] = np.asarray(params.LinearDamping, float).ravel()
-    c[C_QUAD_ABS:C_QUAD_ABS + 216] = params.quadratic_abs_tensor().ravel()
-    c[C_QUAD:C_QUAD + 216] = params.quadratic_signed_tensor().ravel()
-    c[C_FIXED:C_FIXED + 3 * n] = np.asarray(params.ThrusterPos, float).ravel()
-    c[C_FIXED + 3 * n:C_FIXED + 6 * n] = params.unit_thruster_directions().ravel()
-    c[C_FIXED + 6 * n:C_FIXED + 6 * n + waves.size] = waves.ravel()
-    c[C_FIXED + 6 * n + waves.size:] = damping_terms.ravel()
-    return c
+    fixed = CONSTANTS.pack(params, environment, sea, wake, waves, damping_terms)
+    return np.concatenate((fixed, np.asarray(params.ThrusterPos, float).ravel(),
+                           params.unit_thruster_directions().ravel(), waves.ravel(), damping_terms.ravel()))
 
 
 @jit

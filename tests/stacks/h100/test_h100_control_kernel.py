@@ -1,4 +1,4 @@
-"""The H100's compiled control kernels (auv_cosim/stacks/h100/kernels.py): each computes what its
+"""The H100's compiled control kernels (auv_cosim/stacks/h100/control_kernel.py): each computes what its
 own plain-Python execution computes, bit for bit, on random inputs through every branch (the
 speed limit, the pitch clamp, the clipping, a non-diagonal mass matrix, the feed-forward off,
 dt = 0, the allocation's three outcomes); the quaternion is the vehicle library's; the
@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from auv_cosim.stacks.h100 import kernels
+from auv_cosim.stacks.h100 import control_kernel as kernels
 from auv_cosim.compiled.jit import JIT_ENABLED
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -244,7 +244,7 @@ def test_a_freshly_unzipped_control_fmu_compiles_nothing(first, control):
     from tests.harness import FMU_DIR, build, numba_cache_report
 
     build(*first, control)
-    result = numba_cache_report(SCRIPT, "auv_cosim.stacks.h100.kernels",
+    result = numba_cache_report(SCRIPT, "auv_cosim.stacks.h100.control_kernel",
                                 [FMU_DIR / f"{n}.fmu" for n in (*first, control)])
     # the kernels are those of the FMU loaded first (a module the host imported is shared)
     assert not result["kernel"].startswith(str(ROOT)), result
