@@ -15,7 +15,7 @@ try:
     # the BLAS module numba checks for when it sets up its NumPy support, without the whole
     # of scipy.linalg that `import scipy.linalg.cython_blas` would run first (see _imports.py)
     try:
-        from .scipy_imports import import_alone
+        from .scipy_internals import import_alone
         import_alone("scipy.linalg.cython_blas")
     except ImportError:  # pragma: no cover - no SciPy: numba reports it where BLAS is needed
         pass

@@ -7,12 +7,12 @@ from typing import Optional, Tuple
 
 import numpy as np
 
-from ..compiled.scipy_imports import import_alone
+from ..compiled.scipy_internals import Restarts, import_alone
 from ..compiled.jit import compiled_entry
 from .packed import pack_arguments
 
 #: SciPy's `ode` from its own module: `from scipy.integrate import ode` would import the whole of
-#: scipy.integrate (see _imports.py); the class is the same.
+#: scipy.integrate (see auv_cosim/compiled/scipy_internals.py); the class is the same.
 ode = import_alone("scipy.integrate._ode").ode
 
 
@@ -179,7 +179,8 @@ class VehicleSimulator:
                 self._solver = ode(model.derivative_at if derivative_into is None
                                    else _right_hand_side(derivative_into, self._x.size))
                 self._solver.set_f_params(self._u, model.constants)
-        self._solver.set_integrator(self.method, rtol=self.rtol, atol=self.atol, nsteps=max_steps)
+        # each step integrated from its start state alone (auv_cosim.compiled.scipy_internals)
+        self._restarts = Restarts(self._solver, self.method, rtol=self.rtol, atol=self.atol, nsteps=max_steps)
         # the table's inputs, the ones a non-finite value is looked for in (a view: no slice per step)
         self._table_inputs = self._u[:self._input_count]
         hold = getattr(model, "hold_inputs", None)
@@ -188,11 +189,6 @@ class VehicleSimulator:
         #: that leaves them out flies without them; the simulator's own `inputs` array, which
         #: the FMU's slave writes them into, is held as it is)
         self._extra_given = False
-        self._integrator = self._solver._integrator
-        self._step_length = None   # the step the integrator's work arrays were last made for
-        self._fresh_work = self._fresh_iwork = None
-        self._run_arguments = None   # what SciPy's runner takes after (f, t0, y0, t1)
-        self._t_reached = 0.0        # where the last run of the integrator stopped
 
     def _packed(self, derivative_packed, held_size, constants, size):
         """The right-hand side of a packed derivative (see `_packed_right_hand_side`); keeps
@@ -271,16 +267,15 @@ class VehicleSimulator:
             if problem:
                 raise ValueError(self.model.input_problem(problem, self._u))
         if self._step_derivative is None:
-            x = y = self._integrate(self._x, t0, t1)   # a new array each call: kept without a copy
+            x = y = self._restarts.integrate(self._x, t0, t1)   # a new array each call: kept without a copy
         else:
             self._hold_step(self._x, self._u, float(t0), self._held)
-            y = self._integrate(self._x[:self._integrated], t0, t1)
+            y = self._restarts.integrate(self._x[:self._integrated], t0, t1)
             x = self.model.state_after_step(y, self._held, t1)
-        if not self._integrator.success or not _all_finite(x):
-            code = self._solver.get_return_code()
-            why = (self._integrator.messages.get(code, f"return code {code}") if not self._integrator.success
-                   else "the state is no longer finite")
-            where = f" at t={self._t_reached:.6g} s" if self._t_reached < t1 else ""
+        restarts = self._restarts
+        if not restarts.success or not _all_finite(x):
+            why = restarts.message if not restarts.success else "the state is no longer finite"
+            where = f" at t={restarts.t_reached:.6g} s" if restarts.t_reached < t1 else ""
             # what the integrator carried, where it stopped (the rest follows it in closed form)
             ran = runaway(getattr(self.model, "STATE", ()), self._x[:y.size], y)
             raise IntegrationError(f"{self.method} could not integrate from t={t0:.6g} s to t={t1:.6g} s: {why}{where}"
@@ -288,32 +283,3 @@ class VehicleSimulator:
         self.model.project_state(x)
         self._x = x    # only now: a failed advance leaves the simulator where it was
         return x
-
-    def _integrate(self, y0: np.ndarray, t0: float, t1: float) -> np.ndarray:
-        """y at t1 from y0 at t0: one run of SciPy's DOPRI5 (or DOP853) restarted from y0 alone.
-
-        What `ode.set_initial_value` then `ode.integrate` do, less their Python overhead (a
-        third of the AUV's step): the integrator's `reset` makes its work arrays (its parameters,
-        and `first_step`, the first step it tries: the interval, see the class docstring) only
-        when the step length changes; other steps restore the same arrays in place from copies
-        of the fresh ones, so each run starts from exactly what a reset gives (the same results,
-        bit for bit). The runner copies y0 before it integrates (SciPy's wrappers of DOPRI5 and
-        DOP853 do not overwrite y), so a view of the state is safe to hand over."""
-        integrator = self._integrator
-        step_length = t1 - t0
-        if step_length != self._step_length:
-            integrator.first_step = step_length
-            integrator.reset(y0.size, False)
-            self._fresh_work, self._fresh_iwork = integrator.work.copy(), integrator.iwork.copy()
-            self._run_arguments = (*integrator.call_args, self._solver.f_params)
-            self._step_length = step_length
-        else:
-            integrator.work[:] = self._fresh_work
-            integrator.iwork[:] = self._fresh_iwork
-            integrator.success = 1
-        # the integrator's `run` less its argument tuples: its runner (SciPy's C DOPRI5 / DOP853)
-        # with the arguments `run` gives it, and its bookkeeping of a failure
-        self._t_reached, y, integrator.istate = integrator.runner(self._solver.f, t0, y0, t1, *self._run_arguments)
-        if integrator.istate < 0:
-            integrator.success = 0
-        return y

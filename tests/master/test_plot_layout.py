@@ -1,4 +1,4 @@
-"""The AUV plots' layout shortcuts (auv_cosim/analyses/auv_plots.py ``_ticks_once``, ``_tight_layout``):
+"""The AUV plots' layout shortcuts (auv_cosim/analyses/matplotlib_internals.py ``ticks_once``, ``tight_layout``):
 the ticks placed once per view and axes box, each ``legend(loc="best")`` searched for once and
 left out of tight_layout() when it fits inside its axes. The pixels are those of matplotlib's own
 ``tight_layout()`` and drawing, for figures like the AUV's (shared time axes, long lines, an
@@ -56,7 +56,8 @@ def _searches(monkeypatch) -> list:
 
 @pytest.mark.parametrize("big_legend", [False, True])
 def test_the_shortcuts_draw_the_pixels_of_matplotlibs_own_layout(monkeypatch, big_legend):
-    from auv_cosim.analyses.auv_plots import _mpl, _ticks_once, _tight_layout
+    from auv_cosim.analyses.auv_plots import _mpl
+    from auv_cosim.analyses.matplotlib_internals import ticks_once as _ticks_once, tight_layout as _tight_layout
 
     plt = _mpl()
     theirs = _figure(plt, big_legend)
@@ -81,7 +82,8 @@ def test_the_shortcuts_draw_the_pixels_of_matplotlibs_own_layout(monkeypatch, bi
 
 
 def test_ticks_are_placed_again_when_the_view_changes():
-    from auv_cosim.analyses.auv_plots import _mpl, _ticks_once
+    from auv_cosim.analyses.auv_plots import _mpl
+    from auv_cosim.analyses.matplotlib_internals import ticks_once as _ticks_once
 
     plt = _mpl()
     fig, ax = plt.subplots(figsize=(4, 3), dpi=110)
@@ -98,6 +100,7 @@ def test_ticks_are_placed_again_when_the_view_changes():
 def test_without_the_legend_internals_the_layout_is_matplotlibs(monkeypatch):
     """A matplotlib whose legends lack the internals the shortcut reads: laid out as before."""
     from auv_cosim.analyses import auv_plots as ap
+    from auv_cosim.analyses import matplotlib_internals as mi
 
     def missing(legend, renderer):
         raise AttributeError("no _legend_box here")
@@ -107,10 +110,41 @@ def test_without_the_legend_internals_the_layout_is_matplotlibs(monkeypatch):
     theirs.tight_layout()
     expected = _pixels(theirs)
     plt.close(theirs)
-    monkeypatch.setattr(ap, "_fits_inside", missing)
+    monkeypatch.setattr(mi, "_fits_inside", missing)
     ours = _figure(plt)
-    ap._tight_layout(ours)
+    mi.tight_layout(ours)
     got = _pixels(ours)
     in_layout = [ax.get_legend().get_in_layout() for ax in ours.axes]
     plt.close(ours)
     assert in_layout == [True, True, True] and np.array_equal(got, expected)
+
+
+def test_with_the_internals_off_the_figure_is_matplotlibs_own(monkeypatch):
+    """The version gate's other side: no shortcut at all, the pixels of matplotlib's layout, and
+    no axis or legend of the figure touched."""
+    from auv_cosim.analyses import auv_plots as ap
+    from auv_cosim.analyses import matplotlib_internals as mi
+
+    plt = ap._mpl()
+    theirs = _figure(plt)
+    theirs.tight_layout()
+    expected = _pixels(theirs)
+    plt.close(theirs)
+    monkeypatch.setattr(mi, "ENABLED", False)
+    calls = _searches(monkeypatch)
+    ours = _figure(plt)
+    mi.ticks_once(ours)
+    mi.tight_layout(ours)
+    patched = [vars(axis).get("_update_ticks") for ax in ours.axes for axis in (ax.xaxis, ax.yaxis)]
+    got = _pixels(ours)
+    legends = [ax.get_legend() for ax in ours.axes]
+    plt.close(ours)
+    assert patched == [None] * 6 and np.array_equal(got, expected)
+    assert all(calls.count(legend) >= 2 for legend in legends)   # matplotlib searches as it does
+
+
+def test_the_version_gate_reads_matplotlibs_version():
+    from auv_cosim.analyses import matplotlib_internals as mi
+
+    version = tuple(int(p) for p in matplotlib.__version__.split(".")[:2])
+    assert mi.ENABLED == (version in mi.CHECKED)

@@ -1,4 +1,4 @@
-"""What the vehicle library imports of SciPy (auv_cosim/compiled/scipy_imports.py): the module of `ode`
+"""What the vehicle library imports of SciPy (auv_cosim/compiled/scipy_internals.py): the module of `ode`
 (DOPRI5) without the rest of scipy.integrate (quadratures, BVP, solve_ivp, and scipy.special,
 optimize and sparse behind them), and the BLAS module numba's compiled matrix products call
 without the rest of scipy.linalg: together about half of an FMU's start-up (issue 15). A later
