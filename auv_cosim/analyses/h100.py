@@ -10,7 +10,9 @@ error RMS, settling into 0.1 m, thrust effort and propulsive energy, and the tra
 figures by mode: the truth against the stack's reference), the allocation's use of its
 thrusters (most saturated at once, largest unmet wrench) and the layout: its rank and, below 6,
 the wrench directions it cannot produce (from the vehicle's thruster parameters, as the vehicle
-library's ``analyse_layout`` finds them). Plots (auv_cosim/analyses/h100_plots.py): ``thrusters.png`` and
+library's ``analyse_layout`` finds them), and the controllers' model of the vehicle (``belief``:
+its own parameters, and a warning when the run set a parameter of the plant that the model
+keeps at the vehicle file's value). Plots (auv_cosim/analyses/h100_plots.py): ``thrusters.png`` and
 ``errors.png``. A run without an H100 stack gets nothing from here (the AUV's figures and the
 H100's live side by side).
 """
@@ -69,6 +71,44 @@ def layout(plan: Plan, control: str, vehicle: str | None, rank: int | None) -> d
     return out
 
 
+#: The vehicle's parameters the control stack's model of the vehicle (its belief, built from
+#: the vehicle file the control FMU carries) also holds: a run that sets one of them for the
+#: plant changes the plant and not the controllers' model.
+BELIEVED = ("Mass", "Volume", "Rho", "CenterOfGravity", "CenterOfBuoyancy", "Inertia", "AddedMass", "LinearDamping",
+            "QuadraticDamping", "QuadraticDampingTensor", "SignedQuadraticDampingTensor", "ThrusterPos", "ThrusterDir",
+            "MaxThrustForward", "MaxThrustReverse", "ThrusterTimeConstant", "ThrusterEfficiency")
+#: the control stack's own parameters of its belief, and the value that leaves it the file's
+BELIEF_PARAMETERS = {"DampingScale": 1.0, "AddedMassScale": 1.0, "EfficiencyBelief": 1.0}
+
+
+def belief(plan: Plan, control: str, vehicle: str | None) -> dict:
+    """The controllers' model of the vehicle as the run had it: the control stack's belief
+    parameters, and the vehicle's parameters the run set away from the vehicle file while the
+    model kept the file's (``plant_only``, with a warning in words)."""
+    out: dict[str, Any] = {name: param(plan, control, name, default) for name, default in BELIEF_PARAMETERS.items()}
+    if vehicle is None or vehicle not in plan.instances:
+        return out
+    changed = []
+    for var, value in plan.instances[vehicle].params:
+        base = var.name.split("[")[0]
+        if base in BELIEVED and var.start is not None:
+            try:
+                differs = float(value) != float(var.start)
+            except (TypeError, ValueError):
+                differs = str(value) != str(var.start)
+            if differs:
+                changed.append(var.name)
+    if changed:
+        out["plant_only"] = changed
+        own = {"LinearDamping": "DampingScale", "QuadraticDamping": "DampingScale", "AddedMass": "AddedMassScale",
+               "ThrusterEfficiency": "EfficiencyBelief"}
+        hints = sorted({own[n.split("[")[0]] for n in changed if n.split("[")[0] in own})
+        out["warning"] = (f"{vehicle}.{', '.join(changed)} set for the plant only: {control}'s model of the vehicle "
+                          f"is its vehicle file's" + (f" (its own {', '.join(f'{control}.{h}' for h in hints)} "
+                                                      f"set the model's)" if hints else ""))
+    return out
+
+
 def control_figures(run: RunData, control: str) -> dict:
     from .h100_figures import stack_figures
 
@@ -79,6 +119,7 @@ def control_figures(run: RunData, control: str) -> dict:
                            "mode": mode}
     rank = run.get(f"{control}.LayoutRank")
     out["layout"] = layout(plan, control, vehicle, int(rank[-1]) if rank is not None else None)
+    out["belief"] = belief(plan, control, vehicle)
     if vehicle is None:
         return out
 
@@ -114,6 +155,9 @@ def describe_run(summary: dict) -> list[str]:
                 line += (f"; thrust effort {f['thrust_effort_N_s']:.4g} N s, "
                          f"propulsive energy {f['propulsive_energy_J']:.4g} J")
             lines.append(line)
+        warning = (f.get("belief") or {}).get("warning")
+        if warning:
+            lines.append(f"warning: {warning}")
         lay = f.get("layout") or {}
         if lay.get("rank") is not None and lay["rank"] < 6:
             lines.append(f"{name}: {lay['thrusters']} thrusters, rank {lay['rank']}: cannot produce "

@@ -22,8 +22,8 @@ import numpy as np
 import pytest
 
 from tests.harness import build, master
+from auv_cosim.stacks.h100.control import CONTROLLERS
 
-CONTROLLERS = ("pid", "lqr", "smc")
 STATION_KEEPING_S = "60"
 DEPTH_STEP_S = "25"          # the step is at 10 s
 
@@ -53,7 +53,7 @@ def position_rms(run) -> float:
 
 
 @pytest.mark.parametrize("scenario", ["h100_depth_step", "h100_depth_step_up"])
-@pytest.mark.parametrize("controller", CONTROLLERS)
+@pytest.mark.parametrize("controller", list(CONTROLLERS))
 def test_depth_step_of_one_metre_with_noise(tmp_path_factory, scenario, controller):
     run = _run(tmp_path_factory, scenario, controller, DEPTH_STEP_S)
     assert run.summary["signals"]  # the step came from the scenario's signal

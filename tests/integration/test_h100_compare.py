@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from tests.harness import build, master
+from auv_cosim.stacks.h100.control import CONTROLLERS
 
 
 @pytest.fixture(scope="module")
@@ -28,22 +29,22 @@ def test_one_table_one_figure_one_row_per_controller(compared):
     run, out, rows = compared
     assert run.rc == 1, run                                # the made-up controller failed
     assert list(rows) == ["pid", "lqr", "smc", "mpc"]
-    assert [rows[c]["status"] for c in ("pid", "lqr", "smc")] == ["completed"] * 3
+    assert [rows[c]["status"] for c in CONTROLLERS] == ["completed"] * 3
     assert rows["mpc"]["status"] == "failed" and "Controller" in rows["mpc"]["reason"]
     table = (out / "comparison.md").read_text()
     assert "| lqr |" in table and "RMS position error [m]" in table and table in run.stdout
     assert (out / "tracks.png").stat().st_size > 10_000
     for key in ("position_rms_m", "position_max_m", "settling_time_s", "thrust_effort_N_s", "propulsive_energy_J",
                 "analysis.depth_step.overshoot_percent"):
-        assert all(rows[c][key] != "" for c in ("pid", "lqr", "smc")), key
+        assert all(rows[c][key] != "" for c in CONTROLLERS), key
     # each run flew its own controller: the efforts differ
-    assert len({rows[c]["thrust_effort_N_s"] for c in ("pid", "lqr", "smc")}) == 3
+    assert len({rows[c]["thrust_effort_N_s"] for c in CONTROLLERS}) == 3
 
 
 def test_the_table_figures_are_those_of_the_runs(compared):
     """The RMS and maximum 3-D error, recomputed here from each run's results.csv."""
     _, out, rows = compared
-    for controller in ("pid", "lqr", "smc"):
+    for controller in CONTROLLERS:
         results = out / "runs" / f"control.Controller={controller}" / "results.csv"
         with open(results, newline="") as f:
             header = next(csv.reader(f))
@@ -55,3 +56,20 @@ def test_the_table_figures_are_those_of_the_runs(compared):
         thrust = np.column_stack([col[f"vehicle.Thrust[{i}]"] for i in range(1, 9)])
         effort = np.sum(np.abs(thrust).sum(axis=1)[1:] + np.abs(thrust).sum(axis=1)[:-1]) / 2 * 0.1
         assert float(rows[controller]["thrust_effort_N_s"]) == pytest.approx(effort, rel=1e-4)
+
+
+def test_a_run_that_sets_the_plant_and_not_the_model_says_so(tmp_path):
+    """The controllers' model of the vehicle is the vehicle file the control FMU carries: a run
+    that changes the plant's damping changes the plant only, and the summary and the run's
+    lines say so, naming the control stack's own parameter for the model's damping."""
+    build("H100", "H100Sensors", "H100Control")
+    plain = master("run", "h100_hold", "--stop-time", "2", "--no-plots", out=tmp_path / "plain")
+    changed = master("run", "h100_hold", "--stop-time", "2", "--no-plots", "--set", "vehicle.QuadraticDamping[1,1]=90",
+                     "--set", "vehicle.ThrusterEfficiency=0.8", out=tmp_path / "changed")
+    assert plain.rc == 0 and changed.rc == 0, (plain, changed)
+    assert "warning" not in plain.summary["h100"]["control"]["belief"]
+    assert plain.summary["h100"]["control"]["belief"]["DampingScale"] == 1.0
+    belief = changed.summary["h100"]["control"]["belief"]
+    assert belief["plant_only"] == ["QuadraticDamping[1,1]", "ThrusterEfficiency"]
+    assert "control.DampingScale" in belief["warning"] and "control.EfficiencyBelief" in belief["warning"]
+    assert "warning: vehicle.QuadraticDamping[1,1], ThrusterEfficiency set for the plant only" in changed.stdout

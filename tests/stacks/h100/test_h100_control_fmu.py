@@ -10,6 +10,7 @@ pytest.importorskip("fmpy")
 from fmpy.fmi1 import FMICallException  # noqa: E402
 
 from tests.harness import DISCARD, ERROR, FMU_DIR, Instances, build, unpack  # noqa: E402
+from auv_cosim.stacks.h100.control import CONTROLLERS
 
 NAME = "H100Control"
 AT_REST = {"MeasuredDepth": 5.0, "UsblPosition": (0.0, 0.0, 5.0), "UsblFixCount": 1, "DepthCommand": 5.0}
@@ -82,7 +83,7 @@ def test_a_held_pose_other_than_the_initial_one(make):
     assert c.errors() == []
 
 
-@pytest.mark.parametrize("controller", ["pid", "lqr", "smc"])
+@pytest.mark.parametrize("controller", list(CONTROLLERS))
 def test_each_controller_holds_the_heavy_vehicle_up_at_rest(make, controller):
     c = make().initialize(Controller=controller, **AT_REST)
     c.fmu.doStep(0.0, 0.1)
@@ -104,7 +105,7 @@ def _run(c, start, steps=40):
     return out
 
 
-@pytest.mark.parametrize("controller", ["pid", "lqr", "smc"])
+@pytest.mark.parametrize("controller", list(CONTROLLERS))
 def test_state_restore_is_bit_for_bit(make, controller):
     c = make().initialize(Controller=controller, Mode="waypoints", Waypoints="3,0,5; 3,3,6", **AT_REST)
     _run(c, 0, 30)

@@ -17,6 +17,7 @@ import pytest
 
 from auv_cosim.stacks.h100 import control_kernel as kernels
 from auv_cosim.compiled.jit import JIT_ENABLED
+from auv_cosim.stacks.h100.control import CONTROLLERS
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -174,7 +175,7 @@ def test_the_clear_commands_are_the_general_ways():
                 assert fast.get_state() == general.get_state()
 
 
-@pytest.mark.parametrize("name", ["pid", "lqr", "smc"])
+@pytest.mark.parametrize("name", list(CONTROLLERS))
 def test_a_restored_controller_continues_bit_for_bit(name):
     """get_state / set_state around the kept arrays: a controller restored from another's state
     (as JSON would carry it) gives the same wrenches from then on."""
