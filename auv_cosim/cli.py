@@ -101,12 +101,12 @@ def cmd_run(args) -> int:
         with scenario_source(args.scenario, args.parameter_set) as scenario:  # an .ssp file too
             res = run(scenario, out_dir=args.out, stop_time=args.stop_time, step=args.step, overrides=overrides,
                       progress=False if args.no_progress else None, plots=False if args.no_plots else None,
-                      pacer=pacer, observers=tuple(observers))
+                      pacer=pacer, observers=tuple(observers), keep_rows=False)
     except ScenarioError as e:
         print(f"error: scenario refused, nothing was run:\n{e}", file=sys.stderr)
         return 2
     view_error = None
-    if args.view and len(res.data) >= 2:
+    if args.view and res.rows >= 2:
         view_error = _write_view(res.out_dir, quiet=args.quiet)
     if args.quiet:
         if not res.ok:

@@ -20,10 +20,11 @@ from typing import Annotated, Any, Union
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, StrictFloat, StrictInt, StrictStr, StringConstraints
 
-from auv_cosim.master import Plan, RunData, find_step, param, rounded, stats, suggest
+from auv_cosim.master import (ExactSum, First, KeptColumns, Plan, RunData, RunningStats, find_step, param, rounded,
+                              suggest)
 from auv_cosim.master.registry import Analysis, RunFigures
 
-from .metrics import step_response
+from .metrics import StepResponse
 
 
 def vehicles_of(plan: Plan) -> list[str]:
@@ -70,77 +71,157 @@ def driven_vehicle(plan: Plan, control: str, vehicles: list[str]) -> str | None:
     return vehicles[0] if vehicles else None
 
 
+class VehicleFigures:
+    """A vehicle's figures as the rows stream past: distance run (3-D and horizontal, the sum of
+    the finite steps between consecutive rows), final position and depth, deepest depth, mean
+    speed (over the values that are not NaN), energy used and what is left of the battery."""
+
+    def __init__(self, colmap: dict[str, int], v: str):
+        self.pos = [colmap.get(f"{v}.Pos[{i}]") for i in (1, 2, 3)]
+        self.depth, self.speed = colmap.get(f"{v}.Depth"), colmap.get(f"{v}.Speed")
+        self.bat, self.frac = colmap.get(f"{v}.Battery"), colmap.get(f"{v}.BatteryFraction")
+        self.distance, self.horizontal = ExactSum(), ExactSum()
+        self.previous = None   # the last row's position: the first step of the next block starts there
+        self.last = None
+        self.max_depth = None
+        self.speed_sum, self.speed_count = ExactSum(), 0
+        self.bat_first = First()
+
+    def rows(self, block: np.ndarray) -> None:
+        if not len(block):
+            return
+        if self.pos[0] is not None:
+            p = block[:, self.pos]
+            steps = np.diff(p if self.previous is None else np.vstack([self.previous, p]), axis=0)
+            dn, de, dz = steps[:, 0], steps[:, 1], steps[:, 2]
+            ok = np.isfinite(dn) & np.isfinite(de) & np.isfinite(dz)
+            self.distance.add(np.sqrt(dn[ok] ** 2 + de[ok] ** 2 + dz[ok] ** 2))
+            self.horizontal.add(np.hypot(dn[ok], de[ok]))
+            self.previous = p[-1:].copy()
+        if self.depth is not None:
+            deepest = np.nanmax(block[:, self.depth]) if not np.isnan(block[:, self.depth]).all() else np.nan
+            self.max_depth = deepest if self.max_depth is None or np.isnan(self.max_depth) else np.fmax(self.max_depth, deepest)
+        if self.speed is not None:
+            speed = block[:, self.speed]
+            speed = speed[~np.isnan(speed)]
+            self.speed_sum.add(speed)
+            self.speed_count += len(speed)
+        if self.bat is not None:
+            self.bat_first.add(block[:, self.bat])
+        self.last = block[-1].copy()
+
+    def result(self) -> dict:
+        last = self.last
+        out: dict[str, Any] = {}
+        if self.pos[0] is not None:
+            out["distance_run_m"] = rounded(self.distance.value)
+            out["horizontal_distance_m"] = rounded(self.horizontal.value)
+            out["final_position_m"] = [rounded(last[j]) for j in self.pos]
+        if self.depth is not None:
+            out["final_depth_m"] = rounded(last[self.depth])
+            out["max_depth_m"] = rounded(self.max_depth)
+        if self.speed is not None:
+            out["mean_speed_m_s"] = rounded(self.speed_sum.value / self.speed_count if self.speed_count else math.nan)
+        if self.bat is not None:
+            out["energy_used_J"] = rounded(self.bat_first.value - last[self.bat])
+            out["battery_final_J"] = rounded(last[self.bat])
+        if self.frac is not None:
+            out["battery_final_fraction"] = rounded(last[self.frac])
+        return out
+
+
+class ControlFigures:
+    """A control stack's figures as the rows stream past: mission figures (GuidanceMode
+    mission only) and the error statistics, over the rows where the mission is active (those
+    where MissionFinished is not set)."""
+
+    def __init__(self, plan: Plan, colmap: dict[str, int], c: str, v: str | None):
+        self.mode = param(plan, c, "GuidanceMode", "mission")
+        self.dive = param(plan, c, "DiveMode", "depth")
+        self.c, self.v = c, v
+        self.fin = colmap.get(f"{c}.MissionFinished")
+        self.wpi = colmap.get(f"{c}.WaypointIndex")
+        self.wps = waypoints_of(param(plan, c, "Waypoints")) if self.mode == "mission" else []
+        self.depth = colmap.get(f"{v}.Depth") if v else None
+        self.dref = colmap.get(f"{c}.DepthRef")
+        self.xte = colmap.get(f"{c}.CrossTrackError")
+        self.band = None
+        if self.depth is not None and self.dive == "yoyo":
+            lo, hi = param(plan, c, "YoyoMinDepth"), param(plan, c, "YoyoMaxDepth")
+            if isinstance(lo, (int, float)) and isinstance(hi, (int, float)):
+                self.band = (lo, hi)
+        self.entered = False   # the depth has been inside the yo-yo band
+        self.completed_at = None
+        self.last = None
+        self.depth_error = RunningStats()
+        self.xte_stats = RunningStats()
+
+    def rows(self, block: np.ndarray) -> None:
+        if not len(block):
+            return
+        active = np.ones(len(block), dtype=bool)
+        if self.mode == "mission" and self.fin is not None:
+            done = block[:, self.fin] > 0.5
+            if self.completed_at is None and done.any():
+                self.completed_at = block[np.argmax(done), 0]
+            active = ~done
+        if self.band is not None:
+            lo, hi = self.band
+            depth = block[:, self.depth]
+            m = active.copy()
+            if not self.entered:
+                inside = (depth >= lo) & (depth <= hi)
+                entered = np.argmax(inside) if inside.any() else len(depth)
+                m[:entered] = False
+                self.entered = entered < len(depth)
+            err = np.where(depth > hi, depth - hi, np.where(depth < lo, depth - lo, 0.0))
+            self.depth_error.add(err[m])
+        elif self.dive != "yoyo" and self.dref is not None and self.depth is not None:
+            self.depth_error.add((block[:, self.depth] - block[:, self.dref])[active])
+        if self.xte is not None and self.mode == "mission":
+            self.xte_stats.add(block[:, self.xte][active])
+        self.last = block[-1].copy()
+
+    def result(self) -> dict:
+        out: dict[str, Any] = {"vehicle": self.v, "guidance_mode": self.mode, "dive_mode": self.dive}
+        if self.mode == "mission":
+            if self.fin is not None:
+                out["mission_completed"] = bool(self.last[self.fin] > 0.5)
+                out["mission_completed_at_s"] = rounded(self.completed_at) if self.completed_at is not None else None
+            if self.wpi is not None:
+                # WaypointIndex is the active waypoint (0-based): the number reached so far, and
+                # it stays on the last one when the mission finishes
+                reached = int(self.last[self.wpi])
+                if out.get("mission_completed") and self.wps:
+                    reached = len(self.wps)
+                out["waypoints_reached"] = reached
+            if self.wps:
+                out["waypoint_count"] = len(self.wps)
+        if self.band is not None:
+            lo, hi = self.band
+            out["depth_error_m"] = self.depth_error.result()
+            out["depth_error_definition"] = (f"yo-yo: excursion outside the band {lo:g}..{hi:g} m, "
+                                             f"from the first entry into the band")
+        elif self.dive != "yoyo" and self.dref is not None and self.depth is not None:
+            out["depth_error_m"] = self.depth_error.result()
+            out["depth_error_definition"] = f"{self.v}.Depth - {self.c}.DepthRef"
+        if self.xte is not None and self.mode == "mission":
+            out["cross_track_error_m"] = self.xte_stats.result()
+        return out
+
+
+def _whole(stream, d: RunData):
+    """A stream's figures of a run given whole (one block)."""
+    stream.rows(d.data)
+    return stream.result()
+
+
 def vehicle_figures(plan: Plan, d: RunData, v: str) -> dict:
-    n, e, z = d.get(f"{v}.Pos[1]"), d.get(f"{v}.Pos[2]"), d.get(f"{v}.Pos[3]")
-    out: dict[str, Any] = {}
-    if n is not None:
-        dn, de, dz = np.diff(n), np.diff(e), np.diff(z)
-        ok = np.isfinite(dn) & np.isfinite(de) & np.isfinite(dz)
-        out["distance_run_m"] = rounded(np.sum(np.sqrt(dn[ok] ** 2 + de[ok] ** 2 + dz[ok] ** 2)))
-        out["horizontal_distance_m"] = rounded(np.sum(np.hypot(dn[ok], de[ok])))
-        out["final_position_m"] = [rounded(n[-1]), rounded(e[-1]), rounded(z[-1])]
-    depth = d.get(f"{v}.Depth")
-    if depth is not None:
-        out["final_depth_m"] = rounded(depth[-1])
-        out["max_depth_m"] = rounded(np.nanmax(depth))
-    speed = d.get(f"{v}.Speed")
-    if speed is not None:
-        out["mean_speed_m_s"] = rounded(np.nanmean(speed))
-    bat = d.get(f"{v}.Battery")
-    if bat is not None:
-        out["energy_used_J"] = rounded(bat[0] - bat[-1])
-        out["battery_final_J"] = rounded(bat[-1])
-    frac = d.get(f"{v}.BatteryFraction")
-    if frac is not None:
-        out["battery_final_fraction"] = rounded(frac[-1])
-    return out
+    return _whole(VehicleFigures(d.colmap, v), d)
 
 
 def control_figures(plan: Plan, d: RunData, c: str, v: str | None) -> dict:
-    """Mission figures (GuidanceMode mission only) and the error statistics, over the part of
-    the run where the mission is active (not after MissionFinished)."""
-    mode = param(plan, c, "GuidanceMode", "mission")
-    dive = param(plan, c, "DiveMode", "depth")
-    out: dict[str, Any] = {"vehicle": v, "guidance_mode": mode, "dive_mode": dive}
-    active = np.ones(len(d.t), dtype=bool)
-    fin = d.get(f"{c}.MissionFinished")
-    if mode == "mission":
-        if fin is not None:
-            done = fin > 0.5
-            out["mission_completed"] = bool(done[-1])
-            out["mission_completed_at_s"] = rounded(d.t[np.argmax(done)]) if done.any() else None
-            active = ~done
-        wpi = d.get(f"{c}.WaypointIndex")
-        wps = waypoints_of(param(plan, c, "Waypoints"))
-        if wpi is not None:
-            # WaypointIndex is the active waypoint (0-based): the number reached so far, and
-            # it stays on the last one when the mission finishes
-            reached = int(wpi[-1])
-            if out.get("mission_completed") and wps:
-                reached = len(wps)
-            out["waypoints_reached"] = reached
-        if wps:
-            out["waypoint_count"] = len(wps)
-    depth = d.get(f"{v}.Depth") if v else None
-    dref = d.get(f"{c}.DepthRef")
-    if depth is not None and dive == "yoyo":
-        lo, hi = param(plan, c, "YoyoMinDepth"), param(plan, c, "YoyoMaxDepth")
-        if isinstance(lo, (int, float)) and isinstance(hi, (int, float)):
-            inside = (depth >= lo) & (depth <= hi)
-            entered = np.argmax(inside) if inside.any() else len(depth)
-            err = np.where(depth > hi, depth - hi, np.where(depth < lo, depth - lo, 0.0))
-            m = active.copy()
-            m[:entered] = False
-            out["depth_error_m"] = stats(err[m])
-            out["depth_error_definition"] = (f"yo-yo: excursion outside the band {lo:g}..{hi:g} m, "
-                                             f"from the first entry into the band")
-    elif dref is not None and depth is not None:
-        out["depth_error_m"] = stats((depth - dref)[active])
-        out["depth_error_definition"] = f"{v}.Depth - {c}.DepthRef"
-    xte = d.get(f"{c}.CrossTrackError")
-    if xte is not None and mode == "mission":
-        out["cross_track_error_m"] = stats(xte[active])
-    return out
+    return _whole(ControlFigures(plan, d.colmap, c, v), d)
 
 
 def _heading(d: RunData, v: str):
@@ -193,42 +274,72 @@ def turning_circle(plan: Plan, d: RunData, opts) -> dict:
     return out
 
 
+class _Known:
+    """A stream whose figures are known before any row (an analysis that cannot be made)."""
+
+    def __init__(self, figures: dict):
+        self.figures = figures
+
+    def rows(self, block: np.ndarray) -> None:
+        pass
+
+    def result(self) -> dict:
+        return self.figures
+
+
+class DepthStepStream:
+    """The depth-step analysis as the rows stream past: the step response (``StepResponse``)
+    of the vehicle's depth from the step of the signal that carries it."""
+
+    def __init__(self, plan: Plan, colmap: dict[str, int], opts):
+        self.error = None
+        sig = next((s for s in plan.signals if s.target == opts.command), None)
+        step = find_step(sig.spec) if sig is not None else None
+        self.depth = colmap.get(f"{opts.vehicle}.Depth")
+        if sig is None:
+            self.error = f"no signal drives {opts.command}; the depth-step analysis needs one with a step"
+        elif step is None:
+            self.error = f"the signal on {opts.command} has no step term"
+        elif self.depth is None:
+            self.error = f"{opts.vehicle} has no Depth output"
+        elif step[2] - step[1] == 0:
+            self.error = "the step has zero size"
+        if self.error is None:
+            self.t_step, self.before, self.after = step
+            self.response = StepResponse(self.before, self.after, band=opts.band)
+
+    def rows(self, block: np.ndarray) -> None:
+        if self.error is None:
+            m = block[:, 0] >= self.t_step - 1e-9
+            self.response.add(block[m, 0] - self.t_step, block[m, self.depth])
+
+    def result(self) -> dict:
+        if self.error is not None:
+            return {"error": self.error}
+        if self.response.count < 2:
+            return {"error": f"the run ends before the step at t={self.t_step} s"}
+        r = self.response.result()
+        overshoot, settling, steady = r["overshoot_percent"], r["settling_time_s"], r["steady_state_error"]
+        out = {
+            "step_time_s": rounded(self.t_step), "from_m": rounded(self.before), "to_m": rounded(self.after),
+            "overshoot_percent": rounded(overshoot, 4),
+            "rise_time_10_90_s": rounded(r["rise_time_10_90_s"]) if r["rise_time_10_90_s"] is not None else None,
+            "settling_time_s": rounded(settling) if settling is not None else None,
+            "settling_band_m": rounded(r["settling_band"]),
+            "steady_state_error_m": rounded(steady, 4),
+            "acceptance": {  # SPEC 4 / seed 004, for a 1 m step at cruise
+                "steady_error_below_0.1_m": steady < 0.1,
+                "overshoot_below_5_percent": overshoot < 5.0,
+                "settling_below_10_s": settling is not None and settling < 10.0,
+            },
+        }
+        if settling is None:
+            out["warning"] = "the depth had not settled within the band by the end of the run"
+        return out
+
+
 def depth_step(plan: Plan, d: RunData, opts) -> dict:
-    sig = next((s for s in plan.signals if s.target == opts.command), None)
-    if sig is None:
-        return {"error": f"no signal drives {opts.command}; the depth-step analysis needs one with a step"}
-    step = find_step(sig.spec)
-    if step is None:
-        return {"error": f"the signal on {opts.command} has no step term"}
-    t_step, before, after = step
-    depth = d.get(f"{opts.vehicle}.Depth")
-    if depth is None:
-        return {"error": f"{opts.vehicle} has no Depth output"}
-    size = after - before
-    if size == 0:
-        return {"error": "the step has zero size"}
-    m = d.t >= t_step - 1e-9
-    t, z = d.t[m] - t_step, depth[m]
-    if len(t) < 2:
-        return {"error": f"the run ends before the step at t={t_step} s"}
-    r = step_response(t, z, before, after, band=opts.band)
-    overshoot, settling, steady = r["overshoot_percent"], r["settling_time_s"], r["steady_state_error"]
-    out = {
-        "step_time_s": rounded(t_step), "from_m": rounded(before), "to_m": rounded(after),
-        "overshoot_percent": rounded(overshoot, 4),
-        "rise_time_10_90_s": rounded(r["rise_time_10_90_s"]) if r["rise_time_10_90_s"] is not None else None,
-        "settling_time_s": rounded(settling) if settling is not None else None,
-        "settling_band_m": rounded(r["settling_band"]),
-        "steady_state_error_m": rounded(steady, 4),
-        "acceptance": {  # SPEC 4 / seed 004, for a 1 m step at cruise
-            "steady_error_below_0.1_m": steady < 0.1,
-            "overshoot_below_5_percent": overshoot < 5.0,
-            "settling_below_10_s": settling is not None and settling < 10.0,
-        },
-    }
-    if settling is None:
-        out["warning"] = "the depth had not settled within the band by the end of the run"
-    return out
+    return _whole(DepthStepStream(plan, d.colmap, opts), d)
 
 
 def zigzag(plan: Plan, d: RunData, opts) -> dict:
@@ -270,43 +381,112 @@ def zigzag(plan: Plan, d: RunData, opts) -> dict:
     return out
 
 
+class SurfacingStream:
+    """The surfacing analysis as the rows stream past: first, last and shallowest depth, when
+    the depth first reached ``surface_depth`` (and the mean ascent rate to it), the largest
+    |thrust|."""
+
+    def __init__(self, plan: Plan, colmap: dict[str, int], opts):
+        v = opts.vehicle
+        self.v, self.surface = v, opts.surface_depth
+        self.depth, self.thrust = colmap.get(f"{v}.Depth"), colmap.get(f"{v}.Thrust")
+        self.first = None     # the first row
+        self.last = None
+        self.min_depth = None
+        self.up = None        # the first row at or above the surface depth
+        self.max_thrust = None
+
+    def rows(self, block: np.ndarray) -> None:
+        if self.depth is None or not len(block):
+            return
+        if self.first is None:
+            self.first = block[0].copy()
+        depth = block[:, self.depth]
+        shallowest = np.min(depth)
+        self.min_depth = shallowest if self.min_depth is None else np.minimum(self.min_depth, shallowest)
+        if self.up is None:
+            up = np.nonzero(depth <= self.surface)[0]
+            if len(up):
+                self.up = block[up[0]].copy()
+        if self.thrust is not None:
+            largest = np.max(np.abs(block[:, self.thrust]))
+            self.max_thrust = largest if self.max_thrust is None else np.maximum(self.max_thrust, largest)
+        self.last = block[-1].copy()
+
+    def result(self) -> dict:
+        if self.depth is None:
+            return {"error": f"{self.v} has no Depth output"}
+        j, first = self.depth, self.first
+        out = {"initial_depth_m": rounded(first[j]), "final_depth_m": rounded(self.last[j]),
+               "min_depth_m": rounded(self.min_depth), "surface_depth_m": rounded(self.surface),
+               "surfaced": self.up is not None}
+        if self.up is not None:
+            ts = float(self.up[0] - first[0])
+            out["time_to_surface_s"] = rounded(ts)
+            if ts > 0:
+                out["mean_ascent_rate_m_s"] = rounded((first[j] - self.up[j]) / ts)
+        if self.thrust is not None:
+            out["max_thrust_N"] = rounded(self.max_thrust)
+        return out
+
+
 def surfacing(plan: Plan, d: RunData, opts) -> dict:
-    v = opts.vehicle
-    depth = d.get(f"{v}.Depth")
-    if depth is None:
-        return {"error": f"{v} has no Depth output"}
-    up = np.nonzero(depth <= opts.surface_depth)[0]
-    out = {"initial_depth_m": rounded(depth[0]), "final_depth_m": rounded(depth[-1]), "min_depth_m": rounded(np.min(depth)),
-           "surface_depth_m": rounded(opts.surface_depth), "surfaced": bool(len(up))}
-    if len(up):
-        ts = float(d.t[up[0]] - d.t[0])
-        out["time_to_surface_s"] = rounded(ts)
-        if ts > 0:
-            out["mean_ascent_rate_m_s"] = rounded((depth[0] - depth[up[0]]) / ts)
-    thrust = d.get(f"{v}.Thrust")
-    if thrust is not None:
-        out["max_thrust_N"] = rounded(np.max(np.abs(thrust)))
-    return out
+    return _whole(SurfacingStream(plan, d.colmap, opts), d)
+
+
+class BatteryStream:
+    """The battery analysis as the rows stream past: first and last charge, when it went flat,
+    the thrust and speed at the end and the largest |thrust| after the battery went flat."""
+
+    def __init__(self, plan: Plan, colmap: dict[str, int], opts):
+        v = opts.vehicle
+        self.v = v
+        self.bat, self.frac, self.thrust, self.speed = (colmap.get(f"{v}.{k}") for k in
+                                                        ("Battery", "BatteryFraction", "Thrust", "Speed"))
+        self.first_bat = First()
+        self.flat_at = None
+        self.after_flat = None   # the largest |thrust| in the rows after the first flat one
+        self.last = None
+
+    def rows(self, block: np.ndarray) -> None:
+        if self.bat is None or not len(block):
+            return
+        bat = block[:, self.bat]
+        self.first_bat.add(bat)
+        start = 0
+        if self.flat_at is None:
+            flat = np.nonzero(bat <= 0)[0]
+            if not len(flat):
+                self.last = block[-1].copy()
+                return
+            self.flat_at = block[flat[0], 0]
+            start = flat[0] + 1
+        if self.thrust is not None and start < len(block):
+            largest = np.max(np.abs(block[start:, self.thrust]))
+            self.after_flat = largest if self.after_flat is None else np.maximum(self.after_flat, largest)
+        self.last = block[-1].copy()
+
+    def result(self) -> dict:
+        if self.bat is None:
+            return {"error": f"{self.v} has no Battery output"}
+        last, first = self.last, self.first_bat.value
+        out = {"initial_J": rounded(first), "final_J": rounded(last[self.bat]),
+               "energy_used_J": rounded(first - last[self.bat]), "battery_flat": bool(last[self.bat] <= 0),
+               "flat_at_s": rounded(self.flat_at) if self.flat_at is not None else None}
+        if self.frac is not None:
+            out["final_fraction"] = rounded(last[self.frac])
+        if self.thrust is not None:
+            out["final_thrust_N"] = rounded(last[self.thrust])
+            out["thruster_stopped"] = bool(abs(last[self.thrust]) < 1e-9)
+            if self.flat_at is not None:
+                out["max_thrust_after_flat_N"] = rounded(self.after_flat) if self.after_flat is not None else 0.0
+        if self.speed is not None:
+            out["final_speed_m_s"] = rounded(last[self.speed])
+        return out
 
 
 def battery(plan: Plan, d: RunData, opts) -> dict:
-    v = opts.vehicle
-    bat, frac, thrust, speed = (d.get(f"{v}.{k}") for k in ("Battery", "BatteryFraction", "Thrust", "Speed"))
-    if bat is None:
-        return {"error": f"{v} has no Battery output"}
-    flat = np.nonzero(bat <= 0)[0]
-    out = {"initial_J": rounded(bat[0]), "final_J": rounded(bat[-1]), "energy_used_J": rounded(bat[0] - bat[-1]),
-           "battery_flat": bool(bat[-1] <= 0), "flat_at_s": rounded(d.t[flat[0]]) if len(flat) else None}
-    if frac is not None:
-        out["final_fraction"] = rounded(frac[-1])
-    if thrust is not None:
-        out["final_thrust_N"] = rounded(thrust[-1])
-        out["thruster_stopped"] = bool(abs(thrust[-1]) < 1e-9)
-        if len(flat):
-            out["max_thrust_after_flat_N"] = rounded(np.max(np.abs(thrust[flat[0] + 1:]))) if flat[0] + 1 < len(thrust) else 0.0
-    if speed is not None:
-        out["final_speed_m_s"] = rounded(speed[-1])
-    return out
+    return _whole(BatteryStream(plan, d.colmap, opts), d)
 
 
 
@@ -319,27 +499,43 @@ HEADLINE = {"distance_run_m": None, "energy_used_J": None, "mission_completed": 
             "depth_error_m": None, "cross_track_error_m": None}
 
 
+class AuvRunFigures:
+    """The figures of every run as the rows stream past: the headline figures (of the first
+    vehicle and the first control stack), then those of every vehicle and every control
+    stack."""
+
+    def __init__(self, plan: Plan, colmap: dict[str, int]):
+        vehicles = vehicles_of(plan)
+        self.vehicles = {v: VehicleFigures(colmap, v) for v in vehicles}
+        self.controls = {c: ControlFigures(plan, colmap, c, driven_vehicle(plan, c, vehicles)) for c in controls_of(plan)}
+
+    def rows(self, block: np.ndarray) -> None:
+        for stream in self.vehicles.values():
+            stream.rows(block)
+        for stream in self.controls.values():
+            stream.rows(block)
+
+    def result(self) -> dict:
+        out: dict[str, Any] = dict(HEADLINE)
+        vfig = {v: s.result() for v, s in self.vehicles.items()}
+        cfig = {c: s.result() for c, s in self.controls.items()}
+        if vfig:
+            p = next(iter(vfig.values()))
+            out["distance_run_m"] = p.get("distance_run_m")
+            out["energy_used_J"] = p.get("energy_used_J")
+        if cfig:
+            p = next(iter(cfig.values()))
+            out["mission_completed"] = p.get("mission_completed")
+            out["depth_error_m"] = p.get("depth_error_m")
+            out["cross_track_error_m"] = p.get("cross_track_error_m")
+        out["vehicles"] = vfig
+        out["controls"] = cfig
+        return out
+
+
 def run_figures(run: RunData) -> dict:
-    """The headline figures (of the first vehicle and the first control stack), then the
-    figures of every vehicle and every control stack."""
-    plan = run.plan
-    vehicles = vehicles_of(plan)
-    controls = controls_of(plan)
-    out: dict[str, Any] = dict(HEADLINE)
-    vfig = {v: vehicle_figures(plan, run, v) for v in vehicles}
-    cfig = {c: control_figures(plan, run, c, driven_vehicle(plan, c, vehicles)) for c in controls}
-    if vehicles:
-        p = vfig[vehicles[0]]
-        out["distance_run_m"] = p.get("distance_run_m")
-        out["energy_used_J"] = p.get("energy_used_J")
-    if controls:
-        p = cfig[controls[0]]
-        out["mission_completed"] = p.get("mission_completed")
-        out["depth_error_m"] = p.get("depth_error_m")
-        out["cross_track_error_m"] = p.get("cross_track_error_m")
-    out["vehicles"] = vfig
-    out["controls"] = cfig
-    return out
+    """``AuvRunFigures`` of a run given whole."""
+    return _whole(AuvRunFigures(run.plan, run.colmap), run)
 
 
 def _fmt(x, unit="", nd=4):
@@ -394,7 +590,7 @@ def prepare_plots(run: RunData | None = None) -> None:
 
 FIGURES = RunFigures(compute=run_figures, empty=HEADLINE, describe=describe_run, plots=_plots,
                      plot_files=("track.png", "depth.png", "attitude.png", "actuators.png", "battery.png"),
-                     prepare_plots=prepare_plots, waypoints=scenario_waypoints)
+                     prepare_plots=prepare_plots, waypoints=scenario_waypoints, stream=AuvRunFigures)
 
 
 # --------------------------------------------------------------------------------------------
@@ -450,28 +646,38 @@ def check_names(options, instances: list[str], signal_targets: list[str]) -> lis
     return problems
 
 
+def _kept(plan: Plan, colmap: dict[str, int], opts, analysis, of_vehicle, of_control):
+    """The stream of an analysis that reads its columns whole (a fit, the reversals of a
+    manoeuvre): only the columns it reads are kept, of ``opts.vehicle`` and ``opts.control``."""
+    names = [f"{opts.vehicle}.{n}" for n in of_vehicle] + [f"{getattr(opts, 'control', '')}.{n}" for n in of_control]
+    return KeptColumns(plan, colmap, names, lambda run: analysis(plan, run, opts))
+
+
 TURNING_CIRCLE = Analysis(
     TurningCircle, lambda run, o: turning_circle(run.plan, run, o),
     lambda a: (f"turning circle: diameter {_fmt(a.get('diameter_m'), ' m')} "
                f"({_fmt(a.get('diameter_hull_lengths'), ' hull lengths', 3)}), "
-               f"yaw rate {_fmt(a.get('yaw_rate_deg_s'), ' deg/s', 3)}"), check_names)
+               f"yaw rate {_fmt(a.get('yaw_rate_deg_s'), ' deg/s', 3)}"), check_names,
+    lambda plan, colmap, o: _kept(plan, colmap, o, turning_circle, ("Pos[1]", "Pos[2]", "Heading", "Euler[3]", "Speed"), ()))
 DEPTH_STEP = Analysis(
     DepthStep, lambda run, o: depth_step(run.plan, run, o),
     lambda a: (f"depth step {a['from_m']} -> {a['to_m']} m: overshoot {_fmt(a['overshoot_percent'], ' %', 3)}, "
                f"settling {_fmt(a['settling_time_s'], ' s', 3)}, "
-               f"steady error {_fmt(a['steady_state_error_m'], ' m', 3)}"), check_names)
+               f"steady error {_fmt(a['steady_state_error_m'], ' m', 3)}"), check_names, DepthStepStream)
 ZIGZAG = Analysis(
     ZigZag, lambda run, o: zigzag(run.plan, run, o),
     lambda a: (f"zig-zag: overshoots {_fmt(a.get('first_overshoot_deg'), ' deg', 3)} / "
-               f"{_fmt(a.get('second_overshoot_deg'), ' deg', 3)}, period {_fmt(a.get('period_s'), ' s', 3)}"), check_names)
+               f"{_fmt(a.get('second_overshoot_deg'), ' deg', 3)}, period {_fmt(a.get('period_s'), ' s', 3)}"), check_names,
+    lambda plan, colmap, o: _kept(plan, colmap, o, zigzag, ("Heading", "Euler[3]"), ("RudderYaw", "HeadingCommand")))
 SURFACING = Analysis(
     Surfacing, lambda run, o: surfacing(run.plan, run, o),
     lambda a: (f"surfacing: {'surfaced' if a['surfaced'] else 'did NOT surface'} after "
-               f"{_fmt(a.get('time_to_surface_s'), ' s', 4)} from {_fmt(a['initial_depth_m'], ' m', 3)}"), check_names)
+               f"{_fmt(a.get('time_to_surface_s'), ' s', 4)} from {_fmt(a['initial_depth_m'], ' m', 3)}"), check_names,
+    SurfacingStream)
 BATTERY = Analysis(
     BatteryRun, lambda run, o: battery(run.plan, run, o),
     lambda a: (f"battery: {'flat' if a['battery_flat'] else 'not flat'} at {_fmt(a.get('flat_at_s'), ' s', 5)}, "
-               f"final thrust {_fmt(a.get('final_thrust_N'), ' N', 3)}"), check_names)
+               f"final thrust {_fmt(a.get('final_thrust_N'), ' N', 3)}"), check_names, BatteryStream)
 
 _NAMES = {TurningCircle: "turning_circle", DepthStep: "depth_step", ZigZag: "zigzag", Surfacing: "surfacing",
           BatteryRun: "battery"}

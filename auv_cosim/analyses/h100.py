@@ -21,7 +21,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from auv_cosim.master import Plan, RunData, param, rounded
+from auv_cosim.master import KeptRows, Plan, RunData, param, rounded
 from auv_cosim.master.registry import RunFigures
 
 from .auv import prepare_plots  # the same matplotlib set-up as the AUV's plots (done once a process)
@@ -141,6 +141,12 @@ def run_figures(run: RunData) -> dict:
     return {"h100": {c: control_figures(run, c) for c in controls}} if controls else {}
 
 
+def stream(plan: Plan, colmap: dict[str, int]):
+    """The figures' stream of a run: none without an H100 stack; with one, every row is kept
+    for ``run_figures`` (the stack's figures read their columns whole)."""
+    return KeptRows(plan, colmap, run_figures) if h100_controls(plan) else None
+
+
 def describe_run(summary: dict) -> list[str]:
     """The lines ``auv-cosim run`` prints: one per H100 stack, and its layout if < 6."""
     lines = []
@@ -172,4 +178,5 @@ def _plots(run: RunData, out_dir) -> list:
 
 
 FIGURES = RunFigures(compute=run_figures, empty={}, describe=describe_run, plots=_plots,
-                     plot_files=("thrusters.png", "errors.png"), prepare_plots=prepare_plots)
+                     plot_files=("thrusters.png", "errors.png"), prepare_plots=prepare_plots,
+                     stream=stream)

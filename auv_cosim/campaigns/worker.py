@@ -179,7 +179,7 @@ def execute_run(task: dict) -> dict:
             from auv_cosim.master import run
 
             result = run(scen_path, out_dir=work, progress=False, plots=task.get("run_plots", False),
-                                echo_messages=False)
+                         echo_messages=False, keep_rows=False)
             status, reason = result.status, result.reason
     except Exception as e:  # a scenario error (names the field), or anything else
         from auv_cosim.master import ScenarioError

@@ -32,7 +32,9 @@ _WHERE = {
     # an FMU's variables and values for them
     **dict.fromkeys(("fmu_variables", "Var", "expand", "suggest", "coerce_value"), ".plan"),
     # what registered figures, analyses and plots (auv_cosim.master.registry) get and use
-    **dict.fromkeys(("RunData", "param", "rounded", "stats"), ".summary"),
+    **dict.fromkeys(("RunData", "param", "rounded", "stats", "KeptRows", "KeptColumns"), ".summary"),
+    # ... and what their figures are made of as the rows stream past
+    **dict.fromkeys(("ExactSum", "RunningStats", "First", "Last", "Window"), ".running"),
     "find_step": ".signals",
     # messages, files
     **dict.fromkeys(("display_path", "format_loc", "pydantic_problems"), ".scenario"),

@@ -40,13 +40,24 @@ class Outcome:
     time: float
     startup_time: float
     stepping_time: float
-    data: np.ndarray
+    data: np.ndarray | None   # every row, when they were kept (simulate's keep_rows)
     columns: list[str]
     colmap: dict[str, int]
     failure: dict | None
     messages: list[dict]
     message_counts: dict
     stop_condition: str | None = None
+    rows: int = 0   # communication points made, the initial one included
+
+
+class RowCounter(Observer):
+    """The number of rows of the run (``count``)."""
+
+    def __init__(self):
+        self.count = 0
+
+    def rows(self, block: np.ndarray) -> None:
+        self.count += len(block)
 
 
 class ProgressBar(Observer):
@@ -95,18 +106,24 @@ def _recorder(plan: Plan, layout: RowLayout, csv_path: Path) -> CsvRecorder:
 
 def simulate(plan: Plan, csv_path: Path | None, progress: bool | None = None, echo_messages: bool = True,
              t_call: float | None = None, observers: tuple[Observer, ...] = (), pacer: Pacer | None = None,
-             loop: str | None = None) -> Outcome:
+             loop: str | None = None, keep_rows: bool | int = True) -> Outcome:
     """Run a resolved plan. Never raises for FMU errors: they come back in ``Outcome``.
 
     ``csv_path``: where results.csv goes (None: no file). ``progress``: a progress bar on stderr
     (None: when stderr is a terminal). ``observers`` see every communication point after the
     master's own (see loop.Observer); ``pacer`` decides when the loop steps on (loop.Pacer).
-    ``loop``: "c", "python" or None (the C loop when it is available)."""
+    ``loop``: "c", "python" or None (the C loop when it is available). ``keep_rows``: every row
+    kept in memory for ``Outcome.data`` (8 bytes a column a step); a number: at most that many,
+    thinned evenly (``loop.RowKeeper``); False: none, the run's memory does not grow with its
+    length, and ``Outcome.data`` is None."""
     t_call = time.perf_counter() if t_call is None else t_call
     log = MessageLog(echo=echo_messages)
     layout = layout_row(plan)
-    keeper = RowKeeper(len(layout.columns))
-    own: list[Observer] = [keeper]
+    counter = RowCounter()
+    keeper = None
+    if keep_rows is not False:
+        keeper = RowKeeper(len(layout.columns), None if keep_rows is True else int(keep_rows))
+    own: list[Observer] = [counter] + ([keeper] if keeper is not None else [])
     if csv_path is not None:
         own.append(_recorder(plan, layout, csv_path))
     if sys.stderr.isatty() if progress is None else progress:
@@ -151,8 +168,9 @@ def simulate(plan: Plan, csv_path: Path | None, progress: bool | None = None, ec
         startup_time = time.perf_counter() - t_call
     stop = end.stop if end is not None else None
     return Outcome(status, reason, at["steps"], float(at["time"]), startup_time,
-                   end.stepping_time if end is not None else 0.0, keeper.data, layout.columns, layout.colmap,
-                   failure, log.messages, log.counts, stop[0] if stop else None)
+                   end.stepping_time if end is not None else 0.0, keeper.data if keeper is not None else None,
+                   layout.columns, layout.colmap, failure, log.messages, log.counts, stop[0] if stop else None,
+                   counter.count)
 
 
 def _start(plan: Plan, layout: RowLayout, instances: dict[str, Instance], log: MessageLog, loop: str | None):

@@ -687,9 +687,7 @@ def build_plan(loaded: LoadedScenario, stop_time: float | None = None, step: flo
         problems.append((*stop_where, f"must be a finite time after start_time ({t0}), got {t1}"))
     n_steps = 0
     if not any(p[:2] in (step_where, stop_where) for p in problems) and math.isfinite(t0):
-        ncol = 1 + len(signals) + sum(1 for ip in instances.values() for v in ip.vars.values()
-                                      if v.causality in ("output", "input") and v.type != "String")
-        n_steps, why = _count_steps(t0, t1, h, ncol)
+        n_steps, why = _count_steps(t0, t1, h)
         if why:
             problems.append((*(step_where if step is not None else stop_where), why))
 
@@ -707,21 +705,19 @@ def build_plan(loaded: LoadedScenario, stop_time: float | None = None, step: flo
     )
 
 
-#: every row of a run is kept in memory (8 bytes a column) for the summary and the plots: a
-#: run whose table would exceed this is refused before it starts rather than dying on the way
-MAX_TABLE_BYTES = 2 * 1024 ** 3
+#: the most steps of a run: its step index and row count stay exact integers in a double
+#: (a run's memory does not grow with its length: its summary streams, its rows are written)
+MAX_STEPS = 2 ** 53
 
 
-def _count_steps(t0: float, t1: float, h: float, ncol: int = 1) -> tuple[int, str | None]:
+def _count_steps(t0: float, t1: float, h: float) -> tuple[int, str | None]:
     """The number of steps from t0 to t1, or why the run cannot be made of steps of h. The FMUs
     are told the stop time (fmi2SetupExperiment) and must not be stepped past it, so h must
     divide the duration (to a millionth of a step)."""
     ratio = (t1 - t0) / h
-    max_steps = MAX_TABLE_BYTES // (8 * max(ncol, 1)) - 1
-    if not math.isfinite(ratio) or ratio > max_steps:
-        return 0, (f"{_fmt(t1 - t0)} s in steps of {_fmt(h)} s is {ratio:.3g} steps; a run of this scenario "
-                   f"({ncol} columns) is limited to {max_steps:,} steps (its table of results is kept in memory, "
-                   f"at most {MAX_TABLE_BYTES / 1024 ** 3:g} GiB): use a longer step or a shorter run")
+    if not math.isfinite(ratio) or ratio > MAX_STEPS:
+        return 0, (f"{_fmt(t1 - t0)} s in steps of {_fmt(h)} s is {ratio:.3g} steps; a run is limited to "
+                   f"2**53 steps: use a longer step or a shorter run")
     n = int(round(ratio))
     if abs(ratio - n) >= 1e-6 or n < 1:
         lo, hi = math.floor(ratio), math.ceil(ratio)

@@ -67,7 +67,11 @@ class RunFigures:
       values exist may be made then (``plots`` of that run still gets every row);
     - ``waypoints(scenario)``: the (north, east, depth) points the 3-D view draws, from a
       resolved scenario mapping (scenario.resolved.yaml); a ValueError naming the parameter
-      when they are malformed."""
+      when they are malformed;
+    - ``stream(plan, colmap)``: the same figures as ``compute`` gives, made as the run's rows
+      stream past (``auv_cosim.master.summary.Stream``: ``rows(block)``, ``result()``), so
+      that a run of any length keeps none of its rows for them; None when this contributor has
+      nothing for the plan. Without ``stream``, every row of the run is kept for ``compute``."""
 
     compute: Callable[[Any], dict]
     empty: dict = field(default_factory=dict)
@@ -76,6 +80,7 @@ class RunFigures:
     plot_files: tuple[str, ...] = ()
     prepare_plots: Callable[[Any], None] | None = None
     waypoints: Callable[[dict], list] | None = None
+    stream: Callable[[Any, dict], Any] | None = None
 
 
 @dataclass(frozen=True)
@@ -89,12 +94,16 @@ class Analysis:
       (``{"error": ...}`` when it cannot be computed);
     - ``describe(figures)``: the line ``auv-cosim run`` prints, or None;
     - ``check(options, instances, signal_targets)``: before the run, what the options name that
-      the scenario does not have, as (option field, message) pairs; or None."""
+      the scenario does not have, as (option field, message) pairs; or None;
+    - ``stream(plan, colmap, options)``: the figures of ``run``, made as the rows stream past
+      (``auv_cosim.master.summary.Stream``); or None, and every row of the run is kept for
+      ``run``."""
 
     options: type
     run: Callable[[Any, Any], dict]
     describe: Callable[[dict], str] | None = None
     check: Callable[[Any, list[str], list[str]], list[tuple[str, str]]] | None = None
+    stream: Callable[[Any, dict, Any], Any] | None = None
 
 
 _cache: dict[str, dict] = {}

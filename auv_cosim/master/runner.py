@@ -31,12 +31,17 @@ from .scenario import (
     load_scenario,
     resolve_fmu_path,
 )
-from .summary import build_summary, empty_figures, make_plots, plot_files
+from .summary import SummaryObserver, make_plots, plot_files
 
 EXIT_OK = 0
 EXIT_FAILED = 1
 EXIT_SCENARIO = 2
 EXIT_INTERRUPTED = 130
+
+#: the most rows the plots of a run keep when its rows are not kept otherwise (run's keep_rows):
+#: a longer run's plots draw every second, fourth ... row (loop.RowKeeper), 2**17 rows = 3.6 h
+#: at 0.1 s, about 80 MB of the survey stack's 74 columns
+PLOT_ROWS = 2 ** 17
 
 OWN_FILES = ("results.csv", "summary.json", "scenario.resolved.yaml")  # and the registered plot files
 # written into a run's folder afterwards (`run --view`, `view`): an earlier run's goes with it
@@ -52,8 +57,9 @@ class RunResult:
     summary_path: Path
     summary: dict
     plots: list[Path] = field(default_factory=list)
-    data: np.ndarray | None = None  # every value of every step: time, all outputs, signals
+    data: np.ndarray | None = None  # every value of every step: time, all outputs, signals (None: not kept)
     colmap: dict[str, int] = field(default_factory=dict)
+    rows: int = 0  # the communication points of the run, the initial one included
 
     @property
     def ok(self) -> bool:
@@ -65,6 +71,8 @@ class RunResult:
 
     def column(self, name: str) -> np.ndarray:
         """The values of ``instance.variable`` (or ``time``) at every recorded step."""
+        if self.data is None:
+            raise ValueError("the rows of this run were not kept (run(..., keep_rows=False)); read its results.csv")
         if name == "time":
             return self.data[:, 0]
         return self.data[:, self.colmap[name]]
@@ -94,7 +102,7 @@ def _connections_doc(plan: Plan) -> dict:
 def run(scenario: str | os.PathLike | dict, out_dir: str | os.PathLike | None = None, stop_time: float | None = None,
         step: float | None = None, overrides: dict[str, Any] | None = None, progress: bool | None = None,
         plots: bool | None = None, echo_messages: bool = True, observers: tuple = (), pacer=None,
-        loop: str | None = None) -> RunResult:
+        loop: str | None = None, keep_rows: bool = True) -> RunResult:
     """Run a scenario (a path, a bare scenario name, or an already loaded mapping).
 
     Raises :class:`ScenarioError` (before anything runs) for a malformed scenario or a missing
@@ -104,7 +112,10 @@ def run(scenario: str | os.PathLike | dict, out_dir: str | os.PathLike | None = 
     method is told the run's folder, locked, before it starts; its ``summary_file``, a (key,
     path), is listed in summary.json's ``files``), ``pacer`` (``Pacer``) decides
     when the loop steps on, ``loop`` chooses its backend ("c", "python"; default the C loop
-    when it is available): see docs/master.md, "The loop".
+    when it is available): see docs/master.md, "The loop". ``keep_rows``: every row kept in
+    memory for ``RunResult.data``; without (``auv-cosim run``, a campaign's runs), the run's
+    memory does not grow with its length: summary.json's figures are made as the rows stream
+    past, and the plots keep at most ``PLOT_ROWS`` rows (thinned evenly beyond).
     """
     t_call = time.perf_counter()
     wall0 = time.time()
@@ -128,7 +139,8 @@ def run(scenario: str | os.PathLike | dict, out_dir: str | os.PathLike | None = 
     try:
         with _OutputFolder(out, plan.input_files) as lock, _DeferredSignals() as deferred:
             stepping = {"progress": progress, "echo_messages": echo_messages, "t_call": t_call,
-                        "observers": tuple(observers), "pacer": pacer, "loop": loop}
+                        "observers": tuple(observers), "pacer": pacer, "loop": loop,
+                        "keep_rows": True if keep_rows else (PLOT_ROWS if want_plots else False)}
             return _run_into(plan, loaded, source, out, lock, deferred, want_plots, plotter, stepping, wall0)
     finally:
         if plotter is not None:
@@ -160,7 +172,8 @@ def _run_into(plan, loaded, source, out: Path, lock, deferred, want_plots, plott
     for observer in stepping["observers"]:   # an observer that writes files of the run writes them here
         if callable(getattr(observer, "into_folder", None)):
             observer.into_folder(out)
-    outcome = simulate(plan, csv_path, **stepping)
+    figures_of = SummaryObserver(plan)   # summary.json's figures, made as the rows stream past
+    outcome = simulate(plan, csv_path, **{**stepping, "observers": (figures_of, *stepping["observers"])})
     t_call = stepping["t_call"]
     refusal = refused_start_value(plan, outcome)
     if refusal is not None:  # nothing ran: the folder keeps no file of this run
@@ -188,12 +201,7 @@ def _run_into(plan, loaded, source, out: Path, lock, deferred, want_plots, plott
         "stepping_time_s": round(outcome.stepping_time, 4),
         "real_time_factor": round(simulated / outcome.stepping_time, 2) if outcome.stepping_time > 0 else None,
     })
-    try:
-        # no figures from a run that never got past its initial state
-        figures = build_summary(plan, outcome.data, outcome.colmap) if len(outcome.data) >= 2 else empty_figures()
-    except Exception as e:
-        figures = {"summary_error": f"{type(e).__name__}: {e}"}
-    summary.update(figures)
+    summary.update(figures_of.result())   # empty figures for a run that never got past its initial state
     pacer = stepping["pacer"]
     if pacer is not None and callable(getattr(pacer, "summary", None)):
         summary["realtime"] = pacer.summary()
@@ -217,7 +225,7 @@ def _run_into(plan, loaded, source, out: Path, lock, deferred, want_plots, plott
                                "first": outcome.messages[:20]}
 
     plot_paths: list[Path] = []
-    if want_plots and len(outcome.data) >= 2 and not deferred.signame:
+    if want_plots and outcome.rows >= 2 and not deferred.signame:
         try:
             with deferred.interruptible():
                 if plotter is not None:
@@ -241,11 +249,12 @@ def _run_into(plan, loaded, source, out: Path, lock, deferred, want_plots, plott
         named = getattr(observer, "summary_file", None)
         if named:
             summary["files"][named[0]] = display_path(named[1])
-    summary["rows"] = int(len(outcome.data))
+    summary["rows"] = int(outcome.rows)
     summary["wall_time_s"] = round(time.perf_counter() - t_call, 4)
     lock.write("summary.json", json.dumps(_clean(summary), indent=2, allow_nan=False, default=_json_default) + "\n")
+    every_row = outcome.data if stepping["keep_rows"] is True else None   # not the plots' thinned rows
     return RunResult(status, reason, out, csv_path, out / "summary.json", summary, plot_paths,
-                     outcome.data, outcome.colmap)
+                     every_row, outcome.colmap, outcome.rows)
 
 
 #: the calls that set an instance's start values and take them in (a value refused there is an
