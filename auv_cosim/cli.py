@@ -99,6 +99,7 @@ def cmd_run(args) -> int:
             except LiveError as e:
                 raise ScenarioError("--port", str(8765 if args.port is None else args.port), str(e)) from None
         with scenario_source(args.scenario, args.parameter_set) as scenario:  # an .ssp file too
+            build_missing_fmus(scenario, overrides)
             res = run(scenario, out_dir=args.out, stop_time=args.stop_time, step=args.step, overrides=overrides,
                       progress=False if args.no_progress else None, plots=False if args.no_plots else None,
                       pacer=pacer, observers=tuple(observers), keep_rows=False)
@@ -116,6 +117,39 @@ def cmd_run(args) -> int:
         if not res.ok:
             print(f"error: {res.status}: {res.reason}", file=sys.stderr)
     return res.exit_code if view_error is None else max(res.exit_code, 1)
+
+
+def build_missing_fmus(scenario, overrides=None) -> list[str]:
+    """Build the FMUs of the project's own (``fmus/NAME.fmu``, which ``tools/build_fmus.py`` of
+    the checkout builds) that the scenario names and that are missing, saying so on stderr
+    (``./build.sh run`` builds only the survey's); returns their names. Nothing when the
+    scenario cannot be read (the run reports it) or outside a checkout."""
+    import subprocess
+
+    from auv_cosim.master import REPO_ROOT, load_scenario, resolve_fmu_path
+    from auv_cosim.master.runner import find_scenario
+
+    tool = REPO_ROOT / "tools" / "build_fmus.py"
+    if not tool.is_file():
+        return []
+    try:
+        loaded = load_scenario(scenario if isinstance(scenario, dict) else find_scenario(scenario), overrides)
+    except (ScenarioError, OSError, ValueError):
+        return []
+    fmus = (REPO_ROOT / "fmus").resolve()
+    missing = []
+    for name, spec in loaded.model.instances.items():
+        found, looked = resolve_fmu_path(spec.fmu, loaded.fmu_dirs.get(name))
+        if found is None:
+            missing += [p.stem for p in looked if p.parent == fmus and p.suffix == ".fmu" and p.stem not in missing]
+    known = subprocess.run([sys.executable, str(tool), "--list"], capture_output=True, text=True).stdout.split()
+    missing = [m for m in missing if m in known]
+    if missing:
+        shown = ", ".join(f"fmus/{m}.fmu" for m in missing)
+        print(f"auv-cosim: building {shown}: the scenario needs {'them' if len(missing) > 1 else 'it'} "
+              f"(./build.sh builds every FMU)", file=sys.stderr, flush=True)
+        subprocess.run([sys.executable, str(tool), "-q", *missing], stdout=sys.stderr)
+    return missing
 
 
 def _write_view(results_dir, out=None, frames=200, quiet=False, force=False) -> str | None:

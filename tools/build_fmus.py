@@ -2,7 +2,9 @@
 """Build the project's FMUs into fmus/ with pythonfmu 0.7.0 and complete their modelDescription.
 
     python tools/build_fmus.py                 # build what changed (build.sh calls this)
+    python tools/build_fmus.py Auv AuvSensors  # only these (./build.sh run: the survey's three)
     python tools/build_fmus.py --force Auv     # rebuild one FMU
+    python tools/build_fmus.py --jobs 1        # one FMU at a time (default: one per core, at most 2)
     python tools/build_fmus.py --no-check      # skip fmpy validate / fmutool -check
 
 For each FMU (table FMUS below) the script
@@ -23,6 +25,16 @@ For each FMU (table FMUS below) the script
    source's hash, so that a fresh extraction does not compile what it imports);
 5. checks the result with fmpy's validator and `fmutool -input X -check`, and only then moves
    it into fmus/ (atomically) and writes the stamp.
+
+Compiled caches shared by several FMUs are compiled once per build. The FMUs of a cache group
+(`FmuSpec.cache_group`: the AUV's instruments and control, which call each other's kernels in
+one host; the four H100 FMUs, which share the vehicle library) get numba's cache from one
+child that stages the package once, steps every member's slave and runs every member's
+warm-ups (`build_group_cache`), into `<dest>/.compiled/<group>-<hash>/` (kept for the next
+build of a member; the hash is that of every member's sources). Each member then ships the
+cache files of the modules it carries from there, so a member is the same whether it is built
+alone, with the others, one at a time or in parallel (tests/test_build_fmus.py). The FMUs that
+are stale and the group caches they need are built `--jobs` at a time (one child each).
 
 Units, descriptions and output dependencies come from the slave itself: slaves derived from
 `auv_cosim.fmu.FmuSlave` record them when they register a variable (`self.fmu_meta`).
@@ -77,6 +89,8 @@ class FmuSpec:
     #: compile and ship numba's cache of the carried modules (False: the FMU compiles at its
     #: first use, unless its host has its build's package imported already)
     ship_numba_cache: bool = True
+    #: FMUs of one group ship one cache, compiled once for all of them (see the module)
+    cache_group: str = ""
 
 
 FMUS: Tuple[FmuSpec, ...] = (
@@ -84,26 +98,39 @@ FMUS: Tuple[FmuSpec, ...] = (
     # the AUV's instruments and control: each ships the cache of both kernels, since in the survey
     # stack the first of the two to load brings the modules they share
     FmuSpec("AuvSensors", "auv_cosim/stacks/auv/instruments_slave.py",
-            numba_warm_up=("stacks.auv.warm_up:exercise_kernels",)),
+            numba_warm_up=("stacks.auv.warm_up:exercise_kernels",), cache_group="auv_stack"),
     FmuSpec("AuvControl", "auv_cosim/stacks/auv/control_slave.py",
-            numba_warm_up=("stacks.auv.warm_up:exercise_kernels",)),
+            numba_warm_up=("stacks.auv.warm_up:exercise_kernels",), cache_group="auv_stack"),
     FmuSpec("H100Sensors", "auv_cosim/stacks/h100/instruments_slave.py"),
     # One line per H100 layout: the vehicle file fixes the number of thrusters (docs/vehicles.md).
     # The vehicle's FMU also compiles what the control stack calls of the vehicle library
     # (the H100 stack loads the vehicle first, so the two share the vehicle's modules).
     FmuSpec("H100", "auv_cosim/vehicles/h100/slave.py", vehicle_file="vehicles/H100.yaml", vehicle_base="H100",
-            numba_warm_up=("stacks.h100.warm_up:exercise_vehicle_library",)),
+            numba_warm_up=("stacks.h100.warm_up:exercise_vehicle_library",), cache_group="h100"),
     # its control stack, one per layout too: the controllers' model of the vehicle is the vehicle
     # library on the same vehicle file
     FmuSpec("H100Control", "auv_cosim/stacks/h100/control_slave.py", vehicle_file="vehicles/H100.yaml",
-            vehicle_base="H100Control", numba_warm_up=("stacks.h100.warm_up:exercise_vehicle_library",)),
+            vehicle_base="H100Control", numba_warm_up=("stacks.h100.warm_up:exercise_vehicle_library",),
+            cache_group="h100"),
     # seed 004's 6-thruster example (4 slanted + 2 longitudinal, rank 5): the vehicle and its
     # control stack, whose allocation and model are built on the same file (h100_six_thrusters)
     FmuSpec("H100_6", "auv_cosim/vehicles/h100/slave.py", vehicle_file="vehicles/H100_6_slanted.yaml",
-            vehicle_base="H100", numba_warm_up=("stacks.h100.warm_up:exercise_vehicle_library",)),
+            vehicle_base="H100", numba_warm_up=("stacks.h100.warm_up:exercise_vehicle_library",), cache_group="h100"),
     FmuSpec("H100Control_6", "auv_cosim/stacks/h100/control_slave.py", vehicle_file="vehicles/H100_6_slanted.yaml",
-            vehicle_base="H100Control", numba_warm_up=("stacks.h100.warm_up:exercise_vehicle_library",)),
+            vehicle_base="H100Control", numba_warm_up=("stacks.h100.warm_up:exercise_vehicle_library",),
+            cache_group="h100"),
 )
+
+#: what `./build.sh run` builds: the FMUs of the survey stack (scenarios/stacks/survey.yaml)
+SURVEY = ("Auv", "AuvSensors", "AuvControl")
+#: where the caches of the groups are kept, under the destination
+COMPILED_DIR = ".compiled"
+
+
+def default_jobs() -> int:
+    """One child per core, at most 2: a child compiles on one core, and more than two would
+    only share the cores of the machines this is built on."""
+    return max(1, min(2, os.cpu_count() or 1))
 
 
 def _tools_module(name: str):
@@ -160,16 +187,17 @@ def source_digest(spec: FmuSpec, root: Path = ROOT, extra: Sequence[Path] = (),
     return digest.hexdigest()
 
 
-def stage_sources(spec: FmuSpec, stage: Path, vendor: str, root: Path = ROOT) -> Path:
+def stage_sources(spec: FmuSpec, stage: Path, vendor: str, root: Path = ROOT, package: bool = True) -> Path:
     """Stage the whole package under `vendor` (the warm-ups may run code the FMU does not
     carry), its source times pinned, the vehicle files (the warm-ups' too), and the slave script as the FMU carries
     it (`fmu_code.staged_script`, class renamed for a vehicle built from a file); returns the
-    staged script."""
+    staged script. `package=False`: the package and the vehicle files are staged already."""
     from auv_cosim.compiled.shipped_cache import pin_source_times
 
-    package = fmu_code.stage_package(root, stage, vendor)
-    pin_source_times(str(package))
-    shutil.copytree(root / "vehicles", stage / "vehicles", ignore=shutil.ignore_patterns(*IGNORED))
+    if package:
+        staged = fmu_code.stage_package(root, stage, vendor)
+        pin_source_times(str(staged))
+        shutil.copytree(root / "vehicles", stage / "vehicles", ignore=shutil.ignore_patterns(*IGNORED))
     text = fmu_code.staged_script(root, _script_path(spec, root), vendor)
     if spec.vehicle_file:
         declared = f'    vehicle_file = "{spec.vehicle_file}"\n'
@@ -331,10 +359,15 @@ def rewrite_zip_member(fmu: Path, member: str, data: bytes) -> None:
 
 def add_numba_cache(fmu: Path, cls, stage: Path, vendor: str, carried: Sequence[str],
                     warm_ups: Sequence[str] = (), vehicle_file: Optional[str] = None) -> None:
+    """Compile the FMU's own cache (`warm_up`) and ship it (`ship_cache`)."""
+    warm_up(cls, stage, vendor, warm_ups, vehicle_file)
+    ship_cache(fmu, stage, vendor, carried)
+
+
+def warm_up(cls, stage: Path, vendor: str, warm_ups: Sequence[str] = (), vehicle_file: Optional[str] = None) -> None:
     """Initialise and step the slave once from the stage (numba compiles and writes its cache
-    next to the staged sources, whose times are pinned), call the spec's `numba_warm_up`
-    functions, then ship the cache files of the carried modules in the FMU (pythonfmu's
-    builder leaves every __pycache__ out). See auv_cosim/compiled/shipped_cache.py."""
+    next to the staged sources, whose times are pinned), then call the spec's `numba_warm_up`
+    functions. See auv_cosim/compiled/shipped_cache.py."""
     instance = cls(instance_name="numba_warm_up", resources=str(stage))
     instance.setup_experiment(0.0)
     instance.enter_initialization_mode()
@@ -347,12 +380,48 @@ def add_numba_cache(fmu: Path, cls, stage: Path, vendor: str, carried: Sequence[
         module_name, _, function = entry.partition(":")
         module = importlib.import_module(f"{vendor}.{module_name}")
         getattr(module, function)(str(stage / vehicle_file) if vehicle_file else None)
+
+
+def ship_cache(fmu: Path, stage: Path, vendor: str, carried: Sequence[str]) -> None:
+    """Ship the cache files of the carried modules found under `stage` in the FMU (pythonfmu's
+    builder leaves every __pycache__ out)."""
     cache_files = fmu_code.carried_caches(stage / vendor, carried)
     if not cache_files:
         return
     with zipfile.ZipFile(fmu, "a", zipfile.ZIP_DEFLATED) as archive:
         for path in cache_files:
             archive.write(path, f"resources/{path.relative_to(stage).as_posix()}")
+
+
+# ------------------------------------------------------------------------------ a group's cache (child)
+def group_digest(specs: Sequence[FmuSpec], root: Path, extra: Sequence[Path], vendor: str) -> str:
+    """The hash of a cache group: of every member's sources (source_digest)."""
+    digest = hashlib.sha256()
+    for spec in specs:
+        digest.update(source_digest(spec, root, extra, vendor).encode())
+    return digest.hexdigest()
+
+
+def group_cache_dir(compiled: Path, group: str, digest: str) -> Path:
+    return compiled / f"{group}-{digest[:16]}"
+
+
+def build_group_cache(specs: Sequence[FmuSpec], folder: Path, vendor: str, root: Path = ROOT) -> None:
+    """Compile a cache group's numba cache once: the package staged in `folder`/stage (a path
+    of the destination's, not a temporary one: numba's cache names the source it compiled), then
+    every member's slave stepped and its warm-ups run, in this one interpreter; `folder`/complete
+    marks it done. Run this in a fresh interpreter (see main)."""
+    stage = folder / "stage"
+    if stage.exists():
+        shutil.rmtree(stage)
+    stage.mkdir(parents=True)
+    scripts = [stage_sources(spec, stage, vendor, root, package=(i == 0)) for i, spec in enumerate(specs)]
+    sys.path.insert(0, str(stage))
+    importlib.invalidate_caches()
+    for spec, script in zip(specs, scripts):
+        cls, _meta, _capabilities = slave_metadata(script, stage)
+        warm_up(cls, stage, vendor, spec.numba_warm_up, spec.vehicle_file)
+    (folder / "complete").write_text(",".join(spec.name for spec in specs) + "\n")
 
 
 def bytecode_member(source_member: str) -> str:
@@ -421,9 +490,11 @@ def slave_metadata(script: Path, stage: Path):
 
 
 def build_one(spec: FmuSpec, dest: Path, check: bool = True, root: Path = ROOT,
-              vendor: Optional[str] = None) -> Path:
+              vendor: Optional[str] = None, shared_cache: Optional[Path] = None) -> Path:
     """Stage, build, complete and validate one FMU; move it to dest/<name>.fmu. Run this in a
-    fresh interpreter (see main): it imports the slave and the package from the stage."""
+    fresh interpreter (see main): it imports the slave and the package from the stage.
+    `shared_cache`: the folder of the FMU's group cache (build_group_cache), shipped instead of
+    a cache of its own."""
     from pythonfmu.builder import FmuBuilder
 
     vendor = vendor or fmu_code.vendor_name(root)
@@ -444,7 +515,9 @@ def build_one(spec: FmuSpec, dest: Path, check: bool = True, root: Path = ROOT,
             xml_text = archive.read("modelDescription.xml")
         completed, warnings = complete_model_description(xml_text, meta, capabilities)
         rewrite_zip_member(built, "modelDescription.xml", completed)
-        if spec.ship_numba_cache:
+        if spec.ship_numba_cache and shared_cache is not None:
+            ship_cache(built, shared_cache / "stage", vendor, carried)
+        elif spec.ship_numba_cache:
             add_numba_cache(built, cls, stage, vendor, carried, spec.numba_warm_up, spec.vehicle_file)
         add_bytecode(built)
         _native_wrapper().install(built, spec.name)  # the project's Linux binary, if it compiles
@@ -478,44 +551,121 @@ def build_lock(dest: Path):
         yield
 
 
+def _spec_json(spec: FmuSpec) -> str:
+    return json.dumps({"name": spec.name, "script": spec.script, "vehicle_file": spec.vehicle_file,
+                       "vehicle_base": spec.vehicle_base, "numba_warm_up": list(spec.numba_warm_up),
+                       "ship_numba_cache": spec.ship_numba_cache, "cache_group": spec.cache_group})
+
+
+def _spec_from(fields: dict) -> FmuSpec:
+    return FmuSpec(fields["name"], fields["script"], fields.get("vehicle_file"), fields.get("vehicle_base", ""),
+                   tuple(fields.get("numba_warm_up", ())), fields.get("ship_numba_cache", True),
+                   fields.get("cache_group", ""))
+
+
+def _shown(path: Path, root: Path) -> str:
+    return str(path.relative_to(root) if path.is_relative_to(root) else path)
+
+
 def build_all(specs: Sequence[FmuSpec], dest: Path, force: bool = False, check: bool = True,
               root: Path = ROOT, child_args: Sequence[str] = (), quiet: bool = False,
-              extra_sources: Sequence[Path] = (), runner: Optional[Path] = None) -> int:
-    """Build every stale FMU of `specs` in a child process each; returns the number of failures."""
-    failures = 0
+              extra_sources: Sequence[Path] = (), runner: Optional[Path] = None,
+              jobs: Optional[int] = None, all_specs: Sequence[FmuSpec] = FMUS,
+              compiled: Optional[Path] = None) -> int:
+    """Build every stale FMU of `specs`, and the group caches they need (their groups as
+    `all_specs` has them, kept under `compiled`, default dest/.compiled), in a child process
+    each, `jobs` at a time; returns the number of failures. A member's stamp is its sources'
+    hash and its group's: a change to any member rebuilds them all, as one at a time would."""
+    import concurrent.futures as cf
+
     runner = runner or Path(__file__).resolve()
     vendor = fmu_code.vendor_name(root)
+    jobs = jobs or default_jobs()
+    common = ["--root", str(root), "--dest", str(dest), "--vendor", vendor, *child_args]
+    compiled = compiled or dest / COMPILED_DIR
+    failures = 0
     with build_lock(dest):
+        # the cache group of each FMU that has one: its members (as all_specs has them) and folder
+        groups: Dict[str, Path] = {}
+        group_members: Dict[str, List[FmuSpec]] = {}
+        for spec in specs:
+            if spec.cache_group and spec.ship_numba_cache and spec.cache_group not in groups:
+                members = [s for s in all_specs if s.cache_group == spec.cache_group and s.ship_numba_cache
+                           and _script_path(s, root).exists()]
+                folder = group_cache_dir(compiled, spec.cache_group, group_digest(members, root, extra_sources, vendor))
+                groups[spec.cache_group], group_members[spec.cache_group] = folder, members
+        stale: List[Tuple[FmuSpec, str]] = []
         for spec in specs:
             if not _script_path(spec, root).exists():
                 print(f"build_fmus: skipping {spec.name}: {spec.script} does not exist yet", flush=True)
                 continue
             digest = source_digest(spec, root, extra_sources, vendor)
+            if spec.cache_group in groups:
+                digest += " " + groups[spec.cache_group].name
             stamp = dest / f"{STAMP_PREFIX}{spec.name}"
             target = dest / f"{spec.name}.fmu"
             if not force and target.exists() and stamp.exists() and stamp.read_text().strip() == digest:
                 if not quiet:
-                    print(f"build_fmus: {target.relative_to(root) if target.is_relative_to(root) else target}"
-                          f" is up to date", flush=True)
+                    print(f"build_fmus: {_shown(target, root)} is up to date", flush=True)
                 continue
+            stale.append((spec, digest))
+        # the group caches the stale FMUs need, built first unless a build left them complete
+        needed = {spec.cache_group for spec, _ in stale if spec.cache_group in groups}
+        groups = {g: f for g, f in groups.items() if g in needed}
+
+        def child(arguments: List[str]) -> Tuple[int, float]:
             started = time.perf_counter()
-            command = [sys.executable, str(runner), "--child-spec",
-                       json.dumps({"name": spec.name, "script": spec.script,
-                                   "vehicle_file": spec.vehicle_file,
-                                   "vehicle_base": spec.vehicle_base,
-                                   "numba_warm_up": list(spec.numba_warm_up),
-                                   "ship_numba_cache": spec.ship_numba_cache}),
-                       "--root", str(root), "--dest", str(dest), "--vendor", vendor, *child_args,
-                       *([] if check else ["--no-check"])]
-            result = subprocess.run(command, cwd=str(root))
-            if result.returncode != 0:
-                failures += 1
-                stamp.unlink(missing_ok=True)
-                print(f"build_fmus: FAILED to build {spec.name}", file=sys.stderr, flush=True)
-                continue
-            stamp.write_text(digest + "\n")
-            print(f"build_fmus: built {target} in {time.perf_counter() - started:.1f} s"
-                  f"{'' if check else ' (not validated)'}", flush=True)
+            result = subprocess.run([sys.executable, str(runner), *arguments, *common,
+                                     *([] if check else ["--no-check"])], cwd=str(root))
+            return result.returncode, time.perf_counter() - started
+
+        def fmu_task(spec: FmuSpec) -> List[str]:
+            shared = groups.get(spec.cache_group) if spec.ship_numba_cache else None
+            return ["--child-spec", _spec_json(spec)] + (["--shared-cache", str(shared)] if shared else [])
+
+        with cf.ThreadPoolExecutor(max_workers=jobs) as pool:
+            running: Dict[cf.Future, Tuple[str, object]] = {}
+            waiting: Dict[str, List[Tuple[FmuSpec, str]]] = {}
+            for group, folder in groups.items():
+                if force or not (folder / "complete").is_file():
+                    for old in compiled.glob(f"{group}-*"):   # this group's older caches go too
+                        shutil.rmtree(old, ignore_errors=True)
+                    folder.mkdir(parents=True, exist_ok=True)
+                    members = json.dumps([json.loads(_spec_json(s)) for s in group_members[group]])
+                    running[pool.submit(child, ["--child-cache", members, "--cache-folder", str(folder)])] = ("group", group)
+                    waiting[group] = []
+            for spec, digest in stale:
+                group = spec.cache_group if spec.ship_numba_cache else ""
+                if group in waiting:
+                    waiting[group].append((spec, digest))
+                else:
+                    running[pool.submit(child, fmu_task(spec))] = ("fmu", (spec, digest))
+            while running:
+                done, _ = cf.wait(running, return_when=cf.FIRST_COMPLETED)
+                for future in done:
+                    kind, what = running.pop(future)
+                    status, seconds = future.result()
+                    if kind == "group":
+                        members = waiting.pop(what)
+                        if status != 0:
+                            failures += len(members)
+                            print(f"build_fmus: FAILED to compile the cache of {what} "
+                                  f"({', '.join(s.name for s, _ in members)} not built)", file=sys.stderr, flush=True)
+                            continue
+                        print(f"build_fmus: compiled the cache {what} shares ({', '.join(s.name for s in group_members[what])}) "
+                              f"in {seconds:.1f} s", flush=True)
+                        for spec, digest in members:
+                            running[pool.submit(child, fmu_task(spec))] = ("fmu", (spec, digest))
+                        continue
+                    spec, digest = what
+                    stamp, target = dest / f"{STAMP_PREFIX}{spec.name}", dest / f"{spec.name}.fmu"
+                    if status != 0:
+                        failures += 1
+                        stamp.unlink(missing_ok=True)
+                        print(f"build_fmus: FAILED to build {spec.name}", file=sys.stderr, flush=True)
+                        continue
+                    stamp.write_text(digest + "\n")
+                    print(f"build_fmus: built {target} in {seconds:.1f} s{'' if check else ' (not validated)'}", flush=True)
     return failures
 
 
@@ -527,25 +677,42 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     parser.add_argument("--no-check", dest="check", action="store_false",
                         help="skip fmpy validate and fmutool -check")
     parser.add_argument("-q", "--quiet", action="store_true", help="say nothing when up to date")
+    parser.add_argument("--jobs", type=int, default=None,
+                        help=f"children at a time (default: one per core, at most 2: here {default_jobs()})")
+    parser.add_argument("--list", action="store_true", help="print the names of the FMUs it builds, and stop")
+    parser.add_argument("--survey", action="store_true", help=f"only the survey's FMUs ({', '.join(SURVEY)})")
+    parser.add_argument("--others", action="store_true", help="only the FMUs that are not the survey's")
+    parser.add_argument("--compiled", type=Path, help="where the group caches are kept (default: DEST/.compiled)")
+    parser.add_argument("--child-cache", help=argparse.SUPPRESS)   # JSON list of FmuSpec: a group's cache
+    parser.add_argument("--cache-folder", type=Path, help=argparse.SUPPRESS)
+    parser.add_argument("--shared-cache", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--child-spec", help=argparse.SUPPRESS)  # JSON FmuSpec: build it here
     parser.add_argument("--root", type=Path, default=ROOT, help=argparse.SUPPRESS)
     parser.add_argument("--vendor", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
 
     specs = {spec.name: spec for spec in FMUS}
+    if args.list:
+        print("\n".join(specs))
+        return 0
+    if args.child_cache:
+        build_group_cache([_spec_from(f) for f in json.loads(args.child_cache)], args.cache_folder.resolve(),
+                          args.vendor, root=args.root.resolve())
+        return 0
     if args.child_spec:
-        fields = json.loads(args.child_spec)
-        spec = FmuSpec(fields["name"], fields["script"], fields.get("vehicle_file"),
-                       fields.get("vehicle_base", ""), tuple(fields.get("numba_warm_up", ())),
-                       fields.get("ship_numba_cache", True))
-        build_one(spec, args.dest.resolve(), check=args.check, root=args.root.resolve(), vendor=args.vendor)
+        build_one(_spec_from(json.loads(args.child_spec)), args.dest.resolve(), check=args.check,
+                  root=args.root.resolve(), vendor=args.vendor,
+                  shared_cache=args.shared_cache.resolve() if args.shared_cache else None)
         return 0
     unknown = [name for name in args.names if name not in specs]
     if unknown:
         parser.error(f"unknown FMU {', '.join(unknown)} (known: {', '.join(specs)})")
     chosen = [specs[name] for name in args.names] if args.names else list(FMUS)
+    if args.survey or args.others:
+        chosen = [spec for spec in chosen if (spec.name in SURVEY) == args.survey]
     failures = build_all(chosen, args.dest.resolve(), force=args.force, check=args.check,
-                         quiet=args.quiet)
+                         quiet=args.quiet, jobs=args.jobs,
+                         compiled=args.compiled.resolve() if args.compiled else None)
     return 1 if failures else 0
 
 
