@@ -148,7 +148,11 @@ def build_missing_fmus(scenario, overrides=None) -> list[str]:
         shown = ", ".join(f"fmus/{m}.fmu" for m in missing)
         print(f"auv-cosim: building {shown}: the scenario needs {'them' if len(missing) > 1 else 'it'} "
               f"(./build.sh builds every FMU)", file=sys.stderr, flush=True)
-        subprocess.run([sys.executable, str(tool), "-q", *missing], stdout=sys.stderr)
+        try:   # the build's lines go where this line went (stdout stays the run's report)
+            out = sys.stderr.fileno()
+        except (AttributeError, OSError, ValueError):
+            out = None
+        subprocess.run([sys.executable, str(tool), "-q", *missing], stdout=out)
     return missing
 
 
