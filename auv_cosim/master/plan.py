@@ -376,12 +376,10 @@ def compute_init_order(order: list[str], edges: set[tuple[str, str]], kinds: dic
     return compute_order(order, init_edges)
 
 
-def build_plan(loaded: LoadedScenario, stop_time: float | None = None, step: float | None = None) -> Plan:
+def _plan_instances(loaded: LoadedScenario, problems: list):
+    """The first phase: each instance's FMU found, read and checked (FMI 2.0, co-simulation)."""
     model = loaded.model
-    problems: list[tuple[str, str, str]] = []
     err = lambda key, msg: problems.append(loaded.error(key, msg))  # noqa: E731
-
-    # ---- instances and their FMUs
     instances: dict[str, InstancePlan] = {}
     md_cache: dict[Path, Any] = {}
     for name, spec in model.instances.items():
@@ -405,8 +403,13 @@ def build_plan(loaded: LoadedScenario, stop_time: float | None = None, step: flo
             err(("instances", name, "fmu"), f"{display_path(path)} has no co-simulation interface")
             continue
         instances[name] = InstancePlan(name, path, md, fmu_variables(md))
+    return instances
 
-    # ---- parameters
+
+def _plan_parameters(loaded: LoadedScenario, instances: dict, problems: list):
+    """Each instance's parameter entries typed against its variables, into its start values."""
+    model = loaded.model
+    err = lambda key, msg: problems.append(loaded.error(key, msg))  # noqa: E731
     for name, spec in model.instances.items():
         ip = instances.get(name)
         if ip is None:
@@ -458,7 +461,10 @@ def build_plan(loaded: LoadedScenario, stop_time: float | None = None, step: flo
             if len(typed) == len(pairs):
                 ip.start_values[pname] = typed if isinstance(value, list) else typed[0]
 
-    # ---- connections (the wakes' lines each make one source's row of connections)
+
+def _plan_connections(loaded: LoadedScenario, instances: dict, problems: list):
+    """The connections (and the wakes' lines, each one source's row of connections), checked; returns them, what drives each input, and the wiring's warnings."""
+    model = loaded.model
     connections: list[Connection] = []
     driven: dict[tuple[str, str], str] = {}
     warnings: list[str] = []
@@ -510,8 +516,13 @@ def build_plan(loaded: LoadedScenario, stop_time: float | None = None, step: flo
             connections.append(Connection(a, s, b, d, file, fld, early=is_wake_connection(s.name, d.name)))
     problems += wake_wiring_problems(connections)
     warnings += wake_warnings(loaded, instances, connections)
+    return connections, driven, warnings
 
-    # ---- signals
+
+def _plan_signals(loaded: LoadedScenario, instances: dict, driven: dict, problems: list):
+    """The signals driving inputs, checked (each input driven once: `driven` gains them)."""
+    model = loaded.model
+    err = lambda key, msg: problems.append(loaded.error(key, msg))  # noqa: E731
     signals: list[SignalPlan] = []
     for target, spec in model.signals.items():
         key = ("signals", target)
@@ -550,7 +561,11 @@ def build_plan(loaded: LoadedScenario, stop_time: float | None = None, step: flo
             continue
         driven[(inst, vname)] = f"signal ({file}, {fld})"
         signals.append(SignalPlan(inst, var, spec, file, fld))
+    return signals
 
+
+def _check_driven_inputs(loaded: LoadedScenario, instances: dict, driven: dict, problems: list):
+    """A start value for an input that a connection or a signal drives is refused; returns the inputs nothing drives."""
     # a start value for an input that a connection drives is overwritten before the FMU leaves
     # initialisation: refuse it rather than ignore it (a signal-driven input set by --set or a
     # campaign got the value as a constant signal when the scenario was loaded)
@@ -568,8 +583,13 @@ def build_plan(loaded: LoadedScenario, stop_time: float | None = None, step: flo
             ip.quiet = frozenset(n for n in ip.vars if is_wake_port(n) and f"{name}.{n}" not in named)
     # inputs given a start value by a parameter entry are fine; others keep the FMU's start value
     unconnected = [f"{n}.{v.name}" for n, ip in instances.items() for v in ip.inputs if (n, v.name) not in driven]
+    return unconnected
 
-    # ---- order
+
+def _plan_order(loaded: LoadedScenario, instances: dict, connections: list, problems: list):
+    """The stepping order (the scenario's, else the data flow's), each connection's kind (forward or backward) and the initialisation order."""
+    model = loaded.model
+    err = lambda key, msg: problems.append(loaded.error(key, msg))  # noqa: E731
     names = list(instances)
     # the wakes are read before anyone steps: they order nothing (and break no loop)
     edges = {(c.src, c.dst) for c in connections if not c.early}
@@ -602,8 +622,12 @@ def build_plan(loaded: LoadedScenario, stop_time: float | None = None, step: flo
         init_order = compute_init_order(order, edges, gs_kinds)
     else:
         init_order = compute_init_order(order, edges, kinds)
+    return order, init_order
 
-    # ---- stop conditions
+
+def _plan_stops(loaded: LoadedScenario, instances: dict, problems: list):
+    """The stop conditions, each read and checked against its instance's variables."""
+    model = loaded.model
     stops: list[StopPlan] = []
     sw = model.stop_when
     items = [] if sw is None else (sw if isinstance(sw, list) else [sw])
@@ -645,8 +669,13 @@ def build_plan(loaded: LoadedScenario, stop_time: float | None = None, step: flo
             problems.append((file, fld, f"'{cond.condition}': String variables cannot be compared"))
             continue
         stops.append(StopPlan(cond.condition.strip(), inst, var, op, value, cond.after))
+    return stops
 
-    # ---- recorded variables
+
+def _plan_record(loaded: LoadedScenario, instances: dict, signals: list, problems: list):
+    """The recorded columns: every output and driven input ('all'), or the patterns named."""
+    model = loaded.model
+    err = lambda key, msg: problems.append(loaded.error(key, msg))  # noqa: E731
     all_outputs = [f"{n}.{v.name}" for n, ip in instances.items() for v in ip.outputs]
     signal_inputs = [s.target for s in signals]
     everything = all_outputs + [t for t in signal_inputs if t not in all_outputs]
@@ -673,8 +702,12 @@ def build_plan(loaded: LoadedScenario, stop_time: float | None = None, step: flo
             for h in hits:
                 if h not in record:
                     record.append(h)
+    return record
 
-    # ---- timing
+
+def _plan_timing(loaded: LoadedScenario, instances: dict, signals: list, stop_time, step, problems: list):
+    """Start, stop and step (the command line's before the file's) and the number of steps."""
+    model = loaded.model
     t0 = float(model.start_time)
     t1 = float(stop_time if stop_time is not None else model.stop_time)
     h = float(step if step is not None else model.step)
@@ -690,7 +723,25 @@ def build_plan(loaded: LoadedScenario, stop_time: float | None = None, step: flo
         n_steps, why = _count_steps(t0, t1, h)
         if why:
             problems.append((*(step_where if step is not None else stop_where), why))
+    return t0, t1, h, n_steps
 
+
+def build_plan(loaded: LoadedScenario, stop_time: float | None = None, step: float | None = None) -> Plan:
+    """The run's plan from a loaded scenario, phase by phase (each phase a function above, in
+    this order: the later ones use what the earlier found). Every problem of every phase is
+    collected (file, field, message), and all of them raised together (ScenarioError), so that
+    one run of `auv-cosim validate` names every mistake of a scenario."""
+    model = loaded.model
+    problems: list[tuple[str, str, str]] = []
+    instances = _plan_instances(loaded, problems)
+    _plan_parameters(loaded, instances, problems)
+    connections, driven, warnings = _plan_connections(loaded, instances, problems)
+    signals = _plan_signals(loaded, instances, driven, problems)
+    unconnected = _check_driven_inputs(loaded, instances, driven, problems)
+    order, init_order = _plan_order(loaded, instances, connections, problems)
+    stops = _plan_stops(loaded, instances, problems)
+    record = _plan_record(loaded, instances, signals, problems)
+    t0, t1, h, n_steps = _plan_timing(loaded, instances, signals, stop_time, step, problems)
     problems += _check_analysis(loaded, instances, signals)
     problems += _check_noise_seed(loaded, instances)
 
