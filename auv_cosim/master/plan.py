@@ -565,7 +565,7 @@ def _plan_signals(loaded: LoadedScenario, instances: dict, driven: dict, problem
 
 
 def _check_driven_inputs(loaded: LoadedScenario, instances: dict, driven: dict, problems: list):
-    """A start value for an input that a connection or a signal drives is refused; returns the inputs nothing drives."""
+    """A start value for an input that a connection or a signal drives is refused."""
     # a start value for an input that a connection drives is overwritten before the FMU leaves
     # initialisation: refuse it rather than ignore it (a signal-driven input set by --set or a
     # campaign got the value as a constant signal when the scenario was loaded)
@@ -576,14 +576,21 @@ def _check_driven_inputs(loaded: LoadedScenario, instances: dict, driven: dict, 
                 problems.append((*where, f"{name}.{var.name} is driven by {driven[(name, var.name)]}, which "
                                  f"would overwrite this start value; `disconnect: [{name}.{var.name}]` in a "
                                  f"scenario to set it"))
-    # the wake ports stay quiet unless the scenario wires them (or records them by name)
+
+
+def _quiet_wake_ports(loaded: LoadedScenario, instances: dict, connections: list, signals: list) -> None:
+    """The wake ports stay quiet (not read, not recorded, not listed as unconnected) unless the
+    scenario wires them (or records them by name)."""
     if not uses_wakes(connections, signals):
-        named = named_wake_ports(instances, model.record)
+        named = named_wake_ports(instances, loaded.model.record)
         for name, ip in instances.items():
             ip.quiet = frozenset(n for n in ip.vars if is_wake_port(n) and f"{name}.{n}" not in named)
-    # inputs given a start value by a parameter entry are fine; others keep the FMU's start value
-    unconnected = [f"{n}.{v.name}" for n, ip in instances.items() for v in ip.inputs if (n, v.name) not in driven]
-    return unconnected
+
+
+def _unconnected_inputs(instances: dict, driven: dict) -> list:
+    """The inputs nothing drives: those given a start value by a parameter entry are fine, the
+    others keep the FMU's start value."""
+    return [f"{n}.{v.name}" for n, ip in instances.items() for v in ip.inputs if (n, v.name) not in driven]
 
 
 def _plan_order(loaded: LoadedScenario, instances: dict, connections: list, problems: list):
@@ -737,7 +744,9 @@ def build_plan(loaded: LoadedScenario, stop_time: float | None = None, step: flo
     _plan_parameters(loaded, instances, problems)
     connections, driven, warnings = _plan_connections(loaded, instances, problems)
     signals = _plan_signals(loaded, instances, driven, problems)
-    unconnected = _check_driven_inputs(loaded, instances, driven, problems)
+    _check_driven_inputs(loaded, instances, driven, problems)
+    _quiet_wake_ports(loaded, instances, connections, signals)
+    unconnected = _unconnected_inputs(instances, driven)
     order, init_order = _plan_order(loaded, instances, connections, problems)
     stops = _plan_stops(loaded, instances, problems)
     record = _plan_record(loaded, instances, signals, problems)
