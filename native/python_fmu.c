@@ -30,22 +30,35 @@
  *
  * Only functions of Python's stable ABI are used, looked up with dlsym, so this file needs no
  * Python header and the binary works with any CPython 3 whose packages the slave can import.
- * When this wrapper starts Python, it reads resources/python_environment.txt (written by
- * tools/native_wrapper.py, `key=value` lines) and the environment, the environment first:
- *   FMU_PYTHON_LIBRARY     / library=     the libpython to load (default: the recorded one,
- *                                         else libpython3.so / the loader's search path);
- *   FMU_PYTHON_EXECUTABLE  / executable=  the interpreter to act as: a venv's bin/python gives
- *                                         the venv's site-packages (as running that python).
+ * When this wrapper starts Python (a host without one), it tries in this order, and uses the
+ * first that fits (docs/using_auv_fmu.md, "Which Python"):
+ *   1. FMU_PYTHON_EXECUTABLE (the one variable a user needs);
+ *   2. the interpreter recorded at build (`executable=` of resources/python_environment.txt,
+ *      written by tools/native_wrapper.py), if it still exists;
+ *   3. python3 on PATH.
+ * Each candidate is asked (by running it: PROBE_SOURCE) for its own shared libpython (sysconfig)
+ * and which of resources/requirements.txt it lacks; one that lacks a requirement, has no shared
+ * libpython or does not run is refused, and when none fits fmi2Instantiate fails with one message
+ * naming each candidate, why it was refused, and the pip line that would fix it.
+ * FMU_PYTHON_LIBRARY, when set, is the libpython to load for whichever candidate is chosen.
+ * A Python host's own interpreter is checked for the requirements too (create_slave).
  * PYTHONPATH and PYTHONHOME work as for any Python.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <wchar.h>
+
+extern char **environ;
 
 /* ---------------------------------------------------------------- FMI 2.0 types (the standard's ABI) */
 typedef void *fmi2Component;
@@ -228,8 +241,39 @@ static pthread_mutex_t python_lock = PTHREAD_MUTEX_INITIALIZER;
  * lines of Python and hundreds of C. Compiled once per library and process (as the module
  * _fmu_native_wrapper_helpers; each library keeps its own functions). */
 static const char HELPER_SOURCE[] =
-    "import importlib, sys\n"
+    "import importlib, os, sys\n"
+    "CHECKED = {}\n"
+    "def requirements_check(resources):\n"
+    "    if resources not in CHECKED:\n"
+    "        CHECKED[resources] = _requirements_check(resources)\n"
+    "    return CHECKED[resources]\n"
+    "def _requirements_check(resources):\n"
+    "    from importlib import metadata\n"
+    "    path = os.path.join(resources, 'requirements.txt')\n"
+    "    try:\n"
+    "        lines = open(path, encoding='utf-8').read().splitlines()\n"
+    "    except OSError:\n"
+    "        return []\n"
+    "    missing, other = [], []\n"
+    "    for line in lines:\n"
+    "        line = line.split('#')[0].strip()\n"
+    "        if not line:\n"
+    "            continue\n"
+    "        dist, _, pinned = line.partition('==')\n"
+    "        try:\n"
+    "            have = metadata.version(dist.strip())\n"
+    "        except metadata.PackageNotFoundError:\n"
+    "            missing.append(line)\n"
+    "            continue\n"
+    "        if pinned and have != pinned.strip():\n"
+    "            other.append(f'{dist.strip()} {have} (built with {pinned.strip()})')\n"
+    "    if missing:\n"
+    "        raise RuntimeError(f'the Python of this process ({sys.executable}) lacks what the FMU '\n"
+    "                           f'needs: {\", \".join(missing)}. Install it with: {sys.executable} -m pip '\n"
+    "                           f'install -r {path}')\n"
+    "    return other\n"
     "def create_slave(resources, module_name, instance_name, visible):\n"
+    "    other = requirements_check(resources)\n"
     "    if resources not in sys.path:\n"
     "        sys.path.insert(0, resources)\n"
     "    module = importlib.import_module(module_name)\n"
@@ -239,8 +283,13 @@ static const char HELPER_SOURCE[] =
     "    if len(found) != 1:\n"
     "        raise RuntimeError(f'{module.__file__} defines {len(found)} subclasses of '\n"
     "                           f'pythonfmu.Fmi2Slave, expected one')\n"
-    "    return found[0](instance_name=instance_name, resources=resources, visible=bool(visible),\n"
-    "                    fmi2_exception_status=True)\n"
+    "    slave = found[0](instance_name=instance_name, resources=resources, visible=bool(visible),\n"
+    "                     fmi2_exception_status=True)\n"
+    "    if other and hasattr(slave, 'log'):\n"
+    "        from pythonfmu.enums import Fmi2Status\n"
+    "        slave.log('packages at other versions than the FMU was built and tested with: '\n"
+    "                  + ', '.join(other), Fmi2Status.warning)\n"
+    "    return slave\n"
     "EXACT_TYPES = (float, int, bool, list, dict)\n"
     "NONE = None\n"
     "def numpy_scalar_types():\n"
@@ -481,11 +530,172 @@ static char *environment_setting(const char *resources, const char *key)
     return result;
 }
 
-static char *setting(const char *resources, const char *variable, const char *key)
+/* ---------------------------------------------------------------- choosing a Python (a host without one) */
+/* The script a candidate interpreter runs (`python -I -c PROBE requirements.txt`): it prints
+ * where its shared libpython is (sysconfig, as the candidate itself knows it) and which of the
+ * FMU's requirements it lacks. Standard library only. */
+static const char PROBE_SOURCE[] =
+    "import os, sys, sysconfig\n"
+    "from importlib import metadata\n"
+    "v = sysconfig.get_config_var\n"
+    "name = v('INSTSONAME') or ''\n"
+    "folders = [v('LIBDIR') or '', os.path.join(v('LIBDIR') or '', v('MULTIARCH') or ''),\n"
+    "           os.path.join(sys.base_prefix, 'lib')]\n"
+    "found = [os.path.join(f, name) for f in folders if name and os.path.isfile(os.path.join(f, name))]\n"
+    "print('library=' + (found[0] if found else ('' if not v('Py_ENABLE_SHARED') else name)))\n"
+    "missing, other = [], []\n"
+    "try:\n"
+    "    lines = open(sys.argv[1], encoding='utf-8').read().splitlines()\n"
+    "except OSError:\n"
+    "    lines = []\n"
+    "for line in lines:\n"
+    "    line = line.split('#')[0].strip()\n"
+    "    if not line:\n"
+    "        continue\n"
+    "    dist, _, pinned = line.partition('==')\n"
+    "    try:\n"
+    "        have = metadata.version(dist.strip())\n"
+    "    except metadata.PackageNotFoundError:\n"
+    "        missing.append(line)\n"
+    "        continue\n"
+    "    if pinned and have != pinned.strip():\n"
+    "        other.append(f'{dist.strip()} {have}')\n"
+    "print('missing=' + ' '.join(missing))\n"
+    "print('other=' + ', '.join(other))\n";
+
+/* What a probe of one candidate found. */
+typedef struct {
+    char library[1024];   /* its shared libpython ("" : none) */
+    char missing[1024];   /* the requirements it lacks, space-separated */
+    char other[1024];     /* installed at another version than the FMU was built with */
+} Probe;
+
+static void copy_value(char *target, size_t size, const char *line, const char *key)
 {
-    const char *value = getenv(variable);
-    if (value && *value) return strdup(value);
-    return environment_setting(resources, key);
+    size_t n = strlen(key);
+    if (strncmp(line, key, n) != 0) return;
+    size_t length = strlen(line + n);
+    if (length >= size) length = size - 1;   /* a longer answer is cut */
+    memcpy(target, line + n, length);
+    target[length] = '\0';
+}
+
+/* Run `executable PROBE resources/requirements.txt` (the environment as it is: PYTHONPATH and
+ * PYTHONHOME apply to the probe as to the interpreter started later). 1 when it ran and
+ * answered; else 0 with the reason in `why`. */
+static int probe_candidate(const char *executable, const char *resources, Probe *probe, char *why, size_t size)
+{
+    memset(probe, 0, sizeof *probe);
+    char requirements[4096];
+    snprintf(requirements, sizeof requirements, "%s/requirements.txt", resources);
+    int pipe_ends[2];
+    if (pipe(pipe_ends) != 0) { snprintf(why, size, "cannot make a pipe"); return 0; }
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_adddup2(&actions, pipe_ends[1], 1);
+    posix_spawn_file_actions_addclose(&actions, pipe_ends[0]);
+    posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0);
+    char *argv[] = {(char *)executable, "-c", (char *)PROBE_SOURCE, requirements, NULL};
+    pid_t pid;
+    int spawned = posix_spawnp(&pid, executable, &actions, NULL, argv, environ);
+    posix_spawn_file_actions_destroy(&actions);
+    close(pipe_ends[1]);
+    if (spawned != 0) {
+        close(pipe_ends[0]);
+        snprintf(why, size, "cannot run it (%s)", strerror(spawned));
+        return 0;
+    }
+    FILE *out = fdopen(pipe_ends[0], "r");
+    char line[2048];
+    int answered = 0;
+    while (out && fgets(line, sizeof line, out)) {
+        line[strcspn(line, "\r\n")] = '\0';
+        copy_value(probe->library, sizeof probe->library, line, "library=");
+        copy_value(probe->missing, sizeof probe->missing, line, "missing=");
+        copy_value(probe->other, sizeof probe->other, line, "other=");
+        if (strncmp(line, "other=", 6) == 0) answered = 1;
+    }
+    if (out) fclose(out); else close(pipe_ends[0]);
+    int code = 0;
+    while (waitpid(pid, &code, 0) < 0 && errno == EINTR) {}
+    if (!answered || !WIFEXITED(code) || WEXITSTATUS(code) != 0) {
+        snprintf(why, size, "it did not answer as a CPython 3 interpreter");
+        return 0;
+    }
+    return 1;
+}
+
+
+static void append(char *text, size_t size, const char *format, ...)
+{
+    size_t used = strlen(text);
+    if (used + 1 >= size) return;
+    va_list args;
+    va_start(args, format);
+    vsnprintf(text + used, size - used, format, args);
+    va_end(args);
+}
+
+/* The libpython (dlopen'ed, RTLD_GLOBAL) of the first candidate that fits, its executable in
+ * *chosen (to free); NULL with the whole story in `error` when none does. `note` says which
+ * candidates were passed over and which packages differ from the build's versions. */
+static void *choose_python(const char *resources, char **chosen, char *error, size_t size,
+                           char *note, size_t note_size)
+{
+    const char *user = getenv("FMU_PYTHON_EXECUTABLE");
+    const char *library = getenv("FMU_PYTHON_LIBRARY");
+    char *recorded = environment_setting(resources, "executable");
+    const char *candidates[3] = {user && *user ? user : NULL, recorded, "python3"};
+    const char *labels[3] = {"FMU_PYTHON_EXECUTABLE=", "the interpreter recorded at build, ",
+                             "python3 on PATH"};
+    char story[3072] = "", fixable[1024] = "";
+    void *handle = NULL;
+    note[0] = '\0';
+    for (int i = 0; i < 3 && handle == NULL; i++) {
+        const char *candidate = candidates[i];
+        if (candidate == NULL) continue;
+        const char *shown = i == 2 ? "" : candidate;
+        if (i == 1 && access(candidate, X_OK) != 0) {
+            append(story, sizeof story, "%s%s%s: no longer exists", story[0] ? "; " : "", labels[i], shown);
+            continue;
+        }
+        Probe probe;
+        char why[512];
+        if (!probe_candidate(candidate, resources, &probe, why, sizeof why)) {
+            append(story, sizeof story, "%s%s%s: %s", story[0] ? "; " : "", labels[i], shown, why);
+            continue;
+        }
+        if (probe.missing[0]) {
+            append(story, sizeof story, "%s%s%s: lacks %s", story[0] ? "; " : "", labels[i], shown, probe.missing);
+            if (!fixable[0]) snprintf(fixable, sizeof fixable, "%s", candidate);
+            continue;
+        }
+        const char *shared = library && *library ? library : probe.library;
+        if (!shared[0]) {
+            append(story, sizeof story, "%s%s%s: has no shared libpython (a Python built without "
+                   "--enable-shared cannot be embedded)", story[0] ? "; " : "", labels[i], shown);
+            continue;
+        }
+        handle = dlopen(shared, RTLD_NOW | RTLD_GLOBAL);
+        if (handle == NULL) {
+            append(story, sizeof story, "%s%s%s: cannot load %s (%s)", story[0] ? "; " : "", labels[i],
+                   shown, shared, dlerror());
+            continue;
+        }
+        *chosen = strdup(candidate);
+        if (story[0]) append(note, note_size, "Python: %s%s chosen, after: %s. ", labels[i], shown, story);
+        if (probe.other[0]) append(note, note_size, "Packages at other versions than the FMU was "
+                                   "built and tested with: %s.", probe.other);
+    }
+    if (handle == NULL) {
+        snprintf(error, size, "no Python fits this FMU (a host without Python: tried in order "
+                 "FMU_PYTHON_EXECUTABLE, the interpreter recorded at build, python3 on PATH): %s. "
+                 "Install what it needs with: %s -m pip install -r %s/requirements.txt%s",
+                 story[0] ? story : "no candidate", fixable[0] ? fixable : "python3", resources,
+                 fixable[0] ? "" : " (or set FMU_PYTHON_EXECUTABLE to a Python 3 that has it)");
+    }
+    free(recorded);
+    return handle;
 }
 
 /* Look up every function in `handle` (RTLD_DEFAULT: the process). 0 if one is missing. */
@@ -551,47 +761,32 @@ static int load_helpers(PythonApi *api, char *error, size_t size)
 }
 
 /* Make `python` usable: the process's interpreter, else one started here. 1 on success. */
-static int ensure_python(const char *resources, char *error, size_t size)
+static int ensure_python(const char *resources, char *error, size_t size, char *note, size_t note_size)
 {
     pthread_mutex_lock(&python_lock);
     if (python != NULL) { pthread_mutex_unlock(&python_lock); return 1; }
     PythonApi *api = calloc(1, sizeof *api);
     char missing[128] = "";
+    char *chosen = NULL;
+    void *handle = NULL;
     int ok = 0;
     if (api == NULL) { snprintf(error, size, "out of memory"); goto done; }
 
     if (!bind_api(api, RTLD_DEFAULT, missing, sizeof missing)) {
-        /* No Python in the process: load libpython globally (its extension modules need
-         * its symbols) from the setting, else by its generic names. */
-        char *library = setting(resources, "FMU_PYTHON_LIBRARY", "library");
-        /* the setting, the same file name by the loader's search path, the stable-ABI one */
-        const char *base = library ? strrchr(library, '/') : NULL;
-        const char *candidates[] = {library, base ? base + 1 : NULL, "libpython3.so"};
-        void *handle = NULL;
-        char tried[1536] = "";
-        for (int i = 0; i < 3 && handle == NULL; i++) {
-            if (candidates[i] == NULL) continue;
-            handle = dlopen(candidates[i], RTLD_NOW | RTLD_GLOBAL);
-            if (handle == NULL) {
-                size_t used = strlen(tried);
-                snprintf(tried + used, sizeof tried - used, "%s%s", used ? "; " : "", dlerror());
-            }
-        }
-        free(library);
-        if (handle == NULL) {
-            snprintf(error, size, "no Python interpreter in the process and none could be "
-                     "loaded (set FMU_PYTHON_LIBRARY to a libpython3.X.so): %s", tried);
-            goto done;
-        }
+        /* No Python in the process: choose an interpreter and load its libpython globally
+         * (its extension modules need its symbols). */
+        handle = choose_python(resources, &chosen, error, size, note, note_size);
+        if (handle == NULL) goto done;
         memset(api, 0, sizeof *api);
         if (!bind_api(api, handle, missing, sizeof missing)) {
-            snprintf(error, size, "the loaded libpython lacks %s", missing);
+            snprintf(error, size, "the libpython of %s lacks %s", chosen, missing);
             goto done;
         }
     }
 
     if (!api->Py_IsInitialized()) {
-        char *executable = setting(resources, "FMU_PYTHON_EXECUTABLE", "executable");
+        char *executable = chosen;
+        chosen = NULL;
         if (executable != NULL && api->Py_SetProgramName != NULL) {
             /* Python keeps the pointer: the copy is never freed. */
             size_t n = mbstowcs(NULL, executable, 0);
@@ -618,6 +813,7 @@ static int ensure_python(const char *resources, char *error, size_t size)
     api->PyGILState_Release(gil);
 
 done:
+    free(chosen);
     if (ok) python = api;
     else free(api);
     pthread_mutex_unlock(&python_lock);
@@ -1164,12 +1360,13 @@ EXPORT fmi2Component fmi2Instantiate(fmi2String instanceName, fmi2Type fmuType, 
         free_instance(inst);
         return NULL;
     }
-    char error[2048];
-    if (!ensure_python(inst->resources, error, sizeof error)) {
+    char error[4096], note[2048] = "";
+    if (!ensure_python(inst->resources, error, sizeof error, note, sizeof note)) {
         log_error(inst, "fmi2Instantiate: %s", error);
         free_instance(inst);
         return NULL;
     }
+    if (note[0]) emitf(inst, fmi2Warning, "logStatusWarning", "fmi2Instantiate: %s", note);
     fmi2Status status;
     WITH_GIL(status = create_slave(inst));
     if (status > fmi2Warning) {

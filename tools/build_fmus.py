@@ -22,7 +22,9 @@ For each FMU (table FMUS below) the script
    (`fmu_capabilities`, e.g. canGetAndSetFMUstate / canSerializeFMUstate);
 4. ships numba's cache of the carried modules (compiled by a step of the slave and the spec's
    warm-ups) and the bytecode of every carried source (`add_bytecode`: checked against the
-   source's hash, so that a fresh extraction does not compile what it imports);
+   source's hash, so that a fresh extraction does not compile what it imports), the vehicle
+   file resolved (`write_resolved_vehicle`: the FMU reads no YAML) and `resources/requirements.txt`
+   (`add_requirements`: the packages the slave imports and a run loads, pinned);
 5. checks the result with fmpy's validator and `fmutool -input X -check`, and only then moves
    it into fmus/ (atomically) and writes the stamp.
 
@@ -37,7 +39,8 @@ alone, with the others, one at a time or in parallel (tests/test_build_fmus.py).
 are stale and the group caches they need are built `--jobs` at a time (one child each).
 
 Units, descriptions and output dependencies come from the slave itself: slaves derived from
-`auv_cosim.fmu.FmuSlave` record them when they register a variable (`self.fmu_meta`).
+`auv_cosim.fmu.FmuSlave` record them when they register a variable (`self.fmu_meta`), and so
+do the ranges (`min` / `max`).
 
 Layout of an FMU: resources/<vendor>_<NAME>.py (the slave script, a top-level module),
 resources/<vendor>/ (the modules of auv_cosim it carries, with numba's cache of them),
@@ -226,8 +229,20 @@ def stage_carried(spec: FmuSpec, carried: Sequence[str], stage: Path, vendor: st
     folders = [package]
     if spec.vehicle_file:
         shutil.copytree(root / "vehicles", stage / "vehicles", ignore=shutil.ignore_patterns(*IGNORED))
+        write_resolved_vehicle(stage / spec.vehicle_file)
         folders.append(stage / "vehicles")
     return folders
+
+
+def write_resolved_vehicle(vehicle_file: Path) -> Path:
+    """The vehicle file resolved (auv_cosim/vehicles/h100/resolved.py) beside it: what the FMU
+    reads at instantiation instead of the YAML, so that it needs neither pyyaml nor pydantic."""
+    from auv_cosim.vehicles.h100 import load_vehicle
+    from auv_cosim.vehicles.h100.resolved import RESOLVED_SUFFIX, resolved_text
+
+    target = vehicle_file.with_name(vehicle_file.name + RESOLVED_SUFFIX)
+    target.write_text(resolved_text(load_vehicle(str(vehicle_file))))
+    return target
 
 
 # ------------------------------------------------------------------------------ model description
@@ -453,6 +468,122 @@ def add_bytecode(fmu: Path) -> None:
             archive.write(bytecode_file, bytecode_member(name))
 
 
+# ------------------------------------------------------------------------------ requirements
+#: run in a fresh interpreter on an extracted FMU's resources (argv: resources, slave module):
+#: create the slave as the native wrapper does, initialise it and step it once, then print the
+#: top-level modules the process holds (what the slave really imported, with what they import)
+_IMPORTED_PROBE = r"""
+import importlib, json, sys
+resources, module_name = sys.argv[1], sys.argv[2]
+before = set(sys.modules)
+asked = set()   # top-level packages first imported by the FMU's own code (also by name)
+class Watch:
+    def find_spec(self, name, path=None, target=None):
+        if "." not in name and name not in sys.modules:
+            frame = sys._getframe(1)
+            while frame and ("importlib" in frame.f_code.co_filename or frame.f_code.co_filename.startswith("<")):
+                frame = frame.f_back
+            where = frame.f_code.co_filename if frame else ""
+            if where.startswith(resources) and "/pythonfmu/" not in where:
+                asked.add(name)
+        return None
+sys.meta_path.insert(0, Watch())
+sys.path.insert(0, resources)
+module = importlib.import_module(module_name)
+from pythonfmu import Fmi2Slave
+cls = next(c for c in vars(module).values() if isinstance(c, type) and issubclass(c, Fmi2Slave)
+           and c.__module__ == module.__name__)
+slave = cls(instance_name="requirements", resources=resources, fmi2_exception_status=True)
+slave.setup_experiment(0.0)
+slave.enter_initialization_mode()
+slave.exit_initialization_mode()
+slave.do_step(0.0, 0.1)
+new = set(sys.modules) - before
+files = sorted({getattr(sys.modules[name], "__file__", None) or "" for name in new} - {""})
+print(json.dumps({"modules": sorted({name.partition(".")[0] for name in new}), "files": files,
+                  "asked": sorted(asked)}))
+"""
+
+
+def _module_level_imports(files: Iterable[Path]) -> set:
+    """The top-level names of the absolute imports these Python files make when imported: at
+    module level, also under `try` / `if` (an optional package), not inside a function (what a
+    function imports when called, e.g. yaml for a file only the build reads, is not counted);
+    and every module they import by a literal name (`import_alone("scipy.integrate._ode")`)."""
+    import ast
+
+    def statements(body):
+        for node in body:
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                continue
+            yield node
+            for field in ("body", "orelse", "finalbody", "handlers"):
+                inner = getattr(node, field, None)
+                if isinstance(inner, list):
+                    yield from statements(inner)
+
+    def by_name(tree):   # import_module("x.y"), import_alone("x.y"), __import__("x"): anywhere
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Constant) \
+                    and isinstance(node.args[0].value, str) and (
+                        getattr(node.func, "attr", None) or getattr(node.func, "id", None)) in (
+                        "import_module", "import_alone", "__import__"):
+                yield node.args[0].value.partition(".")[0]
+
+    names = set()
+    for path in files:
+        tree = ast.parse(path.read_text(), str(path))
+        names.update(by_name(tree))
+        for node in statements(tree.body):
+            if isinstance(node, ast.Import):
+                names.update(alias.name.partition(".")[0] for alias in node.names)
+            elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+                names.add(node.module.partition(".")[0])
+    return names
+
+
+def requirements_text(fmu: Path) -> str:
+    """resources/requirements.txt of a built FMU: the distributions of the packages that a run
+    of it really loads (instantiate, initialise, one step, in a fresh interpreter on the
+    extracted FMU) AND that its own code imports (a module-level import of the slave or of a
+    carried module that run loaded, or a package its code was the first to import, also by
+    name as `import_alone("scipy.integrate._ode")` does): so neither what only the build uses (pyyaml, pydantic: the
+    vehicle file is resolved at build) nor what those packages import themselves (llvmlite and
+    yaml come with numba). Each pinned to the version the build ran with."""
+    from importlib import metadata
+
+    with tempfile.TemporaryDirectory(prefix="requirements-") as folder, zipfile.ZipFile(fmu) as archive:
+        archive.extractall(folder)
+        resources = Path(folder) / "resources"
+        module_name = (resources / "slavemodule.txt").read_text().strip()
+        run = subprocess.run([sys.executable, "-I", "-c", _IMPORTED_PROBE, str(resources), module_name],
+                             cwd=folder, capture_output=True, text=True)
+        if run.returncode != 0:
+            raise SystemExit(f"{fmu.name}: cannot list what the slave imports:\n{run.stderr[-2000:]}")
+        found = json.loads(run.stdout.strip().splitlines()[-1])
+        loaded = set(found["modules"])
+        carried = {path.parts[0] for path in (p.relative_to(resources) for p in resources.iterdir())}
+        ours = [Path(f) for f in found["files"] if f.endswith(".py") and Path(f).is_relative_to(resources)
+                and "pythonfmu" not in Path(f).relative_to(resources).parts]
+        stated = _module_level_imports(ours) | set(found["asked"])
+    third_party = (stated & loaded) - set(sys.stdlib_module_names) - {Path(c).stem for c in carried}
+    distributions = metadata.packages_distributions()
+    pins = sorted({f"{dist}=={metadata.version(dist)}" for name in third_party
+                   for dist in distributions.get(name, [name])[:1]}, key=str.lower)
+    lines = [f"# What {fmu.stem}.fmu imports to run, pinned to the versions it was built and tested with",
+             f"# (CPython {sys.version_info.major}.{sys.version_info.minor}). Install into the Python "
+             f"the host uses: python -m pip install -r requirements.txt",
+             *pins]
+    return "\n".join(lines) + "\n"
+
+
+def add_requirements(fmu: Path) -> str:
+    """Write resources/requirements.txt into the FMU (in place); returns its text."""
+    text = requirements_text(fmu)
+    rewrite_zip_member(fmu, "resources/requirements.txt", text.encode())
+    return text
+
+
 # ------------------------------------------------------------------------------ validation
 def validate(fmu: Path, use_fmutool: bool = True) -> List[str]:
     """Problems found by fmpy's validator and by `fmutool -input FMU -check` (empty: valid)."""
@@ -520,6 +651,7 @@ def build_one(spec: FmuSpec, dest: Path, check: bool = True, root: Path = ROOT,
         elif spec.ship_numba_cache:
             add_numba_cache(built, cls, stage, vendor, carried, spec.numba_warm_up, spec.vehicle_file)
         add_bytecode(built)
+        add_requirements(built)
         _native_wrapper().install(built, spec.name)  # the project's Linux binary, if it compiles
         for warning in warnings:
             print(f"  {spec.name}: warning: {warning}")

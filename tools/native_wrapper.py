@@ -20,7 +20,6 @@ import os
 import shlex
 import subprocess
 import sys
-import sysconfig
 import tempfile
 import zipfile
 from pathlib import Path
@@ -48,18 +47,16 @@ class CompileError(RuntimeError):
 
 
 def python_environment() -> str:
-    """The text of resources/python_environment.txt: this interpreter and its libpython."""
-    library_dir = sysconfig.get_config_var("LIBDIR") or ""
-    soname = sysconfig.get_config_var("INSTSONAME") or ""
-    library = os.path.join(library_dir, soname) if library_dir and ".so" in soname else ""
+    """The text of resources/python_environment.txt: the interpreter the FMU was built with,
+    the wrapper's second candidate in a host without Python (it asks the interpreter itself for
+    its libpython)."""
     lines = [
         MARKER,
-        "# Read by binaries/linux64/*.so only when it has to start Python itself (a host",
-        "# without Python). FMU_PYTHON_EXECUTABLE / FMU_PYTHON_LIBRARY override these lines.",
+        "# Read by binaries/linux64/*.so only when it has to start Python itself (a host without",
+        "# Python): its second candidate, after FMU_PYTHON_EXECUTABLE and before python3 on PATH,",
+        "# used when it still exists and has what requirements.txt lists (docs/using_auv_fmu.md).",
         f"executable={sys.executable}",
     ]
-    if library and os.path.exists(library):
-        lines.append(f"library={library}")
     return "\n".join(lines) + "\n"
 
 

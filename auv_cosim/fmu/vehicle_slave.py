@@ -102,9 +102,13 @@ class VehicleSlave(FmuSlave):
         #: over a step (`INPUT_ARRAY_SIZE`, auv_cosim.vehicles.simulator: the others' wakes)
         self._given_inputs = vehicle.INPUTS.size
         self._inputs_now = np.zeros(getattr(vehicle, "INPUT_ARRAY_SIZE", vehicle.INPUTS.size))
+        #: (value reference, signal) of every input element with limits (see _refresh_limits)
+        self._limited = []
+        defaults = [cls() if self.parameter_defaults is None else self.parameter_defaults[k]
+                    for k, cls in enumerate(self.parameter_classes)]
         for signal in vehicle.INPUTS:
             self._register_signal(signal, "input", attr="_inputs_now",
-                                  start=vehicle.INPUTS.start(signal.name))
+                                  start=vehicle.INPUTS.start(signal.name), limits_from=defaults)
 
         self._outputs = np.zeros(vehicle.OUTPUTS.size)
         for signal in vehicle.OUTPUTS:
@@ -164,13 +168,26 @@ class VehicleSlave(FmuSlave):
                                       depends_on=[])
 
     # ------------------------------------------------------------------ registration
-    def _register_signal(self, signal, causality, attr, start, depends_on=None):
-        """One input or output part as Reals over elements of the array self.<attr>."""
+    def _register_signal(self, signal, causality, attr, start, depends_on=None, limits_from=()):
+        """One input or output part as Reals over elements of the array self.<attr>; an input
+        with limits declares them as its range, from the parameters `limits_from` (the defaults)."""
         units = signal.element_units()
         descriptions = signal.element_descriptions()
+        bounds = signal.bounds(limits_from) if limits_from else None
         for i, name in enumerate(signal.element_names()):
-            self.add_real(name, causality=causality, unit=units[i], description=descriptions[i],
-                          element=(attr, start + i), depends_on=depends_on)
+            var = self.add_real(name, causality=causality, unit=units[i], description=descriptions[i],
+                                element=(attr, start + i), depends_on=depends_on,
+                                minimum=bounds and bounds[0], maximum=bounds and bounds[1])
+            if bounds is not None:
+                self._limited.append((var.value_reference, signal))
+
+    def _refresh_limits(self, parameter_sets) -> None:
+        """The range each limited input is checked against (a set beyond it: fmi2Warning), from
+        the parameters of this run: the model clamps to those, whatever modelDescription says
+        of the defaults."""
+        for vr, signal in self._limited:
+            low, high = signal.bounds(parameter_sets)
+            self._ranges[vr] = (low, high, self._ranges[vr][2])
 
     def _add_parameter_class(self, cls, defaults):
         """One parameter per declared field of the dataclass `cls`, start values from `defaults`."""
@@ -277,10 +294,12 @@ class VehicleSlave(FmuSlave):
             return False
         self._check_finite()
         try:
-            model = self.vehicle_class(*[cls(**self._parameter_values(cls))
-                                         for cls in self.parameter_classes + self.late_parameter_classes])
+            parameter_sets = [cls(**self._parameter_values(cls))
+                              for cls in self.parameter_classes + self.late_parameter_classes]
+            model = self.vehicle_class(*parameter_sets)
         except ValueError as error:
             raise FmuError(str(error)) from None
+        self._refresh_limits(parameter_sets)
         rtol, atol = self.RelativeTolerance, self.AbsoluteTolerance
         if not rtol > 0:
             raise FmuError(f"parameter RelativeTolerance = {rtol!r} must be positive")

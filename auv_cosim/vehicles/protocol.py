@@ -61,6 +61,26 @@ class Signal:
     description: Union[str, Tuple[str, ...]]
     labels: Optional[Tuple[str, ...]] = None
     columns: Optional[int] = None
+    #: (low, high): the range an input is limited to, each bound a number or the name of a
+    #: parameter field, "-Name" its negative (e.g. ("-MaxRudderAngle", "MaxRudderAngle")); the
+    #: same for every element. The FMU declares it as min / max (auv_cosim.fmu.VehicleSlave).
+    limits: Optional[Tuple[Union[float, str], Union[float, str]]] = None
+
+    def bounds(self, parameter_sets: Sequence[object]) -> Optional[Tuple[float, float]]:
+        """`limits` as numbers, a named bound read from the first of `parameter_sets` that
+        has that field; None without limits."""
+        if self.limits is None:
+            return None
+
+        def value(bound):
+            if not isinstance(bound, str):
+                return float(bound)
+            sign, name = (-1.0, bound[1:]) if bound.startswith("-") else (1.0, bound)
+            for parameters in parameter_sets:
+                if hasattr(parameters, name):
+                    return sign * float(getattr(parameters, name))
+            raise ValueError(f"signal {self.name}: no parameter {name} for its limits")
+        return value(self.limits[0]), value(self.limits[1])
 
     def element_names(self) -> Tuple[str, ...]:
         """FMI structured names: `Name` for a scalar, `Name[1]` ... `Name[n]` for a vector,

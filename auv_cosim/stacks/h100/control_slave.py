@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import copy
 import math
-import os
 import sys
 from operator import itemgetter
 from pathlib import Path
@@ -99,11 +98,12 @@ class H100Control(FmuSlave):
 
     def __init__(self, **kwargs):
         super().__init__(**kwargs)
-        from ...vehicles.h100 import load_vehicle
+        from ...vehicles.h100 import vehicle_for
 
-        # a slave made outside an FMU finds `vehicle_file` in the checkout
+        # a slave made outside an FMU finds `vehicle_file` in the checkout; an FMU reads the file
+        # resolved at build (no pyyaml, no pydantic)
         resources = kwargs.get("resources") or str(Path(__file__).resolve().parents[3])
-        self.vehicle = load_vehicle(os.path.join(resources, self.vehicle_file))
+        self.vehicle = vehicle_for(resources, self.vehicle_file)
         self.thruster_count = self.vehicle.params.thruster_count
         self.values = {}
         self.table = PARAMETERS + INPUTS + _outputs(self.thruster_count)

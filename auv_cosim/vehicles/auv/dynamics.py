@@ -71,11 +71,14 @@ STATE = SignalTable(
     Signal("Battery", 1, "J", "Battery energy"),
 )
 INPUTS = SignalTable(
-    Signal("ThrustPower", 1, "W", "Commanded propulsion power, clamped to [0, MaxPropulsionPower]"),
+    Signal("ThrustPower", 1, "W", "Commanded propulsion power, clamped to [0, MaxPropulsionPower]",
+           limits=(0.0, "MaxPropulsionPower")),
     Signal("RudderYaw", 1, "rad", "Commanded deflection of the yaw fins (positive: turn to "
-                                  "starboard), clamped to +-MaxRudderAngle"),
+                                  "starboard), clamped to +-MaxRudderAngle",
+           limits=("-MaxRudderAngle", "MaxRudderAngle")),
     Signal("RudderDive", 1, "rad", "Commanded deflection of the dive fins (positive: nose down, "
-                                   "dive), clamped to +-MaxRudderAngle"),
+                                   "dive), clamped to +-MaxRudderAngle",
+           limits=("-MaxRudderAngle", "MaxRudderAngle")),
     Signal("ExternalForce", 3, "N", "External force at the body origin, NED", NED),
 )
 OUTPUTS = SignalTable(

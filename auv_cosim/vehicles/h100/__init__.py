@@ -19,7 +19,16 @@ from .configuration import LayoutReport, analyse_layout, describe_direction
 from .dynamics import BODY_STATES, input_table, output_table, state_table
 from .model import H100Model, initial_state
 from .parameters import DOF_NAMES, H100Parameters
-from .vehicle_file import DEFAULT_VEHICLE_FILE, VEHICLES_DIR, LoadedVehicle, VehicleFileError, load_vehicle
+from .resolved import DEFAULT_VEHICLE_FILE, VEHICLES_DIR, LoadedVehicle, VehicleFileError, vehicle_for
+
+
+def __getattr__(name):
+    """`load_vehicle` on first use: reading a YAML vehicle file needs pyyaml and pydantic, which
+    an FMU (it reads the file resolved at build, `vehicle_for`) does not import."""
+    if name == "load_vehicle":
+        from .vehicle_file import load_vehicle
+        return load_vehicle
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def linearize(params: H100Parameters, state, inputs, environment=None, waves=None,
@@ -39,5 +48,5 @@ def linearize(params: H100Parameters, state, inputs, environment=None, waves=Non
 __all__ = [
     "H100Model", "H100Parameters", "LoadedVehicle", "VehicleFileError", "LayoutReport", "BODY_STATES",
     "DOF_NAMES", "DEFAULT_VEHICLE_FILE", "VEHICLES_DIR", "analyse_layout", "describe_direction",
-    "initial_state", "linearize", "load_vehicle",
+    "initial_state", "linearize", "load_vehicle", "vehicle_for",
 ]

@@ -105,7 +105,7 @@ def state_table(n):
 def input_table(n):
     return SignalTable(
         Signal("ThrusterCommand", n, "1", "Propeller speed set-point as a fraction of full speed, "
-               "clamped to [-1, 1]", tuple(f"thruster {i + 1}" for i in range(n))),
+               "clamped to [-1, 1]", tuple(f"thruster {i + 1}" for i in range(n)), limits=(-1.0, 1.0)),
         Signal("ExternalForce", 3, "N", "External force at the body origin O, NED", NED),
         Signal("ExternalMoment", 3, "N.m", "External moment, NED axes", NED),
     )

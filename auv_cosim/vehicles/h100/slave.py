@@ -25,7 +25,6 @@ layout logs a warning naming what it cannot push.
 """
 from __future__ import annotations
 
-import os
 from pathlib import Path
 import sys
 
@@ -33,7 +32,7 @@ from pythonfmu.default_experiment import DefaultExperiment
 
 from ...fmu import VehicleSlave
 from ..environment import Environment
-from . import H100Model, H100Parameters, load_vehicle
+from . import H100Model, H100Parameters, vehicle_for
 from .model import DEFAULT_ENVIRONMENT
 from ..simulator import VehicleSimulator
 from ..wake import WakeParameters
@@ -61,7 +60,7 @@ class H100(VehicleSlave):
         # The layout first: the thruster count sizes the variables registered by the base class.
         # a slave made outside an FMU finds `vehicle_file` in the checkout
         resources = kwargs.get("resources") or str(Path(__file__).resolve().parents[3])
-        vehicle = load_vehicle(os.path.join(resources, self.vehicle_file))
+        vehicle = vehicle_for(resources, self.vehicle_file)   # resolved at build in an FMU
         n = vehicle.params.thruster_count
         self.vehicle_class = H100Model.for_thrusters(n)
         self.parameter_defaults = (vehicle.params, DEFAULT_ENVIRONMENT, WaveParameters())

@@ -17,7 +17,6 @@ Every number follows the project's one rule (compiled/numbers.py): `1e3` is a nu
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 from typing import Annotated, Dict, List, Optional, Tuple, Union
 
 import numpy as np
@@ -26,6 +25,7 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationEr
 
 from ...compiled.numbers import number_loader, number_problem
 from .parameters import H100Parameters
+from .resolved import DEFAULT_VEHICLE_FILE, VEHICLES_DIR, LoadedVehicle, VehicleFileError  # noqa: F401
 
 
 def _number(value):
@@ -43,19 +43,9 @@ Row6 = Tuple[Number, Number, Number, Number, Number, Number]
 Matrix6 = Tuple[Row6, Row6, Row6, Row6, Row6, Row6]
 Tensor6 = Tuple[Matrix6, Matrix6, Matrix6, Matrix6, Matrix6, Matrix6]
 
-#: The repository's folder of vehicle files (an FMU's resources/vehicles/), and the default H100's
-#: file in it.
-VEHICLES_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))),
-                            "vehicles")
-DEFAULT_VEHICLE_FILE = os.path.join(VEHICLES_DIR, "H100.yaml")
-
 #: The fields a thrusters file sets (the rest of H100Parameters comes from the body file).
 THRUSTER_FIELDS = ("MaxThrustForward", "MaxThrustReverse", "ThrusterTimeConstant",
                    "ThrusterEfficiency", "ThrusterPos", "ThrusterDir")
-
-
-class VehicleFileError(ValueError):
-    """A vehicle, body or thrusters file that cannot be used; the message names file and field."""
 
 
 def _diagonal_shorthand(value, size):
@@ -135,16 +125,6 @@ class VehicleFile(BaseModel):
     description: str = ""
     body: Union[str, Dict] = Field(description="The body file (relative to this file) or its fields")
     thrusters: Union[str, Dict] = Field(description="The thrusters file (relative to this file) or its fields")
-
-
-@dataclass(frozen=True)
-class LoadedVehicle:
-    """A loaded vehicle file: its name, parameters and thruster names, and where it came from."""
-
-    name: str
-    params: H100Parameters
-    thruster_names: Tuple[str, ...]
-    source: str
 
 
 def load_vehicle(path: str = DEFAULT_VEHICLE_FILE) -> LoadedVehicle:
