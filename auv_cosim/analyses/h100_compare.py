@@ -44,6 +44,9 @@ COLUMNS = [
     ("analysis.depth_step.overshoot_percent", "depth step overshoot [%]"),
     ("analysis.depth_step.settling_time_s", "depth step settling [s]"),
     ("analysis.depth_step.steady_state_error_m", "depth step steady error [m]"),
+    ("analysis.wake_passage.position_error_m.rms", "RMS position error in the wake [m]"),
+    ("analysis.wake_passage.max_position_error_m", "max position error in the wake [m]"),
+    ("analysis.wake_passage.position_error_before_m.rms", "RMS position error before the wake [m]"),
 ]
 HELP = "fly one H100 scenario with each controller: one table, one figure of the tracks"
 

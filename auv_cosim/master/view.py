@@ -327,6 +327,19 @@ def build_figure(tables: RunTables, max_frames: int = 200, max_points: int = 500
                                 hoverinfo="name"), row=1, col=1)
         glyph_traces.append(len(fig.data) - 1)
 
+    # the axes of the wakes the vehicles cast (their WakeSource, recorded when the scenario
+    # wires wakes): a dashed line from the stern along the direction the wake trails, as long
+    # as the field reaches (WakeLength)
+    wake_length = wake_length_of(tables.scenario)
+    casters = [v for v in vehicles if all(f"{v}.WakeSource[{i}]" in c for i in (1, 2, 3, 7, 8, 9, 10))
+               and np.any(c[f"{v}.WakeSource[10]"] > 0)]
+    wake_traces = []
+    for v in casters:
+        x, y, z = wake_axis(c, v, frames_at[0], wake_length)
+        fig.add_trace(go.Scatter3d(x=x, y=y, z=z, mode="lines", name=f"{v} wake axis ({wake_length:g} m)",
+                                   line=dict(width=3, dash="dash", color="grey"), hoverinfo="name"), row=1, col=1)
+        wake_traces.append(len(fig.data) - 1)
+
     # the time plots, each with its own legend at its top right, and a cursor each
     for r, (title, series) in enumerate(time_plots, start=1):
         legend = f"legend{r + 1}"  # "legend" is the 3-D scene's
@@ -362,7 +375,11 @@ def build_figure(tables: RunTables, max_frames: int = 200, max_points: int = 500
         for v in vehicles:
             x, y, z = _glyph_at(v, body, attitudes[v], c, i)
             data.append(go.Mesh3d(x=x, y=y, z=z))
-        frames.append(go.Frame(name=name, data=data, traces=glyph_traces, layout=dict(shapes=cursors(i))))
+        for v in casters:
+            x, y, z = wake_axis(c, v, i, wake_length)
+            data.append(go.Scatter3d(x=x, y=y, z=z))
+        frames.append(go.Frame(name=name, data=data, traces=glyph_traces + wake_traces,
+                               layout=dict(shapes=cursors(i))))
         steps.append(dict(method="animate", label=f"{t[i]:.1f}",
                           args=[[name], dict(mode="immediate", frame=dict(duration=0, redraw=True),
                                              transition=dict(duration=0))]))
@@ -395,6 +412,29 @@ def build_figure(tables: RunTables, max_frames: int = 200, max_points: int = 500
                       currentvalue=dict(prefix="t = ", suffix=" s"), steps=steps)],
     )
     return fig
+
+
+def wake_length_of(scenario: dict) -> float:
+    """How far behind a source the wakes reach (SPEC 9.2: the receivers' WakeLength), for the
+    drawn axis: the longest WakeLength a scenario's instance sets, else the default 50 m."""
+    lengths = []
+    for spec in (scenario.get("instances") or {}).values():
+        value = ((spec or {}).get("parameters") or {}).get("WakeLength")
+        if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value) and value > 0:
+            lengths.append(float(value))
+    return max(lengths, default=50.0)
+
+
+def wake_axis(c: dict, vehicle: str, i: int, length: float):
+    """The axis of the wake ``vehicle`` casts at row i, as plotted (east, north, depth): from its
+    stern (WakeSource[1..3]) ``length`` m along the direction the wake trails (WakeSource[7..9]);
+    nothing (NaN) while it casts none (its speed WakeSource[10] is 0)."""
+    stern = np.array([c[f"{vehicle}.WakeSource[{k}]"][i] for k in (1, 2, 3)])
+    e = np.array([c[f"{vehicle}.WakeSource[{k}]"][i] for k in (7, 8, 9)])
+    if not (c[f"{vehicle}.WakeSource[10]"][i] > 0 and np.all(np.isfinite(stern)) and np.all(np.isfinite(e))):
+        return [float("nan")] * 2, [float("nan")] * 2, [float("nan")] * 2
+    end = stern + length * e
+    return _r(np.array([stern[1], end[1]])), _r(np.array([stern[0], end[0]])), _r(np.array([stern[2], end[2]]))
 
 
 def _glyph_at(vehicle, body, quats, c, i):

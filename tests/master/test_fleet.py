@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from auv_cosim.master import ScenarioError, build_plan, load_scenario
+from auv_cosim.master.view import wake_axis
 from master_helpers import REPO, master
 
 STACK = REPO / "scenarios" / "stacks" / "survey.yaml"
@@ -113,15 +114,39 @@ def test_two_vehicles_fly_and_the_summary_names_each(tmp_path):
 
 
 def test_the_order_of_the_vehicles_changes_nothing(tmp_path):
-    """The same two vehicles declared the other way round: every column the same, bit for bit."""
-    a = master("run", str(two_auvs(tmp_path, name="ab")), "--no-plots", out=tmp_path / "ab")
-    b = master("run", str(two_auvs(tmp_path, order=("follower", "leader"), name="ba")), "--no-plots",
+    """The same two vehicles, each wired to the other's wake, declared the other way round:
+    every column the same, bit for bit (and the wake reached the follower)."""
+    wakes = "wakes: [leader -> follower, follower -> leader]\n"
+    a = master("run", str(two_auvs(tmp_path, name="ab", wakes=wakes)), "--no-plots", out=tmp_path / "ab")
+    b = master("run", str(two_auvs(tmp_path, order=("follower", "leader"), name="ba", wakes=wakes)), "--no-plots",
                out=tmp_path / "ba")
     assert a.rc == 0 and b.rc == 0, a.stderr + b.stderr
     ca, cb = _columns(a.out / "results.csv"), _columns(b.out / "results.csv")
     assert set(ca) == set(cb)
     for name in ca:
         assert np.array_equal(ca[name], cb[name]), name
+    assert np.max(np.abs(ca["follower.WakeVelocity[1]"])) > 1e-3
+    assert a.summary["step_order"][:3] == ["leader_control", "leader", "leader_sensors"]
+    assert b.summary["step_order"][:3] == ["follower_control", "follower", "follower_sensors"]
+
+
+def test_the_convoy_says_what_the_wake_does_to_the_follower(tmp_path, fmus_built):
+    run = master("run", "convoy", "--stop-time", "60", "--no-plots", out=tmp_path / "convoy")
+    assert run.rc == 0, run
+    c = run.summary["analysis"]["convoy"]
+    assert c["leader"]["vehicle"] == "leader" and c["follower"]["vehicle"] == "follower"
+    # in the wake the water goes with the follower: less energy per metre than the leader
+    assert c["follower_energy_per_m_ratio"] < 1.0 and c["follower_wake_speed_m_s"]["mean"] > 1e-3
+    assert c["gap_m"]["initial"] == pytest.approx(10.0)
+    assert "convoy: follower" in run.stdout and "J/m against leader" in run.stdout
+    assert "warnings" not in run.summary
+    # the 3-D view draws both, and the axis of the one wake cast
+    from auv_cosim.master.view import build_figure, read_results
+    names = [t.name for t in build_figure(read_results(run.out)).data]
+    assert {"leader track", "follower track", "leader wake axis (50 m)"} <= set(names)
+    assert not any(n.startswith("follower wake axis") for n in names)
+    resolved = (run.out / "scenario.resolved.yaml").read_text()
+    assert "wakes:\n- leader -> follower" in resolved and "vehicles" not in resolved
 
 
 # ---------------------------------------------------------------- wakes, with a stand-in FMU
@@ -209,3 +234,79 @@ def test_wired_vehicles_in_water_of_different_density_are_warned_of(tmp_path, be
     assert run.rc == 0 and "warning: wakes: a (Rho 1025 kg/m3) and b (Rho 1000 kg/m3)" in run.stderr
     assert run.summary["warnings"] == plan.warnings
     assert "a.WakeSource[1] -> b.WakeSources[1,1]" in run.summary["connections"]["previous_step"]
+
+
+# ---------------------------------------------------------------- wakes, with the real AUV
+
+def test_the_follower_flies_as_the_library_alone_says(tmp_path, fmus_built):
+    """Two Auv.fmu instances in the master, each wired to the other's wake by one line (Step
+    mode), against the same pair flown by the vehicle library alone (tools/wake_pair.py's
+    library_pair: each one's row at the communication point, then each advanced with the
+    other's): the tracks agree to 1 mm over 40 s, and the wake moved the follower by far more
+    than that (against the pair flown with nothing wired)."""
+    from tools.wake_pair import CRUISE_SPEED, library_pair, starts
+
+    lead0, follow0 = ([float(x) for x in p] for p in starts(8.0))
+
+    def scenario(name, wakes):
+        text = textwrap.dedent(f"""\
+            name: {name}
+            stop_time: 40
+            instances:
+              leader: {{fmu: fmus/Auv.fmu, parameters: {{Pos0: {lead0}, LocalVel0: [{CRUISE_SPEED}, 0.0, 0.0]}}}}
+              follower: {{fmu: fmus/Auv.fmu, parameters: {{Pos0: {follow0}, LocalVel0: [{CRUISE_SPEED}, 0.0, 0.0]}}}}
+            signals: {{leader.ThrustPower: 30.0, follower.ThrustPower: 30.0}}
+            """) + wakes
+        path = tmp_path / f"{name}.yaml"
+        path.write_text(text)
+        run = master("run", str(path), "--no-plots", out=tmp_path / name)
+        assert run.rc == 0, run
+        cols = _columns(run.out / "results.csv")
+        return {v: np.column_stack([cols[f"{v}.Pos[{i}]"] for i in (1, 2, 3)]) for v in ("leader", "follower")}
+
+    wired = scenario("pair", "wakes: [leader -> follower, follower -> leader]\n")
+    alone = scenario("alone", "")
+    library = library_pair(40.0, 8.0, 30.0, 0.1)
+    for v in ("leader", "follower"):
+        assert np.max(np.linalg.norm(wired[v] - library[v], axis=1)) < 1e-6, v   # the bar: 1 mm; it is ~1e-14
+    moved = np.linalg.norm(wired["follower"][-1] - alone["follower"][-1])
+    assert moved > 0.1, moved     # tens of centimetres: the wake is what the 1 mm tells apart
+
+
+def test_a_sweep_varies_a_parameter_of_one_named_vehicle(tmp_path, fmus_built):
+    """`--vary follower.WakeLength=5,50`: the follower's wake field ends 5 m behind a source in
+    one run (the leader, 10 m ahead, reaches it no more) and 50 m in the other; the leader is
+    the same in both."""
+    run = master("sweep", "convoy", "--vary", "follower.WakeLength=5,50", "--stop-time", "30", "--workers", "1",
+                 out=tmp_path / "sweep")
+    assert run.rc == 0, run
+    with open(tmp_path / "sweep" / "campaign.csv", newline="") as f:
+        rows = {r["follower.WakeLength"]: r for r in csv.DictReader(f)}
+    short, long = rows["5.0"], rows["50.0"]
+    assert float(short["analysis.convoy.follower_wake_speed_m_s.max"]) == 0.0
+    assert float(long["analysis.convoy.follower_wake_speed_m_s.max"]) > 1e-3
+    assert short["analysis.convoy.leader.energy_used_J"] == long["analysis.convoy.leader.energy_used_J"]
+    assert float(long["analysis.convoy.follower.energy_per_m_J"]) < float(short["analysis.convoy.follower.energy_per_m_J"])
+
+
+def test_the_h100_meets_the_auv_wake_as_it_passes(tmp_path, fmus_built):
+    """wake_crossing: one sea (no density warning), the wake on the H100 after the AUV passed
+    over it (28.6 s at 1.4 m/s from 40 m); with the H100 back in fresh water the master warns."""
+    assert build_plan(load_scenario(REPO / "scenarios" / "wake_crossing.yaml")).warnings == []
+    run = master("run", "wake_crossing", "--stop-time", "60", "--set", "rov.Rho=1000", "--no-plots",
+                 out=tmp_path / "crossing")
+    assert run.rc == 0, run
+    assert "warning: wakes: auv (Rho 1025 kg/m3) and rov (Rho 1000 kg/m3)" in run.stderr
+    w = run.summary["analysis"]["wake_passage"]
+    assert w["wake_passed"] and 28.0 < w["wake_from_s"] < 33.0 and w["max_wake_speed_m_s"] > 1e-3
+    assert w["position_error_m"]["samples"] > 100 and w["position_error_before_m"]["samples"] > 100
+    assert "wake passage" in run.stdout and set(run.summary["vehicles"]) == {"auv", "rov"}
+
+
+def test_the_wake_axis_drawn_is_the_source_row():
+    """From the stern along e, as long as asked; nothing while the source is off (U = 0)."""
+    row = {f"a.WakeSource[{k}]": np.array([v, 0.0]) for k, v in
+           zip(range(1, 11), (10.0, 2.0, 5.0, 0, 0, 0, -0.6, 0.8, 0.0, 1.4))}
+    east, north, depth = wake_axis(row, "a", 0, 10.0)
+    assert list(north) == [10.0, 4.0] and list(east) == [2.0, 10.0] and list(depth) == [5.0, 5.0]
+    assert all(np.isnan(x) for x in wake_axis(row, "a", 1, 10.0)[0])
