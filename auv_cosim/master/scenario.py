@@ -580,8 +580,7 @@ def _combine_vehicles(per_vehicle: dict[str, dict], merged: dict, origin: dict, 
             merged["order"] = [n for o, _ in orders for n in (o if isinstance(o, list) else [])]
             origin[("order",)] = (orders[0][1], "order")
     if "stop_when" not in merged:
-        stops = [(s, w) for f in per_vehicle.values() if f.get("stop_when") is not None
-                 for s, w in [f["stop_when"]]]
+        stops = [f["stop_when"] for f in per_vehicle.values() if f.get("stop_when", (None,))[0] is not None]
         if stops:
             merged["stop_when"] = [i for s, _ in stops for i in (s if isinstance(s, list) else [s])]
             origin[("stop_when",)] = (stops[0][1], "stop_when")
@@ -590,7 +589,7 @@ def _combine_vehicles(per_vehicle: dict[str, dict], merged: dict, origin: dict, 
         if records and any(r != "all" for r in records):
             merged["record"] = list(dict.fromkeys(x for r in records for x in (["all"] if r == "all" else r)))
     if "noise_seed" not in merged:
-        seeds = [f["noise_seed"] for f in per_vehicle.values() if f.get("noise_seed") is not None]
+        seeds = [f["noise_seed"] for f in per_vehicle.values() if f.get("noise_seed", (None,))[0] is not None]
         if seeds:
             merged["noise_seed"] = seeds[0][0]
             origin[("noise_seed",)] = (seeds[0][1], "noise_seed")

@@ -310,3 +310,20 @@ def test_the_wake_axis_drawn_is_the_source_row():
     east, north, depth = wake_axis(row, "a", 0, 10.0)
     assert list(north) == [10.0, 4.0] and list(east) == [2.0, 10.0] and list(depth) == [5.0, 5.0]
     assert all(np.isnan(x) for x in wake_axis(row, "a", 1, 10.0)[0])
+
+
+def test_what_the_stacks_set_for_the_run_is_combined(tmp_path):
+    """Each vehicle's stop condition ends the run (a list), the first vehicle's noise seed is
+    the scenario's, a stack's `stop_when: null` is no condition."""
+    with_stop = tmp_path / "with_stop.yaml"
+    with_stop.write_text(f"include: {STACK}\nstop_when: control.MissionFinished == true\n")
+    no_stop = tmp_path / "no_stop.yaml"
+    no_stop.write_text(f"include: {STACK}\nstop_when: null\n")
+    path = tmp_path / "s.yaml"
+    path.write_text(f"stop_time: 10\nvehicles:\n  a: {{include: {with_stop}}}\n  b: {{include: {no_stop}}}\n"
+                    f"  c: {{include: {with_stop}}}\n")
+    m = load_scenario(path).model
+    assert m.stop_when == ["a_control.MissionFinished == true", "c_control.MissionFinished == true"]
+    assert m.noise_seed == "a_sensors.Seed"
+    path.write_text(path.read_text() + "stop_when: b_control.MissionFinished == true\n")
+    assert load_scenario(path).model.stop_when == "b_control.MissionFinished == true"   # the scenario's own wins
