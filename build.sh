@@ -15,13 +15,15 @@ ROOT=$(pwd)
 VENV="$ROOT/.venv"
 PY="$VENV/bin/python"
 
-if [ ! -x "$PY" ]; then
-    echo "build.sh: creating $VENV"
-    python3 -m venv "$VENV"
-fi
-
 now() { date +%s.%N; }
 since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }'; }
+
+if [ ! -x "$PY" ]; then
+    echo "build.sh: creating $VENV"
+    t0=$(now)
+    python3 -m venv "$VENV"
+    echo "build.sh: created in $(since "$t0") s"
+fi
 COMMAND="${1:-}"
 
 # `run` needs the project alone; everything else its extras too (campaigns, tests, other hosts,
@@ -113,7 +115,11 @@ case "${1:-}" in
     run)
         shift
         echo "build.sh: flying the survey"
-        exec "$VENV/bin/auv-cosim" run scenarios/survey.yaml "$@"
+        t0=$(now)
+        status=0
+        "$VENV/bin/auv-cosim" run scenarios/survey.yaml "$@" || status=$?
+        echo "build.sh: flown in $(since "$t0") s"
+        exit "$status"
         ;;
     "")
         ;;
