@@ -342,43 +342,85 @@ def depth_step(plan: Plan, d: RunData, opts) -> dict:
     return _whole(DepthStepStream(plan, d.colmap, opts), d)
 
 
+class ZigzagStream:
+    """The zig-zag analysis as the rows stream past: the rudder's reversals (the rows where its
+    sign flips between two non-zero signs) and, for each stretch from one reversal to the next,
+    the largest heading deviation beyond the check heading on the side the rudder turns the
+    vehicle back from (a stretch of fewer than 2 rows is not one, nor a last one of fewer
+    than 5); the largest rudder and deviation. Keeps one time per reversal, nothing per row."""
+
+    def __init__(self, plan: Plan, colmap: dict[str, int], opts):
+        v, c = opts.vehicle, opts.control
+        self.psi = colmap.get(f"{v}.Heading", colmap.get(f"{v}.Euler[3]"))
+        self.rud, self.cmd = colmap.get(f"{c}.RudderYaw"), colmap.get(f"{c}.HeadingCommand")
+        self.error = f"needs {v}.Heading and {c}.RudderYaw" if self.psi is None or self.rud is None else None
+        self.check = param(plan, c, "ZigZagHeading", 0.349)
+        self.previous_sign = 0.0     # the rudder's sign in the last row
+        self.moved = False
+        self.t_rev: list[float] = []
+        self.overs: list[float] = []
+        self.stretch = None          # [s, largest s * deviation, rows] since the last reversal
+        self.max_rudder = self.max_deviation = None
+
+    def _close(self, last: bool) -> None:
+        if self.stretch is None:
+            return
+        _s, largest, rows = self.stretch
+        if not (rows < 2 or last and rows < 5):
+            self.overs.append(math.degrees(max(0.0, float(largest) - self.check)))
+        self.stretch = None
+
+    def rows(self, block: np.ndarray) -> None:
+        if self.error is not None or not len(block):
+            return
+        psi, rud = block[:, self.psi], block[:, self.rud]
+        ref = block[:, self.cmd] if self.cmd is not None else np.zeros_like(psi)
+        dev = np.angle(np.exp(1j * (psi - ref)))
+        sgn = np.sign(rud)
+        before = np.concatenate([[self.previous_sign], sgn[:-1]])
+        reversals = np.nonzero((sgn != 0) & (before != 0) & (sgn != before))[0].tolist()
+        bounds = [0] + reversals + [len(block)]
+        for k in range(len(bounds) - 1):
+            lo, hi = bounds[k], bounds[k + 1]
+            if k > 0:   # a reversal at row lo: the stretch before it ends, its own begins
+                self._close(last=False)
+                self.t_rev.append(float(block[lo, 0]))
+                self.stretch = [-sgn[lo], -np.inf, 0]
+            if self.stretch is not None and hi > lo:
+                s = self.stretch[0]
+                self.stretch[1] = np.maximum(self.stretch[1], np.max(dev[lo:hi] * s))
+                self.stretch[2] += hi - lo
+        self.moved = self.moved or bool((sgn != 0).any())
+        self.previous_sign = sgn[-1]
+        largest_rudder, largest_deviation = np.max(np.abs(rud)), np.max(np.abs(dev))
+        self.max_rudder = largest_rudder if self.max_rudder is None else np.maximum(self.max_rudder, largest_rudder)
+        self.max_deviation = (largest_deviation if self.max_deviation is None
+                              else np.maximum(self.max_deviation, largest_deviation))
+
+    def result(self) -> dict:
+        if self.error is not None:
+            return {"error": self.error}
+        if not self.moved:
+            return {"error": "the rudder never moved"}
+        self._close(last=True)
+        overs, t_rev = self.overs, self.t_rev
+        out = {
+            "check_heading_deg": rounded(math.degrees(self.check)),
+            "rudder_deg": rounded(math.degrees(float(self.max_rudder))),
+            "reversals": len(t_rev),
+            "reversal_times_s": [rounded(x) for x in t_rev[:20]],
+            "overshoots_deg": [rounded(x, 4) for x in overs[:20]],
+            "first_overshoot_deg": rounded(overs[0], 4) if overs else None,
+            "second_overshoot_deg": rounded(overs[1], 4) if len(overs) > 1 else None,
+            "max_heading_deviation_deg": rounded(math.degrees(float(self.max_deviation))),
+        }
+        if len(t_rev) >= 3:
+            out["period_s"] = rounded(2 * float(np.mean(np.diff(t_rev))))
+        return out
+
+
 def zigzag(plan: Plan, d: RunData, opts) -> dict:
-    v, c = opts.vehicle, opts.control
-    psi = _heading(d, v)
-    rud = d.get(f"{c}.RudderYaw")
-    if psi is None or rud is None:
-        return {"error": f"needs {v}.Heading and {c}.RudderYaw"}
-    cmd = d.get(f"{c}.HeadingCommand")
-    ref = cmd if cmd is not None else np.zeros_like(psi)
-    dev = np.angle(np.exp(1j * (psi - ref)))
-    check = param(plan, c, "ZigZagHeading", 0.349)
-    sgn = np.sign(rud)
-    nz = np.nonzero(sgn != 0)[0]
-    if len(nz) == 0:
-        return {"error": "the rudder never moved"}
-    rev = [i for i in range(nz[0] + 1, len(sgn)) if sgn[i] != 0 and sgn[i] != sgn[i - 1] and sgn[i - 1] != 0]
-    t_rev = [float(d.t[i]) for i in rev]
-    overs = []
-    for j, i in enumerate(rev):
-        end = rev[j + 1] if j + 1 < len(rev) else len(dev)
-        if end - i < 2 or j + 1 >= len(rev) and end - i < 5:
-            continue
-        s = -sgn[i]  # the rudder now turns the vehicle back; the overshoot is on the previous side
-        seg = dev[i:end] * s
-        overs.append(math.degrees(max(0.0, float(seg.max()) - check)))
-    out = {
-        "check_heading_deg": rounded(math.degrees(check)),
-        "rudder_deg": rounded(math.degrees(float(np.max(np.abs(rud))))),
-        "reversals": len(rev),
-        "reversal_times_s": [rounded(x) for x in t_rev[:20]],
-        "overshoots_deg": [rounded(x, 4) for x in overs[:20]],
-        "first_overshoot_deg": rounded(overs[0], 4) if overs else None,
-        "second_overshoot_deg": rounded(overs[1], 4) if len(overs) > 1 else None,
-        "max_heading_deviation_deg": rounded(math.degrees(float(np.max(np.abs(dev))))),
-    }
-    if len(t_rev) >= 3:
-        out["period_s"] = rounded(2 * float(np.mean(np.diff(t_rev))))
-    return out
+    return _whole(ZigzagStream(plan, d.colmap, opts), d)
 
 
 class SurfacingStream:
@@ -668,7 +710,7 @@ ZIGZAG = Analysis(
     ZigZag, lambda run, o: zigzag(run.plan, run, o),
     lambda a: (f"zig-zag: overshoots {_fmt(a.get('first_overshoot_deg'), ' deg', 3)} / "
                f"{_fmt(a.get('second_overshoot_deg'), ' deg', 3)}, period {_fmt(a.get('period_s'), ' s', 3)}"), check_names,
-    lambda plan, colmap, o: _kept(plan, colmap, o, zigzag, ("Heading", "Euler[3]"), ("RudderYaw", "HeadingCommand")))
+    ZigzagStream)
 SURFACING = Analysis(
     Surfacing, lambda run, o: surfacing(run.plan, run, o),
     lambda a: (f"surfacing: {'surfaced' if a['surfaced'] else 'did NOT surface'} after "

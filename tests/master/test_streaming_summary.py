@@ -199,3 +199,47 @@ def test_a_week_at_sea_is_planned_not_refused(fmus_built):
     """The step count is no longer limited by a table kept in memory."""
     plan = build_plan(load_scenario(REPO / "scenarios" / "depth_step.yaml"), stop_time=604800)
     assert plan.n_steps == 6048000
+
+
+def _old_zigzag(t, psi, rud, ref, check):
+    """The zig-zag figures as they were read off the whole table (an independent transcription)."""
+    from auv_cosim.master import rounded
+
+    dev = np.angle(np.exp(1j * (psi - ref)))
+    sgn = np.sign(rud)
+    nz = np.nonzero(sgn != 0)[0]
+    rev = [i for i in range(nz[0] + 1, len(sgn)) if sgn[i] != 0 and sgn[i] != sgn[i - 1] and sgn[i - 1] != 0]
+    overs = []
+    for j, i in enumerate(rev):
+        end = rev[j + 1] if j + 1 < len(rev) else len(dev)
+        if end - i < 2 or j + 1 >= len(rev) and end - i < 5:
+            continue
+        overs.append(math.degrees(max(0.0, float((dev[i:end] * -sgn[i]).max()) - check)))
+    t_rev = [float(t[i]) for i in rev]
+    return {"check_heading_deg": rounded(math.degrees(check)), "rudder_deg": rounded(math.degrees(float(np.max(np.abs(rud))))),
+            "reversals": len(rev), "reversal_times_s": [rounded(x) for x in t_rev[:20]],
+            "overshoots_deg": [rounded(x, 4) for x in overs[:20]],
+            "first_overshoot_deg": rounded(overs[0], 4) if overs else None,
+            "second_overshoot_deg": rounded(overs[1], 4) if len(overs) > 1 else None,
+            "max_heading_deviation_deg": rounded(math.degrees(float(np.max(np.abs(dev))))),
+            **({"period_s": rounded(2 * float(np.mean(np.diff(t_rev))))} if len(t_rev) >= 3 else {})}
+
+
+def test_the_zigzag_streams_as_it_was_read_off_the_whole_table(tmp_path, fmus_built):
+    res = run(REPO / "scenarios" / "zigzag.yaml", out_dir=tmp_path / "z", stop_time=200, plots=False, progress=False,
+              echo_messages=False)
+    plan = build_plan(load_scenario(REPO / "scenarios" / "zigzag.yaml"), stop_time=200)
+    col = lambda n: res.data[:, res.colmap[n]]  # noqa: E731
+    psi = col("vehicle.Heading") if "vehicle.Heading" in res.colmap else col("vehicle.Euler[3]")
+    ref = col("control.HeadingCommand") if "control.HeadingCommand" in res.colmap else np.zeros_like(psi)
+    from auv_cosim.master import param
+
+    expected = _old_zigzag(res.data[:, 0], psi, col("control.RudderYaw"), ref, param(plan, "control", "ZigZagHeading", 0.349))
+    assert expected["reversals"] >= 3 and expected["first_overshoot_deg"] is not None
+    assert res.summary["analysis"]["zigzag"] == expected
+    rng = np.random.default_rng(4)
+    for sizes in ([1] * 2001, _random_sizes(rng, 100)):
+        observer = SummaryObserver(plan, res.colmap)
+        for b in _blocks(res.data, sizes):
+            observer._feed(b)
+        assert observer.result()["analysis"]["zigzag"] == expected
