@@ -290,8 +290,6 @@ def _decimated(run: RunData) -> RunData:
 
 def _fill(figures: list, d: RunData, out_dir: Path) -> None:
     """Each built figure filled with the rows of ``d`` and written into ``out_dir``."""
-    from .matplotlib_internals import ticks_once, tight_layout
-
     plt = _mpl()
     span = d.t[-1] - d.t[0] if len(d.t) else 0.0
     minutes = span > 1200
@@ -299,8 +297,7 @@ def _fill(figures: list, d: RunData, out_dir: Path) -> None:
     for name, fig, fill in figures:
         try:
             fill(d, *time_axis)
-            ticks_once(fig)
-            tight_layout(fig)
+            fig.tight_layout()
             # tight_layout() has placed the axes; with its placeholder engine still attached,
             # savefig (or anything else that saves through it) would lay out every text once
             # more in a draw of its own before the real one. The file is the same byte for byte.
