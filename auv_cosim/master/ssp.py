@@ -64,8 +64,9 @@ def _q(namespace: str, tag: str) -> str:
     return f"{{{namespace}}}{tag}"
 
 
-def _text(var_type: str, value: Any) -> str:
-    """A start value as SSP writes it: Reals exactly (repr round-trips every double)."""
+def value_text(var_type: str, value: Any) -> str:
+    """A start value as text, as SSP and OSP write it: Reals exactly (repr round-trips every
+    double)."""
     if var_type == "Real":
         return repr(float(value))
     if var_type == "Boolean":
@@ -80,18 +81,19 @@ def _text(var_type: str, value: Any) -> str:
 # --------------------------------------------------------------------------------------------
 
 
-def fmu_sources(plan: Plan) -> dict[Path, str]:
-    """FMU file -> its path in the archive (resources/<file name>, made unique)."""
-    sources: dict[Path, str] = {}
+def unique_fmu_names(plan: Plan, folder: str = "") -> dict[Path, str]:
+    """FMU file -> its name in an export (`folder` + its file name, made unique with _2, _3 ...
+    when two FMU files share a name): the SSP archive's resources/, OSP's output folder."""
+    names: dict[Path, str] = {}
     for ip in plan.instances.values():
-        if ip.fmu_path in sources:
+        if ip.fmu_path in names:
             continue
         stem, suffix = ip.fmu_path.stem, ip.fmu_path.suffix
-        candidate, k = f"resources/{stem}{suffix}", 2
-        while candidate in sources.values():
-            candidate, k = f"resources/{stem}_{k}{suffix}", k + 1
-        sources[ip.fmu_path] = candidate
-    return sources
+        candidate, k = f"{folder}{stem}{suffix}", 2
+        while candidate in names.values():
+            candidate, k = f"{folder}{stem}_{k}{suffix}", k + 1
+        names[ip.fmu_path] = candidate
+    return names
 
 
 def ssd_document(plan: Plan, sources: dict[Path, str]) -> bytes:
@@ -123,7 +125,7 @@ def ssd_document(plan: Plan, sources: dict[Path, str]) -> bytes:
             parameters = ET.SubElement(parameter_set, _q(SSV, "Parameters"))
             for var, value in ip.params:
                 parameter = ET.SubElement(parameters, _q(SSV, "Parameter"), {"name": var.name})
-                ET.SubElement(parameter, _q(SSV, var.type), {"value": _text(var.type, value)})
+                ET.SubElement(parameter, _q(SSV, var.type), {"value": value_text(var.type, value)})
     if plan.connections:
         connections = ET.SubElement(system, _q(SSD, "Connections"))
         for c in plan.connections:
@@ -165,7 +167,7 @@ def export_ssp(plan: Plan, out: Path, force: bool = False) -> list[str]:
     not schema-valid, if `out` is a folder or one of the export's inputs (a scenario file, an
     FMU), or if it exists and `force` is not given."""
     target = output_target(out, option="OUT", inputs=plan.input_files, force=force)
-    sources = fmu_sources(plan)
+    sources = unique_fmu_names(plan, "resources/")
     document = ssd_document(plan, sources)
     problems = schema_problems(document)
     if problems:

@@ -27,24 +27,10 @@ from pathlib import Path
 from ..master.files import same_file, write_whole
 from ..master.plan import Plan
 from ..master.scenario import ScenarioError, display_path
-from ..master.ssp import _text
+from ..master.ssp import unique_fmu_names, value_text
 
 OSP_NS = "http://opensimulationplatform.com/MSMI/OSPSystemStructure"
 OSP_FILE = "OspSystemStructure.xml"
-
-
-def fmu_names(plan: Plan) -> dict[Path, str]:
-    """FMU file -> its file name in OUT_DIR (made unique)."""
-    names: dict[Path, str] = {}
-    for ip in plan.instances.values():
-        if ip.fmu_path in names:
-            continue
-        stem, suffix = ip.fmu_path.stem, ip.fmu_path.suffix
-        candidate, k = f"{stem}{suffix}", 2
-        while candidate in names.values():
-            candidate, k = f"{stem}_{k}{suffix}", k + 1
-        names[ip.fmu_path] = candidate
-    return names
 
 
 def osp_document(plan: Plan, names: dict[Path, str]) -> bytes:
@@ -65,7 +51,7 @@ def osp_document(plan: Plan, names: dict[Path, str]) -> bytes:
                     raise ScenarioError(display_path(ip.fmu_path), var.name,
                                         f"a {var.type} variable cannot be exported to OSP by this tool")
                 iv = ET.SubElement(values, q("InitialValue"), {"variable": var.name})
-                ET.SubElement(iv, q(var.type), {"value": _text(var.type, value)})
+                ET.SubElement(iv, q(var.type), {"value": value_text(var.type, value)})
     if plan.connections:
         connections = ET.SubElement(root, q("Connections"))
         for c in plan.connections:
@@ -88,7 +74,7 @@ def export_osp(plan: Plan, out_dir: Path, force: bool = False) -> list[str]:
     out_dir = Path(out_dir)
     if out_dir.exists() and not out_dir.is_dir():
         raise ScenarioError("OUT_DIR", display_path(out_dir), "exists and is not a folder")
-    names = fmu_names(plan)
+    names = unique_fmu_names(plan)
     targets = [out_dir / OSP_FILE] + [out_dir / n for n in names.values()]
     for path, name in names.items():
         if (out_dir / name).exists() and same_file(out_dir / name, path):
