@@ -48,6 +48,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <pthread.h>
 #include <spawn.h>
 #include <sys/wait.h>
@@ -320,16 +321,24 @@ typedef struct {
     Py_ssize_t *slot_source;  /* per value: its source */
     Py_ssize_t *slot_index;   /* per value from an 'a' source: the index */
     PyObject **slot_key;      /* per value from an 'm' source: the key (owned), else NULL */
+    double *slot_low;         /* a Real set's declared range per value (-inf, inf: none); NULL: no */
+    double *slot_high;        /*   value has one */
 } Plan;
 
-/* The value references of a getter's or setter's last call and the Python tuple of them that
- * was passed to the slave: a host asks for the same references at every step, and then the
- * same (immutable) tuple is passed again instead of a new one. */
+/* The value references of one of a getter's or setter's recent calls and the Python tuple of
+ * them that was passed to the slave: a host asks for the same references at every step, and
+ * then the same (immutable) tuple is passed again instead of a new one. A host may make a few
+ * different calls of one kind per step (a vehicle's commands, then the other vehicles' wakes):
+ * REFERENCE_SETS of them are kept per kind, the least recently used replaced, so that calls
+ * that alternate keep their tuples and their plans. */
+#define REFERENCE_SETS 4
+
 typedef struct {
     fmi2ValueReference *vr;
     size_t n;
     PyObject *tuple;      /* owned; NULL: nothing cached */
     Plan plan;            /* for these references */
+    unsigned long used;   /* when it was last used (the instance's clock) */
 } References;
 
 typedef struct {
@@ -344,7 +353,8 @@ typedef struct {
     PyObject *slave;      /* the Python slave instance (owned reference) */
     char **strings;       /* what the last fmi2GetString returned, freed on the next call */
     size_t n_strings;
-    References references[METHOD_COUNT];   /* used for GET_* and SET_* only */
+    References references[METHOD_COUNT][REFERENCE_SETS];   /* used for GET_* and SET_* only */
+    unsigned long clock;      /* counts the uses of references[][] */
     int no_direct_transfers;  /* the slave has no _native_epoch / _native_plan */
 } Instance;
 
@@ -877,13 +887,16 @@ static void clear_plan(Plan *plan)
     free(plan->slot_source);
     free(plan->slot_index);
     free(plan->slot_key);
+    free(plan->slot_low);
+    free(plan->slot_high);
     memset(plan, 0, sizeof *plan);
 }
 
 /* Forget every plan: the slave they describe is replaced (GIL held). */
 static void clear_plans(Instance *inst)
 {
-    for (int m = 0; m < METHOD_COUNT; m++) clear_plan(&inst->references[m].plan);
+    for (int m = 0; m < METHOD_COUNT; m++)
+        for (int k = 0; k < REFERENCE_SETS; k++) clear_plan(&inst->references[m][k].plan);
     inst->no_direct_transfers = 0;
 }
 
@@ -891,13 +904,15 @@ static void clear_plans(Instance *inst)
 static void release_references(Instance *inst)
 {
     for (int m = 0; m < METHOD_COUNT; m++)
-        if (inst->references[m].tuple) python->Py_DecRef(inst->references[m].tuple);
+        for (int k = 0; k < REFERENCE_SETS; k++)
+            if (inst->references[m][k].tuple) python->Py_DecRef(inst->references[m][k].tuple);
     clear_plans(inst);
 }
 
 static void free_instance(Instance *inst)
 {
-    for (int m = 0; m < METHOD_COUNT; m++) free(inst->references[m].vr);
+    for (int m = 0; m < METHOD_COUNT; m++)
+        for (int k = 0; k < REFERENCE_SETS; k++) free(inst->references[m][k].vr);
     free_strings(inst);
     free_categories(inst);
     free(inst->instance_name);
@@ -957,13 +972,22 @@ static PyObject *tuple_of(int n, ...)
 }
 
 /* The tuple of the n references for slave.<method> (a new reference; NULL with the Python
- * exception set on failure): the cached one when they are those of the last call (GIL held). */
-static PyObject *references_of(Instance *inst, Method method, const fmi2ValueReference vr[], size_t n)
+ * exception set on failure): the cached one when they are those of a recent call (GIL held).
+ * *entry (if not NULL) is set to the cache entry that holds them, or NULL: not cached. */
+static PyObject *references_of(Instance *inst, Method method, const fmi2ValueReference vr[], size_t n,
+                               References **entry)
 {
-    References *cached = &inst->references[method];
-    if (cached->tuple != NULL && cached->n == n && memcmp(cached->vr, vr, n * sizeof *vr) == 0) {
-        python->Py_IncRef(cached->tuple);
-        return cached->tuple;
+    References *sets = inst->references[method], *cached = &sets[0];
+    if (entry) *entry = NULL;
+    for (int k = 0; k < REFERENCE_SETS; k++) {
+        References *r = &sets[k];
+        if (r->tuple != NULL && r->n == n && memcmp(r->vr, vr, n * sizeof *vr) == 0) {
+            r->used = ++inst->clock;
+            if (entry) *entry = r;
+            python->Py_IncRef(r->tuple);
+            return r->tuple;
+        }
+        if (cached->tuple != NULL && (r->tuple == NULL || r->used < cached->used)) cached = r;
     }
     PyObject *tuple = python->PyTuple_New((Py_ssize_t)n);
     if (tuple == NULL) return NULL;
@@ -981,7 +1005,9 @@ static PyObject *references_of(Instance *inst, Method method, const fmi2ValueRef
         cached->vr = copy;
         cached->n = n;
         cached->tuple = tuple;
+        cached->used = ++inst->clock;
         python->Py_IncRef(tuple);
+        if (entry) *entry = cached;
     }
     return tuple;
 }
@@ -1053,6 +1079,35 @@ static void find_numpy_types(void)
     python->PyErr_Clear();
 }
 
+/* Read the declared ranges of a Real set's plan (the answer's third item: per value None or
+ * (low, high)) into plan->slot_low / slot_high (GIL held). 1 if they are readable. */
+static int parse_bounds(Plan *plan, PyObject *bounds, size_t n)
+{
+    if (python->PySequence_Size(bounds) != (Py_ssize_t)n) return 0;
+    plan->slot_low = malloc(n * sizeof *plan->slot_low);
+    plan->slot_high = malloc(n * sizeof *plan->slot_high);
+    int ok = plan->slot_low != NULL && plan->slot_high != NULL;
+    for (size_t i = 0; ok && i < n; i++) {
+        PyObject *pair = python->PySequence_GetItem(bounds, (Py_ssize_t)i);
+        plan->slot_low[i] = -INFINITY;
+        plan->slot_high[i] = INFINITY;
+        if (pair != NULL && pair != python->none_object) {
+            PyObject *low = python->PySequence_GetItem(pair, 0);
+            PyObject *high = python->PySequence_GetItem(pair, 1);
+            ok = is_real(low) && is_real(high);
+            if (ok) {
+                plan->slot_low[i] = python->PyFloat_AsDouble(low);
+                plan->slot_high[i] = python->PyFloat_AsDouble(high);
+            }
+            if (low) python->Py_DecRef(low);
+            if (high) python->Py_DecRef(high);
+        }
+        ok = ok && pair != NULL;
+        if (pair) python->Py_DecRef(pair);
+    }
+    return ok;
+}
+
 /* Read the plan the slave returned into `plan` (GIL held). 1 if it is usable. */
 static int parse_plan(Plan *plan, PyObject *answer, size_t n)
 {
@@ -1103,6 +1158,11 @@ static int parse_plan(Plan *plan, PyObject *answer, size_t n)
         if (number) python->Py_DecRef(number);
         if (slot) python->Py_DecRef(slot);
     }
+    if (ok && python->PySequence_Size(answer) > 2) {   /* the declared ranges of a Real set */
+        PyObject *bounds = python->PySequence_GetItem(answer, 2);
+        ok = bounds != NULL && parse_bounds(plan, bounds, n);
+        if (bounds) python->Py_DecRef(bounds);
+    }
     if (sources) python->Py_DecRef(sources);
     if (slots) python->Py_DecRef(slots);
     python->PyErr_Clear();
@@ -1113,10 +1173,10 @@ static int parse_plan(Plan *plan, PyObject *answer, size_t n)
 static Plan *plan_for(Instance *inst, Method method, const fmi2ValueReference vr[], size_t n)
 {
     if (inst->no_direct_transfers) return NULL;
-    PyObject *references = references_of(inst, method, vr, n);
+    References *cached;
+    PyObject *references = references_of(inst, method, vr, n, &cached);
     if (references == NULL) { python->PyErr_Clear(); return NULL; }
-    References *cached = &inst->references[method];
-    int keyed = cached->tuple == references;   /* else not cached (no memory): no plan either */
+    int keyed = cached != NULL;   /* else not cached (no memory): no plan either */
     PyObject *epoch = keyed ? python->PyObject_GetAttr(inst->slave, python->epoch_name) : NULL;
     if (epoch == NULL) {
         if (keyed) { python->PyErr_Clear(); inst->no_direct_transfers = 1; }   /* not an FmuSlave */
@@ -1286,6 +1346,12 @@ static int direct_set(Instance *inst, Method method, const fmi2ValueReference vr
     if (plan == NULL || !find_sources(inst, plan, sources, 1)) return 0;
     PyObject **objects = calloc(n, sizeof *objects);   /* what goes into lists and dicts */
     int ok = objects != NULL;
+    /* A value beyond its declared range is the slave's to warn about (once per variable, and
+     * fmi2Warning): the call goes the usual way. NaN is within (no range's business), as there. */
+    for (size_t i = 0; i < n && ok && plan->slot_low != NULL; i++) {
+        double v = ((const fmi2Real *)value)[i];
+        ok = !(v < plan->slot_low[i] || v > plan->slot_high[i]);
+    }
     for (size_t i = 0; i < n && ok; i++) {   /* every place checked before the first store */
         const Source *source = &sources[plan->slot_source[i]];
         if (source->kind == SOURCE_BUFFER) ok = method == SET_REAL && plan->slot_index[i] < source->size;
@@ -1458,7 +1524,7 @@ static fmi2Status get_values(Instance *inst, const char *function, Method method
                              const fmi2ValueReference vr[], size_t n, PyObject **values)
 {
     *values = NULL;
-    PyObject *references = references_of(inst, method, vr, n);
+    PyObject *references = references_of(inst, method, vr, n, NULL);
     if (references == NULL) return report_exception(inst, function);
     fmi2Status status = call(inst, function, method, tuple_of(1, references), values);
     if (status > fmi2Warning) return status;
@@ -1583,7 +1649,7 @@ EXPORT fmi2Status fmi2GetString(fmi2Component c, const fmi2ValueReference vr[], 
 static fmi2Status set_values(Instance *inst, const char *function, Method method,
                              const fmi2ValueReference vr[], size_t n, PyObject *values)
 {
-    PyObject *references = references_of(inst, method, vr, n);
+    PyObject *references = references_of(inst, method, vr, n, NULL);
     if (references == NULL) {
         python->Py_DecRef(values);
         return report_exception(inst, function);

@@ -10,7 +10,7 @@ import importlib.util
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-DISCARD, ERROR, FATAL = 2, 3, 4
+OK, WARNING, DISCARD, ERROR, FATAL = 0, 1, 2, 3, 4
 
 _spec = importlib.util.spec_from_file_location("_native_wrapper_tool", ROOT / "tools" / "native_wrapper.py")
 native_wrapper = importlib.util.module_from_spec(_spec)

@@ -373,11 +373,15 @@ class Transfers:
     # The wrapper checks at every call what it relies on (the buffer's type, size and format,
     # a list's length, a value that is a float, an int or a bool, or numpy's float64, integer or
     # bool_ scalar, a plain dict) and, when anything differs, makes the call the usual way, through the methods
-    # below: the values and the errors are those of the Python path. No plan is offered outside the stepping phase (a
-    # read may refresh the outputs during initialisation, what may be set differs), for a
-    # parameter (a set also raises `parameters_changed`), for the set of a variable with a
-    # declared range (the set checks it), for values kept elsewhere (a getter,
-    # a plain attribute), or when a subclass overrides the methods the plan stands for.
+    # below: the values and the errors are those of the Python path. A plan to set Reals of
+    # which some have a declared range carries a third item, per value None or (low, high):
+    # the wrapper serves a set whose values all lie within (NaN included, as `_out_of_range`
+    # has it) and sends one with a value beyond to the usual way, which warns. The ranges are
+    # those of the epoch: changing one (`set_range`) starts a new one. No plan is offered
+    # outside the stepping phase (a read may refresh the outputs during initialisation, what
+    # may be set differs), for a parameter (a set also raises `parameters_changed`), for
+    # values kept elsewhere (a getter, a plain attribute), or when a subclass overrides the
+    # methods the plan stands for.
     _DIRECT_KINDS = {"Real": Real, "Integer": Integer, "Boolean": Boolean}
 
     def _native_plan(self, type_name: str, vrs: tuple, setting: bool) -> Optional[tuple]:
@@ -391,8 +395,7 @@ class Transfers:
             self._access_tables()
         if setting:
             settable = self._setters[kind][False]
-            if len(set(vrs)) != len(vrs) or any(vr not in settable or settable[vr][1]
-                                                or vr in self._ranges for vr in vrs):
+            if len(set(vrs)) != len(vrs) or any(vr not in settable or settable[vr][1] for vr in vrs):
                 return None
         elif any(vr not in self._getters[kind] for vr in vrs):
             return None
@@ -413,7 +416,16 @@ class Transfers:
                 numbers[identity] = len(sources)
                 sources.append(source)
             slots.append((numbers[identity], place))
+        if setting and kind is Real and any(vr in self._ranges for vr in vrs):
+            bounds = tuple(self._ranges[vr][:2] if vr in self._ranges else None for vr in vrs)
+            return tuple(sources), tuple(slots), bounds
         return tuple(sources), tuple(slots)
+
+    def set_range(self, vr: int, low: float, high: float) -> None:
+        """Check the Real `vr` against [low, high] from now on (a set beyond: fmi2Warning, see
+        `_out_of_range`); the name and whether it was warned about stay."""
+        self._ranges[vr] = (float(low), float(high), self._ranges[vr][2])
+        self._native_epoch = object()   # a direct set checks the ranges its plan was given
 
     def _overrides(self, type_name: str, setting: bool) -> bool:
         """Whether a subclass changed a method a direct transfer of this type stands for."""

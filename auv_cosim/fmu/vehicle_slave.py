@@ -187,7 +187,7 @@ class VehicleSlave(FmuSlave):
         of the defaults."""
         for vr, signal in self._limited:
             low, high = signal.bounds(parameter_sets)
-            self._ranges[vr] = (low, high, self._ranges[vr][2])
+            self.set_range(vr, low, high)
 
     def _add_parameter_class(self, cls, defaults):
         """One parameter per declared field of the dataclass `cls`, start values from `defaults`."""

@@ -202,7 +202,6 @@ def test_a_value_beyond_a_declared_range_is_set_with_a_warning_once_per_variable
                         "min/max): the model limits it to the range (said once per variable)"]
     assert slave.set_real([gain], [-7.0]) is None                # said once
     assert slave.set_real([gain, rate], [float("nan"), 1.0]) is None
-    assert slave._native_plan("Real", (gain,), True) is None     # the set must check it
 
 
 @pytest.mark.parametrize("bounds, message", [
@@ -594,6 +593,32 @@ def test_a_native_plan_names_where_each_value_lives_in_the_stepping_phase_only()
 def test_no_native_plan_where_the_python_path_does_more_than_copy(kind, names, setting):
     slave = places()
     assert slave._native_plan(kind, tuple(refs(slave, *names)), setting) is None
+
+
+def test_a_native_set_plan_carries_the_declared_ranges_and_a_new_range_starts_a_new_epoch():
+    """The wrapper serves a set of ranged Reals only within their ranges (beyond one, the
+    Python path warns): the plan says the range of each value, None for one without."""
+    slave = Places(instance_name="r")
+    slave.v = np.zeros(2)
+    slave.add_real("V1", causality="input", unit="1", description="ranged", element=("v", 0),
+                   minimum=-1.0, maximum=2.0)
+    slave.add_real("V2", causality="input", unit="1", description="ranged", element=("v", 1), minimum=0.0)
+    slave.setup_experiment(0.0)
+    slave.enter_initialization_mode()
+    slave.exit_initialization_mode()
+    v1, v2, u1 = refs(slave, "V1", "V2", "U[1]")
+    sources, slots, bounds = slave._native_plan("Real", (u1, v1, v2), True)
+    assert sources == (("a", "u"), ("a", "v")) and slots == ((0, 0), (1, 0), (1, 1))
+    assert bounds == (None, (-1.0, 2.0), (0.0, float("inf")))
+    assert len(slave._native_plan("Real", (u1,), True)) == 2          # no ranged value: no bounds
+    assert len(slave._native_plan("Real", (v1,), False)) == 2         # a read: no bounds
+    epoch = slave._native_epoch
+    slave.set_range(v1, -5.0, 5.0)
+    assert slave._native_epoch is not epoch
+    assert slave._native_plan("Real", (v1,), True)[2] == ((-5.0, 5.0),)
+    assert slave.set_real([v1], [4.0]) is None                           # within the new range
+    assert slave.set_real([v1], [6.0]) == int(Fmi2Status.warning)
+    assert any("V1 = 6.0 is outside its range [-5.0, 5.0]" in m.msg for m in slave.log_queue)
 
 
 def test_no_native_plan_when_a_subclass_overrides_the_transfer_and_a_new_phase_changes_the_epoch():

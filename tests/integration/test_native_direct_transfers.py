@@ -7,12 +7,15 @@ What must hold: in the stepping phase a get or set of values kept there calls no
 slave's Python methods, and gives the values the Python path gives; anything the wrapper relies
 on that changes (the array replaced, retyped or shrunk, a list item that is not a float, a new
 phase, a new slave after fmi2Reset) sends the call through the slave's methods again, with
-their values and their errors; a parameter, or a value the slave refuses, never goes directly.
+their values and their errors; a parameter, or a value the slave refuses, never goes directly;
+a value beyond its declared range goes through the slave, which warns; calls with different
+references that alternate (a vehicle's commands, then the others' wakes) each keep their plan.
 """
 from __future__ import annotations
 
 import subprocess
 import sys
+from ctypes import c_double, c_uint
 from pathlib import Path
 
 import numpy as np
@@ -22,7 +25,7 @@ from fmpy import extract, read_model_description
 from fmpy.fmi1 import FMICallException
 
 from tests.integration.test_native_wrapper import Instance
-from tests.wrapper_kind import ERROR, native_wrapper
+from tests.wrapper_kind import ERROR, OK, WARNING, native_wrapper
 
 ROOT = Path(__file__).resolve().parents[2]
 MODULE = "native_direct_probe_slave"   # a module name no other FMU of the session uses
@@ -52,7 +55,7 @@ class DirectProbe(FmuSlave):
         self.inputs = np.zeros(3)
         self.outputs = np.zeros(3)
         self.listed = [0.0, 0.0]
-        self.values = {"B": 0.0, "N": 0, "F": False, "Mode": 0, "K": 1, "G": True}
+        self.values = {"B": 0.0, "N": 0, "F": False, "Mode": 0, "K": 1, "G": True, "R": 0.0}
         self.P = 1.0
         self.calls = {}
         self.add_real_vector("A", 3, causality="input", description="input", unit=None, attr="inputs")
@@ -67,6 +70,8 @@ class DirectProbe(FmuSlave):
         self.add_real("L2", causality="output", description="B", unit=None, element=("listed", 1))
         self.add_integer("K", causality="output", description="N + 1", entry=(self.values, "K"))
         self.add_boolean("G", causality="output", description="not F", entry=(self.values, "G"))
+        self.add_real("R", causality="input", description="an input with a declared range", unit=None,
+                      entry=(self.values, "R"), minimum=-1.0, maximum=1.0)
         for name in ("get_real", "set_real", "get_integer", "set_integer", "get_boolean", "set_boolean"):
             setattr(self, name, self._counted(name, getattr(self, name)))   # the class's methods stay
         INSTANCES.append(self)
@@ -282,4 +287,56 @@ def test_after_a_reset_the_new_slave_is_served_and_the_old_one_left_alone(direct
     p.step(a=(5.0, 6.0, 7.0))
     assert p.outputs()[0] == [10.0, 12.0, 14.0]
     assert list(old.outputs) == [2.0, 4.0, 6.0] and p.python_calls() == {}
+    p.fmu.freeInstance()
+
+
+def test_a_ranged_input_is_set_directly_within_its_range_and_through_the_slave_beyond_it(direct_probe):
+    p = Probe(direct_probe).started()
+    r, a1 = p.vr["R"], p.a[0]
+    set_real = p.fmu.fmi2SetReal
+
+    def status(refs, values):
+        n = len(refs)
+        return set_real(p.fmu.component, (c_uint * n)(*refs), n, (c_double * n)(*values))
+
+    assert status([a1, r], [0.5, 1.0]) == OK and status([r], [float("nan")]) == OK
+    assert p.python_calls() == {}, "within the range (NaN included): set directly"
+    assert status([a1, r], [0.25, 3.0]) == WARNING                     # beyond: the slave warns
+    assert (p.slave.inputs[0], p.slave.values["R"]) == (0.25, 3.0)     # ... and sets it, as always
+    assert p.python_calls() == {"set_real": 1}
+    assert any("R = 3.0 is outside its range [-1.0, 1.0]" in m for _, _, m in p.messages), p.messages
+    assert status([a1, r], [0.25, 3.0]) == OK                          # said once per variable
+    assert p.python_calls() == {"set_real": 1}
+    p.slave.set_range(r, -5.0, 5.0)                                     # a new range, a new plan
+    assert status([a1, r], [0.0, 4.0]) == OK and p.python_calls() == {}
+    assert p.slave.values["R"] == 4.0
+    p.fmu.freeInstance()
+
+
+def test_alternating_references_keep_their_plans(direct_probe):
+    """A host that makes several calls of one kind per step, with different references, is
+    served directly by each, the plans asked once per set of references; more sets than the
+    wrapper keeps still give the right values."""
+    p = Probe(direct_probe).started()
+    p.step()
+    asked = []
+    plan = p.slave._native_plan
+
+    def counted(type_name, vrs, setting):
+        asked.append((type_name, tuple(vrs), setting))
+        return plan(type_name, vrs, setting)
+
+    p.slave._native_plan = counted
+    sets = [p.x, [p.vr["L1"], p.vr["L2"]], [p.x[2], p.x[0]]]
+    for _ in range(5):
+        assert [p.fmu.getReal(refs) for refs in sets] == [[2.0, 4.0, 6.0], [1.5, 0.5], [6.0, 2.0]]
+        p.fmu.setReal([p.vr["B"]], [0.5])
+        p.fmu.setReal(p.a, [1.0, 2.0, 3.0])
+    assert p.python_calls() == {}
+    assert sorted(asked) == sorted({*asked}) and len(asked) == 5, asked   # once each
+    many = [[p.x[i]] for i in range(3)] + sets                            # six sets: some evicted
+    for _ in range(3):
+        assert [p.fmu.getReal(refs) for refs in many] == [[2.0], [4.0], [6.0], [2.0, 4.0, 6.0],
+                                                          [1.5, 0.5], [6.0, 2.0]]
+    assert p.python_calls() == {}
     p.fmu.freeInstance()
