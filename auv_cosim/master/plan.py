@@ -36,11 +36,11 @@ from .wakes import (WAKE_SOURCE, WAKE_SOURCES, WAKE_VELOCITY, is_wake_connection
 from .scenario import (
     LoadedScenario,
     ScenarioError,
-    StopCondition,
     display_path,
     parse_connection,
     resolve_fmu_path,
 )
+from .scenario_schema import StopCondition
 
 _TYPES = ("Real", "Integer", "Boolean", "String", "Enumeration")
 FMI_INT_MIN, FMI_INT_MAX = -(2 ** 31), 2 ** 31 - 1  # fmi2Integer is a C int

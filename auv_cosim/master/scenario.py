@@ -1,7 +1,9 @@
 """Scenario files: YAML loading, includes, merging and schema validation (pydantic v2).
 
-A scenario file is a YAML mapping validated by :class:`ScenarioModel` (``extra='forbid'``
-everywhere, so a misspelt field is an error, not a silent default). ``include:`` pulls in other
+A scenario file is a YAML mapping validated by :class:`ScenarioModel` (its schema:
+auv_cosim/master/scenario_schema.py; ``extra='forbid'`` everywhere, so a misspelt field is an
+error, not a silent default); the stacks of its vehicles are renamed for them by
+auv_cosim/master/scenario_vehicles.py before they are merged. ``include:`` pulls in other
 files (a shared wiring such as ``stacks/survey.yaml``) that are merged *before* the including
 file, so the including file overrides them. The merge rules are deliberately simple:
 
@@ -28,26 +30,16 @@ import math
 import os
 import re
 from pathlib import Path
-from typing import Annotated, Any, Literal, Optional, Union
+from typing import Any
 
 import yaml
-from pydantic import (
-    BaseModel,
-    ConfigDict,
-    Field,
-    StrictBool,
-    StrictFloat,
-    StrictInt,
-    StrictStr,
-    StringConstraints,
-    ValidationError,
-    field_validator,
-    model_validator,
-)
+from pydantic import ValidationError
 
 from auv_cosim.compiled.numbers import number_loader
 
 from . import registry
+from .scenario_schema import ScenarioModel
+from .scenario_vehicles import NOT_IN_A_VEHICLE, combine_vehicles, renamed_for
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 SCENARIO_DIR = REPO_ROOT / "scenarios"
@@ -170,183 +162,6 @@ _SCENARIO_MODELS = ("Term", "StopCondition", "InstanceSpec", "VehicleSpec")
 
 
 # --------------------------------------------------------------------------------------------
-# schema
-# --------------------------------------------------------------------------------------------
-
-
-class Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", populate_by_name=True)
-
-
-Ident = Annotated[str, StringConstraints(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")]
-Number = Union[StrictInt, StrictFloat]  # a signal value: NaN allowed (how the FMUs' NaN handling is tested)
-# times and sizes: a number written as a number (not `yes`, not "0.5"), finite
-Time = Annotated[float, Field(strict=True, allow_inf_nan=False)]
-Duration = Annotated[float, Field(strict=True, allow_inf_nan=False, gt=0)]
-Scalar = Union[StrictBool, StrictInt, StrictFloat, StrictStr]
-ParamValue = Union[Scalar, list[Scalar]]
-
-
-class InstanceSpec(Strict):
-    """One FMU instance: the FMU file and the start values of its parameters (or inputs)."""
-
-    fmu: Optional[StrictStr] = None
-    parameters: dict[str, ParamValue] = Field(default_factory=dict)
-    description: StrictStr = ""
-
-
-class StepArgs(Strict):
-    """``before`` until ``time``, ``after`` from ``time`` on."""
-
-    time: Time
-    after: Number
-    before: Number = 0.0
-
-
-class RampArgs(Strict):
-    """``before`` until ``time``, then linear: either ``slope`` (per second, optionally for
-    ``duration`` seconds) or from ``before`` to ``after`` over ``duration`` seconds."""
-
-    time: Time = 0.0
-    before: Number = 0.0
-    slope: Optional[Number] = None
-    after: Optional[Number] = None
-    duration: Optional[Duration] = None
-
-    @model_validator(mode="after")
-    def _one_law(self):
-        if self.slope is None and (self.after is None or self.duration is None):
-            raise ValueError("a ramp needs either 'slope' or both 'after' and 'duration'")
-        if self.slope is not None and self.after is not None:
-            raise ValueError("give either 'slope' or 'after' (with 'duration'), not both")
-        return self
-
-
-class SineArgs(Strict):
-    """``amplitude * sin(2 pi (t - start) / period + phase)`` for ``start <= t < stop``, else 0."""
-
-    amplitude: Number
-    period: Duration
-    phase: Number = 0.0
-    start: Time = 0.0
-    stop: Optional[Time] = None
-
-
-class ChirpArgs(Strict):
-    """A linear frequency sweep, ``amplitude * sin(2 pi (f0 tau + (f1 - f0) tau^2 / (2 T)))``
-    with ``tau = t - start`` and ``T = stop - start``, for ``start <= t < stop``, else 0: the
-    frequency goes from ``f0`` to ``f1`` (Hz), an excitation of every frequency in between
-    (identification manoeuvres)."""
-
-    amplitude: Number
-    start: Number
-    stop: Number
-    f0: Annotated[float, Field(ge=0)]
-    f1: Annotated[float, Field(ge=0)]
-
-    @model_validator(mode="after")
-    def _stop_after_start(self):
-        if not self.stop > self.start:
-            raise ValueError(f"a chirp's stop ({self.stop}) must come after its start ({self.start})")
-        return self
-
-
-class Term(Strict):
-    """One term of a signal; exactly one of the five kinds."""
-
-    constant: Optional[Union[StrictBool, StrictInt, StrictFloat]] = None
-    step: Optional[StepArgs] = None
-    ramp: Optional[RampArgs] = None
-    sine: Optional[SineArgs] = None
-    chirp: Optional[ChirpArgs] = None
-
-    @model_validator(mode="after")
-    def _exactly_one(self):
-        kinds = [k for k in ("constant", "step", "ramp", "sine", "chirp") if getattr(self, k) is not None]
-        if len(kinds) != 1:
-            raise ValueError("a signal term needs exactly one of constant, step, ramp, sine, chirp"
-                             + (f" (got {', '.join(kinds)})" if kinds else ""))
-        return self
-
-
-SignalSpec = Union[StrictBool, StrictInt, StrictFloat, Term, list[Union[StrictInt, StrictFloat, Term]]]
-
-
-class StopCondition(Strict):
-    """``condition`` like ``control.MissionFinished == true``; the run ends successfully
-    ``after`` seconds after the condition first holds."""
-
-    condition: StrictStr
-    after: Annotated[float, Field(strict=True, allow_inf_nan=False, ge=0)] = 0.0
-
-
-class VehicleSpec(Strict):
-    """One vehicle of a scenario with several (``vehicles: {NAME: ...}``): its stack (the files
-    it includes, as a scenario includes them) and what this scenario changes in it, written
-    with the stack's own instance names (``vehicle``, ``sensors``, ``control``). The vehicle's
-    instances are named after it: the stack's ``vehicle`` is ``NAME`` itself, every other
-    instance ``X`` is ``NAME_X`` (``leader``, ``leader_sensors``, ``leader_control``)."""
-
-    include: Union[StrictStr, list[StrictStr]] = Field(default_factory=list)
-    description: StrictStr = ""
-    instances: dict[Ident, Optional[InstanceSpec]] = Field(default_factory=dict)
-    connections: list[StrictStr] = Field(default_factory=list)
-    disconnect: list[StrictStr] = Field(default_factory=list)
-    signals: dict[StrictStr, SignalSpec] = Field(default_factory=dict)
-
-
-class ScenarioModel(Strict):
-    """The scenario file schema (one file; after the merge the same model is re-applied)."""
-
-    include: Union[StrictStr, list[StrictStr]] = Field(default_factory=list)
-    name: Optional[Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9_.-]+$")]] = None
-    description: StrictStr = ""
-    start_time: Time = 0.0
-    stop_time: Optional[Duration] = None
-    step: Duration = 0.1
-    tolerance: Optional[Duration] = None
-    algorithm: Literal["gauss-seidel", "jacobi"] = "gauss-seidel"
-    order: Optional[list[Ident]] = None
-    instances: dict[Ident, Optional[InstanceSpec]] = Field(default_factory=dict)
-    connections: list[StrictStr] = Field(default_factory=list)
-    disconnect: list[StrictStr] = Field(default_factory=list)
-    signals: dict[StrictStr, SignalSpec] = Field(default_factory=dict)
-    stop_when: Optional[Union[StrictStr, StopCondition, list[Union[StrictStr, StopCondition]]]] = None
-    record: Union[Literal["all"], list[StrictStr]] = "all"
-    plots: StrictBool = True
-    analysis: dict[StrictStr, Any] = Field(default_factory=dict)  # name -> options (registry.analyses())
-    # the Integer parameter that seeds the stack's random noise (a campaign's `seeds` vary it)
-    noise_seed: Optional[Annotated[str, StringConstraints(pattern=r"^[A-Za-z_][A-Za-z0-9_]*\.[A-Za-z_][A-Za-z0-9_]*$")]] = None
-    # several vehicles, each with its stack (expanded into prefixed instances when loaded)
-    vehicles: dict[Ident, VehicleSpec] = Field(default_factory=dict)
-    # 'A -> B' or 'A -> B[k]': A's WakeSource into row k (default: the first free one) of B's
-    # WakeSources (SPEC 9.4)
-    wakes: list[StrictStr] = Field(default_factory=list)
-
-    @field_validator("analysis", mode="before")
-    @classmethod
-    def _analysis_forms(cls, v):
-        # accept `analysis: [turning_circle]` and `analysis: {turning_circle: }` (null = defaults)
-        if v is None:
-            return {}
-        if isinstance(v, str):
-            v = [v]
-        if isinstance(v, list):
-            out = {}
-            for item in v:
-                if isinstance(item, str):
-                    out[item] = {}
-                elif isinstance(item, dict):
-                    out.update({k: ({} if a is None else a) for k, a in item.items()})
-                else:
-                    raise ValueError("analysis entries are names or {name: options}")
-            return out
-        if isinstance(v, dict):
-            return {k: ({} if a is None else a) for k, a in v.items()}
-        return v
-
-
-# --------------------------------------------------------------------------------------------
 # loading and merging
 # --------------------------------------------------------------------------------------------
 
@@ -456,51 +271,8 @@ def _load_tree(path: Path, stack: tuple[Path, ...], via: str | None,
 
 
 # --------------------------------------------------------------------------------------------
-# several vehicles: each one's stack, its instances named after it
+# several vehicles: each one's stack, its instances named after it (scenario_vehicles.py)
 # --------------------------------------------------------------------------------------------
-
-
-def vehicle_instance(vehicle: str, instance: str) -> str:
-    """The name in the scenario of a vehicle's instance: the stack's ``vehicle`` is the vehicle
-    itself (its name is the name the user gave it), any other instance ``X`` is
-    ``VEHICLE_X``."""
-    return vehicle if instance == "vehicle" else f"{vehicle}_{instance}"
-
-
-def _renamed_target(text: Any, vehicle: str) -> Any:
-    """``instance.Rest`` with its instance renamed for ``vehicle`` (anything else as it is:
-    the validation names it)."""
-    if not isinstance(text, str) or "." not in text:
-        return text
-    inst, rest = text.split(".", 1)
-    head = inst.strip()
-    if not head.isidentifier():
-        return text
-    return inst[: len(inst) - len(inst.lstrip())] + vehicle_instance(vehicle, head) + "." + rest
-
-
-def _renamed_connection(text: Any, vehicle: str) -> Any:
-    if not isinstance(text, str) or text.count("->") != 1:
-        return text
-    left, right = text.split("->")
-    return f"{_renamed_target(left.strip(), vehicle)} -> {_renamed_target(right.strip(), vehicle)}"
-
-
-def _renamed_stop(item: Any, vehicle: str) -> Any:
-    if isinstance(item, str):
-        return _renamed_target(item.strip(), vehicle)
-    if isinstance(item, dict) and "condition" in item:
-        return {**item, "condition": _renamed_target(str(item["condition"]).strip(), vehicle)}
-    return item
-
-
-#: what a vehicle's files may not hold: they describe one vehicle, the scenario the rest
-_NOT_IN_A_VEHICLE = {
-    "analysis": "an analysis names the scenario's instances: ask for it in the scenario, with the "
-                "vehicle's instance names",
-    "vehicles": "a vehicle's stack holds one vehicle",
-    "wakes": "wakes are wired in the scenario, between its vehicles",
-}
 
 
 def _vehicle_files(path: Path, shown: str, vehicle: str, spec: dict, stack: tuple[Path, ...]) -> list[tuple]:
@@ -526,80 +298,14 @@ def _vehicle_files(path: Path, shown: str, vehicle: str, spec: dict, stack: tupl
     return out
 
 
+
 def _renamed_for(raw: dict, vehicle: str, where: str) -> dict:
-    """One file of a vehicle's stack with every instance it names renamed for the vehicle
-    (``vehicle_instance``): its instances, connections, disconnects, signals, order, stop
-    conditions, recorded patterns and noise seed. The rest (step, algorithm ...) is kept."""
-    for key, why in _NOT_IN_A_VEHICLE.items():
+    """One file of a vehicle's stack renamed for it (scenario_vehicles.renamed_for), refused when
+    it holds what only the scenario may (`NOT_IN_A_VEHICLE`)."""
+    for key, why in NOT_IN_A_VEHICLE.items():
         if raw.get(key):
             raise ScenarioError(where, key, f"not in a vehicle's files: {why}")
-    out: dict[str, Any] = {}
-    for key, value in raw.items():
-        if key in ("include", *_NOT_IN_A_VEHICLE):
-            continue
-        if key == "instances":
-            value = {vehicle_instance(vehicle, k): v for k, v in (value or {}).items()}
-        elif key == "connections":
-            value = [_renamed_connection(c, vehicle) for c in value or []]
-        elif key == "disconnect":
-            value = [_renamed_target(d, vehicle) for d in value or []]
-        elif key == "signals":
-            value = {_renamed_target(k, vehicle): v for k, v in (value or {}).items()}
-        elif key == "order" and isinstance(value, list):
-            value = [vehicle_instance(vehicle, n) if isinstance(n, str) else n for n in value]
-        elif key == "stop_when" and value is not None:
-            value = [_renamed_stop(i, vehicle) for i in value] if isinstance(value, list) else _renamed_stop(value, vehicle)
-        elif key == "record" and isinstance(value, list):
-            value = [r if r == "all" else _renamed_target(r, vehicle) for r in value]
-        elif key == "noise_seed" and isinstance(value, str):
-            value = _renamed_target(value, vehicle)
-        out[key] = value
-    return out
-
-
-def _combine_vehicles(per_vehicle: dict[str, dict], merged: dict, origin: dict, top: str) -> list[tuple[str, str, str]]:
-    """The scenario-wide fields that the vehicles' files set and no other file did: the order
-    (each vehicle's in turn, the vehicles as declared), the stop conditions (any vehicle's ends
-    the run), the recorded patterns (all of them), the noise seed (the first vehicle's); the
-    step and the algorithm must agree. Returns the disagreements."""
-    problems = []
-    for key in ("step", "algorithm", "start_time", "tolerance"):
-        values = {v: f[key] for v, f in per_vehicle.items() if key in f}
-        if key in merged or not values:
-            continue
-        if len({repr(x[0]) for x in values.values()}) > 1:
-            told = ", ".join(f"{v}: {x[0]!r} ({x[1]})" for v, x in values.items())
-            problems.append((top, key, f"the vehicles' stacks disagree ({told}); set {key} in the scenario"))
-            continue
-        first = next(iter(values.values()))
-        merged[key] = first[0]
-        origin[(key,)] = (first[1], key)
-    if "order" not in merged:
-        orders = [f["order"] for f in per_vehicle.values() if "order" in f]
-        if orders:
-            merged["order"] = [n for o, _ in orders for n in (o if isinstance(o, list) else [])]
-            origin[("order",)] = (orders[0][1], "order")
-    if "stop_when" not in merged:
-        stops = [f["stop_when"] for f in per_vehicle.values() if f.get("stop_when", (None,))[0] is not None]
-        if stops:
-            merged["stop_when"] = [i for s, _ in stops for i in (s if isinstance(s, list) else [s])]
-            origin[("stop_when",)] = (stops[0][1], "stop_when")
-    if "record" not in merged:
-        records = [f["record"][0] for f in per_vehicle.values() if "record" in f]
-        if records and any(r != "all" for r in records):
-            merged["record"] = list(dict.fromkeys(x for r in records for x in (["all"] if r == "all" else r)))
-    if "noise_seed" not in merged:
-        seeds = [f["noise_seed"] for f in per_vehicle.values() if f.get("noise_seed", (None,))[0] is not None]
-        if seeds:
-            merged["noise_seed"] = seeds[0][0]
-            origin[("noise_seed",)] = (seeds[0][1], "noise_seed")
-    for key in ("stop_time", "plots", "name"):
-        if key not in merged:
-            values = [f[key] for f in per_vehicle.values() if key in f]
-            if values:
-                merged[key] = values[-1][0]
-                origin[(key,)] = (values[-1][1], key)
-    return problems
+    return renamed_for(raw, vehicle)
 
 
 def _match_disconnect(dst: str, pattern: str) -> bool:
@@ -621,13 +327,10 @@ def parse_connection(text: str) -> tuple[str, str, str, str] | None:
     return a, x.strip(), b, y.strip()
 
 
-def load_scenario(source: str | os.PathLike | dict, overrides: dict[str, Any] | None = None,
-                  override_origins: dict[str, tuple[str, str]] | None = None) -> LoadedScenario:
-    """Load, merge and schema-check a scenario (file path or an already loaded mapping).
-
-    ``overrides`` (``instance.Var`` or ``instance.Var[i]`` -> value) are applied after every
-    file; a text value is read later as the variable's declared type (a command-line value).
-    ``override_origins`` names where each came from in error messages (default ``--set``)."""
+def _scenario_files(source: str | os.PathLike | dict) -> tuple[Path, list[tuple]]:
+    """The scenario's file (for an in-memory scenario, a name in the cwd) and every file it
+    reads, in merge order (`_load_tree`): (path, mapping, name in messages, vehicle or None).
+    An in-memory scenario's includes resolve against the cwd, then scenarios/."""
     if isinstance(source, dict):
         # an in-memory scenario: includes and relative paths resolve against the cwd
         file = Path.cwd() / "<scenario>.yaml"
@@ -653,21 +356,31 @@ def load_scenario(source: str | os.PathLike | dict, overrides: dict[str, Any] | 
     else:
         file = Path(source).resolve()
         files = _load_tree(file, (), None)
+    return file, files
 
-    merged: dict[str, Any] = {}
-    origin: dict[tuple, tuple[str, str]] = {}
-    instances: dict[str, dict] = {}
-    connections: list[tuple[str, str, str]] = []
-    disconnects: list[tuple[str, str, str]] = []
-    signals: dict[str, Any] = {}
-    analysis: dict[str, Any] = {}
-    fmu_dirs: dict[str, Path] = {}
 
-    used: list[bool] = []
-    wakes: list[tuple[str, str, str]] = []
-    per_vehicle: dict[str, dict] = {}  # vehicle -> scenario-wide field -> (value, file), its files'
-    owners: dict[str, str] = {}        # instance -> the vehicle whose files made it
-    for path, raw, shown, vehicle in files:
+class _Merge:
+    """The scenario as merged so far, one file after another in merge order (the rules: this
+    module's docstring), with where each value came from (``origin``, as LoadedScenario's).
+    What a vehicle's files set of the scenario-wide fields waits in ``per_vehicle`` until every
+    file is in (`finish`): the vehicles' values are combined, not the last one kept."""
+
+    def __init__(self):
+        self.merged: dict[str, Any] = {}
+        self.origin: dict[tuple, tuple[str, str]] = {}
+        self.instances: dict[str, dict] = {}
+        self.connections: list[tuple[str, str, str]] = []
+        self.disconnects: list[tuple[str, str, str]] = []
+        self.used: list[bool] = []  # per entry of `disconnects`: whether it removed a connection
+        self.signals: dict[str, Any] = {}
+        self.analysis: dict[str, Any] = {}
+        self.fmu_dirs: dict[str, Path] = {}
+        self.wakes: list[tuple[str, str, str]] = []
+        self.per_vehicle: dict[str, dict] = {}  # vehicle -> scenario-wide field -> (value, file), its files'
+        self.owners: dict[str, str] = {}        # instance -> the vehicle whose files made it
+
+    def add_file(self, path: Path, raw: dict, shown: str, vehicle: str | None) -> None:
+        """One file merged over those before it, field by field."""
         own_connections: list[tuple[str, str, str]] = []
         own_disconnects: list[int] = []
         for key, value in raw.items():
@@ -675,88 +388,103 @@ def load_scenario(source: str | os.PathLike | dict, overrides: dict[str, Any] | 
                 continue
             if key == "wakes":
                 for i, w in enumerate(value or []):
-                    wakes.append((w, shown, f"wakes[{i}]"))
+                    self.wakes.append((w, shown, f"wakes[{i}]"))
                 continue
             if vehicle is not None and key not in ("instances", "connections", "disconnect", "signals", "description"):
-                per_vehicle.setdefault(vehicle, {})[key] = (value, shown)
+                self.per_vehicle.setdefault(vehicle, {})[key] = (value, shown)
                 continue
             if key == "instances":
-                for inst, spec in (value or {}).items():
-                    if vehicle is not None and owners.setdefault(inst, vehicle) != vehicle:
-                        raise ScenarioError(shown, f"instances.{inst}", f"the instance '{inst}' is vehicle "
-                                            f"{owners[inst]}'s and vehicle {vehicle}'s: rename one of the vehicles")
-                    if spec is None:
-                        instances.pop(inst, None)
-                        instances[inst] = None  # tombstone: removed, drop its connections
-                        origin[("instances", inst)] = (shown, f"instances.{inst}")
-                        continue
-                    cur = instances.get(inst) or {"parameters": {}}
-                    cur = {"parameters": dict(cur.get("parameters", {})), **{k: v for k, v in cur.items() if k != "parameters"}}
-                    for k, v in spec.items():
-                        if k == "parameters":
-                            for pname, pval in (v or {}).items():
-                                key = set_start_value(cur["parameters"], pname, pval)
-                                origin[("instances", inst, "parameters") + key] = (
-                                    shown, format_loc(("instances", inst, "parameters", pname)))
-                        else:
-                            cur[k] = v
-                            origin[("instances", inst, k)] = (shown, f"instances.{inst}.{k}")
-                            if k == "fmu":
-                                fmu_dirs[inst] = path.parent
-                    instances[inst] = cur
-                    origin.setdefault(("instances", inst), (shown, f"instances.{inst}"))
+                self._add_instances(path, shown, vehicle, value)
             elif key == "connections":
                 for i, c in enumerate(value or []):
                     own_connections.append((c, shown, f"connections[{i}]"))
             elif key == "disconnect":
                 for i, c in enumerate(value or []):
-                    disconnects.append((c, shown, f"disconnect[{i}]"))
-                    own_disconnects.append(len(disconnects) - 1)
+                    self.disconnects.append((c, shown, f"disconnect[{i}]"))
+                    own_disconnects.append(len(self.disconnects) - 1)
             elif key == "signals":
                 for target, spec in (value or {}).items():
-                    signals[target] = spec
-                    origin[("signals", target)] = (shown, format_loc(("signals", target)))
+                    self.signals[target] = spec
+                    self.origin[("signals", target)] = (shown, format_loc(("signals", target)))
             elif key == "analysis":
                 # normalise through the validator, then merge per analysis
                 norm = ScenarioModel._analysis_forms(value)
                 for k, v in norm.items():
-                    analysis[k] = v
-                    origin[("analysis", k)] = (shown, f"analysis.{k}")
+                    self.analysis[k] = v
+                    self.origin[("analysis", k)] = (shown, f"analysis.{k}")
             else:
-                merged[key] = value
-                origin[(key,)] = (shown, key)
-        # a file's `disconnect` removes the connections merged before it (those of the files it
-        # includes), never its own new ones
-        used += [False] * len(own_disconnects)
+                self.merged[key] = value
+                self.origin[(key,)] = (shown, key)
+        self._disconnect(own_disconnects)
+        self.connections += own_connections
+
+    def _add_instances(self, path: Path, shown: str, vehicle: str | None, value) -> None:
+        """A file's ``instances``: each merged into the instance of its name (``fmu`` replaced,
+        the parameters set one by one, `set_start_value`), or, given as null, removed: a
+        tombstone stays, so that its connections go too. An instance two vehicles' files make
+        is refused: their names would collide."""
+        instances, origin = self.instances, self.origin
+        for inst, spec in (value or {}).items():
+            if vehicle is not None and self.owners.setdefault(inst, vehicle) != vehicle:
+                raise ScenarioError(shown, f"instances.{inst}", f"the instance '{inst}' is vehicle "
+                                    f"{self.owners[inst]}'s and vehicle {vehicle}'s: rename one of the vehicles")
+            if spec is None:
+                instances.pop(inst, None)
+                instances[inst] = None  # tombstone: removed, drop its connections
+                origin[("instances", inst)] = (shown, f"instances.{inst}")
+                continue
+            cur = instances.get(inst) or {"parameters": {}}
+            cur = {"parameters": dict(cur.get("parameters", {})), **{k: v for k, v in cur.items() if k != "parameters"}}
+            for k, v in spec.items():
+                if k == "parameters":
+                    for pname, pval in (v or {}).items():
+                        key = set_start_value(cur["parameters"], pname, pval)
+                        origin[("instances", inst, "parameters") + key] = (
+                            shown, format_loc(("instances", inst, "parameters", pname)))
+                else:
+                    cur[k] = v
+                    origin[("instances", inst, k)] = (shown, f"instances.{inst}.{k}")
+                    if k == "fmu":
+                        self.fmu_dirs[inst] = path.parent
+            instances[inst] = cur
+            origin.setdefault(("instances", inst), (shown, f"instances.{inst}"))
+
+    def _disconnect(self, own_disconnects: list[int]) -> None:
+        """A file's `disconnect` (its entries, as indices into ``disconnects``) removes the
+        connections merged before it (those of the files it includes), never its own new ones;
+        an entry that removes one is marked used."""
+        self.used += [False] * len(own_disconnects)
         if own_disconnects:
             kept = []
-            for c, f, fld in connections:
+            for c, f, fld in self.connections:
                 parsed = parse_connection(c)
                 drop = False
                 if parsed:
                     dst = f"{parsed[2]}.{parsed[3]}"
                     for j in own_disconnects:
-                        pat = disconnects[j][0].strip()
+                        pat = self.disconnects[j][0].strip()
                         if _match_disconnect(dst, pat) or _match_disconnect(pat, dst):
-                            drop = used[j] = True
+                            drop = self.used[j] = True
                 if not drop:
                     kept.append((c, f, fld))
-            connections = kept
-        connections += own_connections
+            self.connections = kept
 
-    top = "<scenario>" if isinstance(source, dict) else display_path(file)
-    if per_vehicle:
-        problems = _combine_vehicles(per_vehicle, merged, origin, top)
-        if problems:
-            raise ScenarioError(problems)
-    for k, (w, f, fld) in enumerate(wakes):
-        origin[("wakes", k)] = (f, fld)
+    def finish(self, top: str) -> None:
+        """Once every file is in: the scenario-wide fields the vehicles' files set, combined
+        (scenario_vehicles.combine_vehicles: refused when they disagree), and the wakes' origins."""
+        if self.per_vehicle:
+            problems = combine_vehicles(self.per_vehicle, self.merged, self.origin, top)
+            if problems:
+                raise ScenarioError(problems)
+        for k, (w, f, fld) in enumerate(self.wakes):
+            self.origin[("wakes", k)] = (f, fld)
 
-    removed = {k for k, v in instances.items() if v is None}
-    instances = {k: v for k, v in instances.items() if v is not None}
 
-    # overrides (--set INSTANCE.VARIABLE=VALUE, a campaign's values): after every file, so they
-    # win over the files, whole vector or element alike
+def _apply_overrides(instances: dict, signals: dict, origin: dict, overrides: dict[str, Any] | None,
+                     override_origins: dict[str, tuple[str, str]] | None) -> set[tuple]:
+    """The overrides (--set INSTANCE.VARIABLE=VALUE, a campaign's values), applied after every
+    file, so that they win over the files, whole vector or element alike. Returns the keys of
+    the start values given as text (LoadedScenario.text_values)."""
     text_values: set[tuple] = set()
     for target, value in (overrides or {}).items():
         where = (override_origins or {}).get(target, ("--set", target))
@@ -775,34 +503,48 @@ def load_scenario(source: str | os.PathLike | dict, overrides: dict[str, Any] | 
         origin[("instances", inst, "parameters") + key] = where
         if isinstance(value, str) or (isinstance(value, list) and any(isinstance(v, str) for v in value)):
             text_values.add((inst,) + key)
+    return text_values
 
-    # drop connections touching removed instances
+
+def _kept_connections(merge: _Merge, removed: set[str]) -> list[tuple[str, str, str]]:
+    """The merged connections but those touching a removed instance; a `disconnect` entry that
+    removed nothing is refused (a misspelt input would otherwise stay connected unnoticed)."""
     final = []
-    for c, f, fld in connections:
+    for c, f, fld in merge.connections:
         parsed = parse_connection(c)
         if parsed and (parsed[0] in removed or parsed[2] in removed):
             continue
         final.append((c, f, fld))
     problems = [(f, fld, f"'{pat}' matches no connection (nothing is connected to it)")
-                for (pat, f, fld), u in zip(disconnects, used) if not u]
+                for (pat, f, fld), u in zip(merge.disconnects, merge.used) if not u]
     if problems:
         raise ScenarioError(problems)
+    return final
 
+
+def _validated(merge: _Merge, instances: dict, removed: set[str], final: list, top: str) -> ScenarioModel:
+    """The merged scenario as one mapping, validated by the schema as a whole: the removed
+    instances out of its order, and its noise seed gone with its instance."""
+    merged = merge.merged
     if removed and isinstance(merged.get("order"), list):
         merged["order"] = [n for n in merged["order"] if n not in removed]
     if removed and isinstance(merged.get("noise_seed"), str) and merged["noise_seed"].split(".")[0] in removed:
         del merged["noise_seed"]  # the noise of a removed instance: the stack has no seed left
     merged["instances"] = instances
     merged["connections"] = [c for c, _, _ in final]
-    merged["disconnect"] = [d for d, _, _ in disconnects]
-    merged["signals"] = signals
-    merged["analysis"] = analysis
-    merged["wakes"] = [w for w, _, _ in wakes]
+    merged["disconnect"] = [d for d, _, _ in merge.disconnects]
+    merged["signals"] = merge.signals
+    merged["analysis"] = merge.analysis
+    merged["wakes"] = [w for w, _, _ in merge.wakes]
     try:
-        model = ScenarioModel.model_validate(merged)
+        return ScenarioModel.model_validate(merged)
     except ValidationError as e:
         raise ScenarioError(pydantic_problems(e, top, hints=_UNION_HINTS, union_tags=_SCENARIO_MODELS)) from None
 
+
+def _whole_scenario_problems(model: ScenarioModel, origin: dict, top: str) -> list[tuple[str, str, str]]:
+    """What only the merged scenario can lack, which no file alone must have: a stop time after
+    the start, an instance, each instance's FMU; and the analyses' options (`_check_analyses`)."""
     problems = []
     if model.stop_time is None:
         problems.append((top, "stop_time", "missing: the scenario (or a file it includes) must set stop_time"))
@@ -815,9 +557,37 @@ def load_scenario(source: str | os.PathLike | dict, overrides: dict[str, Any] | 
     if model.stop_time is not None and model.stop_time <= model.start_time:
         problems.append((top, "stop_time", f"must be after start_time ({model.start_time})"))
     problems += _check_analyses(model, origin, top)
+    return problems
+
+
+def load_scenario(source: str | os.PathLike | dict, overrides: dict[str, Any] | None = None,
+                  override_origins: dict[str, tuple[str, str]] | None = None) -> LoadedScenario:
+    """Load, merge and schema-check a scenario (file path or an already loaded mapping).
+
+    ``overrides`` (``instance.Var`` or ``instance.Var[i]`` -> value) are applied after every
+    file; a text value is read later as the variable's declared type (a command-line value).
+    ``override_origins`` names where each came from in error messages (default ``--set``).
+
+    In phases, each a function above: the files read (`_scenario_files`), merged one after
+    another (`_Merge`), the overrides applied (`_apply_overrides`), the connections of removed
+    instances dropped (`_kept_connections`), the whole validated (`_validated`,
+    `_whole_scenario_problems`); the first phase that finds a problem raises it."""
+    file, files = _scenario_files(source)
+    merge = _Merge()
+    for path, raw, shown, vehicle in files:
+        merge.add_file(path, raw, shown, vehicle)
+    top = "<scenario>" if isinstance(source, dict) else display_path(file)
+    merge.finish(top)
+
+    removed = {k for k, v in merge.instances.items() if v is None}
+    instances = {k: v for k, v in merge.instances.items() if v is not None}
+    text_values = _apply_overrides(instances, merge.signals, merge.origin, overrides, override_origins)
+    final = _kept_connections(merge, removed)
+    model = _validated(merge, instances, removed, final, top)
+    problems = _whole_scenario_problems(model, merge.origin, top)
     if problems:
         raise ScenarioError(problems)
-    loaded = LoadedScenario(model, file, origin, final, fmu_dirs)
+    loaded = LoadedScenario(model, file, merge.origin, final, merge.fmu_dirs)
     loaded.text_values = text_values
     loaded.files = tuple(dict.fromkeys(path for path, *_ in files if not (isinstance(source, dict) and path == file)))
     return loaded

@@ -11,7 +11,7 @@ import math
 
 import numpy as np
 
-from .scenario import Term
+from .scenario_schema import Term
 
 
 def _terms(spec) -> list:

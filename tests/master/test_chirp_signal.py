@@ -6,7 +6,7 @@ import math
 import numpy as np
 import pytest
 
-from auv_cosim.master.scenario import Term
+from auv_cosim.master.scenario_schema import Term
 from auv_cosim.master.signals import describe, evaluate
 
 

@@ -142,7 +142,7 @@ def test_stop_time_must_be_whole_steps(tmp_path):
 
 
 def test_signals():
-    from auv_cosim.master.scenario import ScenarioModel
+    from auv_cosim.master.scenario_schema import ScenarioModel
 
     def sig(spec):
         return ScenarioModel.model_validate({"signals": {"a.b": spec}}).signals["a.b"]
