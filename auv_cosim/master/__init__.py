@@ -30,7 +30,7 @@ _WHERE = {
                      "override_start_value", "load_yaml"), ".scenario"),
     **dict.fromkeys(("build_plan", "Plan"), ".plan"),
     # an FMU's variables and values for them
-    **dict.fromkeys(("fmu_variables", "Var", "expand", "suggest", "coerce_value"), ".plan"),
+    **dict.fromkeys(("fmu_variables", "Var", "expand", "suggest", "coerce_value"), ".variables"),
     # what registered figures, analyses and plots (auv_cosim.master.registry) get and use
     **dict.fromkeys(("RunData", "param", "rounded", "stats", "KeptRows", "KeptColumns"), ".summary"),
     # ... and what their figures are made of as the rows stream past

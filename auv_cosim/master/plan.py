@@ -18,7 +18,6 @@ Also computes the calling order (see docs/master.md):
 
 from __future__ import annotations
 
-import difflib
 import math
 import operator
 import re
@@ -31,6 +30,7 @@ from fmpy import read_model_description
 
 
 from . import registry
+from .variables import FMI_INT_MAX, FMI_INT_MIN, Var, coerce_value, expand, fmu_variables, suggest
 from .wakes import (WAKE_SOURCE, WAKE_SOURCES, WAKE_VELOCITY, is_wake_connection, wake_connections, wake_warnings,
                     wake_wiring_problems)
 from .scenario import (
@@ -41,21 +41,6 @@ from .scenario import (
     resolve_fmu_path,
 )
 from .scenario_schema import StopCondition
-
-_TYPES = ("Real", "Integer", "Boolean", "String", "Enumeration")
-FMI_INT_MIN, FMI_INT_MAX = -(2 ** 31), 2 ** 31 - 1  # fmi2Integer is a C int
-
-
-@dataclass
-class Var:
-    name: str
-    vr: int
-    type: str
-    causality: str
-    variability: str
-    start: Any = None
-    unit: str | None = None
-
 
 #: The ports of a vehicle among others (SPEC 9: the row it publishes, the rows of the others it
 #: meets, the velocity they gave it), by base name. A scenario that wires none (no connection
@@ -201,27 +186,6 @@ class Plan:
         return np.array([round(self.start_time + k * self.step, d) for k in range(first, stop)])
 
 
-def fmu_variables(md) -> dict[str, Var]:
-    """The variables of an FMU's model description (fmpy's ``read_model_description``) by name."""
-    out = {}
-    for v in md.modelVariables:
-        out[v.name] = Var(v.name, v.valueReference, v.type, v.causality, v.variability, v.start,
-                          getattr(v, "unit", None) or (v.declaredType.unit if getattr(v, "declaredType", None) is not None else None))
-    return out
-
-
-def expand(vars: dict[str, Var], name: str) -> list[Var] | None:
-    """`name` itself, or `name[1] .. name[n]` when `name` is the base of a vector."""
-    if name in vars:
-        return [vars[name]]
-    out = []
-    i = 1
-    while f"{name}[{i}]" in vars:
-        out.append(vars[f"{name}[{i}]"])
-        i += 1
-    return out or None
-
-
 def _discrete_signal_problem(var: Var, spec) -> str | None:
     """Why a signal cannot drive an Integer or Boolean input (None when it can): the master
     hands such inputs whole numbers, so a value in between, a NaN or a number beyond 32 bits
@@ -262,84 +226,6 @@ def _no_variable(inst: str, ip: InstancePlan, name: str, causalities: tuple[str,
             return f"{inst}.{m.group(1)} is a scalar, not a vector; there is no element [{m.group(2)}]"
     return (f"{what or inst + ' (' + display_path(ip.fmu_path) + ') has no variable'} '{name}'"
             + suggest(name, [v.name for v in ip.vars.values() if v.causality in causalities]))
-
-
-def suggest(name: str, candidates) -> str:
-    """`` (did you mean 'X' or 'Y'?)`` for the close matches of a misspelt name (vector
-    elements also offered by their base name), or ``""``."""
-    cands = set(candidates)
-    cands |= {re.sub(r"\[\d+\]$", "", c) for c in cands}
-    close = difflib.get_close_matches(name, sorted(cands), n=3, cutoff=0.6)
-    return f" (did you mean {' or '.join(repr(c) for c in close)}?)" if close else ""
-
-
-def literal(text: str) -> Any:
-    """A command-line value without a known type: int, float, true/false, else the text."""
-    t = text.strip()
-    if t.lower() in ("true", "false"):
-        return t.lower() == "true"
-    try:
-        return int(t)
-    except ValueError:
-        pass
-    try:
-        return float(t)
-    except ValueError:
-        return text
-
-
-def coerce_value(value: Any, typ: str | None, what: str, from_text: bool = False, finite: bool = False) -> Any:
-    """A value checked against an FMU variable type ('Real', 'Integer', 'Enumeration',
-    'Boolean', 'String'; None = unknown) and returned as the value to set; a list element by
-    element. ``from_text``: a string is read as the type (a command-line value). ``finite``: a
-    Real must be finite. Raises ValueError with a message that begins with ``what``."""
-    if isinstance(value, list):
-        return [coerce_value(v, typ, what, from_text, finite) for v in value]
-    if from_text and isinstance(value, str):
-        if typ == "String":
-            return value
-        if typ is None:
-            return literal(value)
-        t = value.strip()
-        if typ == "Boolean":
-            if t.lower() in ("true", "yes", "on", "1"):
-                return True
-            if t.lower() in ("false", "no", "off", "0"):
-                return False
-            raise ValueError(f"{what} is a Boolean; expected true or false, got {value!r}")
-        try:
-            try:
-                value = int(t) if typ in ("Integer", "Enumeration") else float(t)
-            except ValueError:
-                value = float(t)  # 2.0 or 1e3 for an Integer: a number that may be whole, checked below
-        except ValueError:
-            kind = "an Integer" if typ in ("Integer", "Enumeration") else "a Real"
-            raise ValueError(f"{what} is {kind}; cannot read {value!r} as a number") from None
-    if typ is None:
-        return value
-    if typ == "Real":
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
-            raise ValueError(f"{what} is a Real; expected a number, got {value!r}")
-        if finite and not math.isfinite(value):
-            raise ValueError(f"{what} must be a finite number, got {value!r}")
-        return float(value)
-    if typ in ("Integer", "Enumeration"):
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or (
-                isinstance(value, float) and not value.is_integer()):
-            raise ValueError(f"{what} is an Integer; expected a whole number, got {value!r}")
-        value = int(value)
-        if not FMI_INT_MIN <= value <= FMI_INT_MAX:
-            raise ValueError(f"{what} is an Integer (32 bits); {value} is outside {FMI_INT_MIN} .. {FMI_INT_MAX}")
-        return value
-    if typ == "Boolean":
-        if not isinstance(value, bool):
-            raise ValueError(f"{what} is a Boolean; expected true or false, got {value!r}")
-        return value
-    if typ == "String":
-        if not isinstance(value, str):
-            raise ValueError(f"{what} is a String; expected text, got {value!r} (quote it)")
-        return value
-    raise ValueError(f"{what} has an unsupported type {typ}")
 
 
 _STOP_RE = re.compile(r"^\s*([A-Za-z_]\w*)\.(\S+?)\s*(==|!=|<=|>=|<|>)\s*(\S+)\s*$")
