@@ -160,96 +160,122 @@ def make_stepper(instance: Instance, row: np.ndarray, h: float, now: c_double) -
     without fmpy's per-call wrapper; the status is checked exactly as fmpy does: anything above
     fmi2Warning raises fmpy's ``FMICallException``. Each transfer that the instance does not
     have (no Integer inputs, no Boolean outputs, ...) is left out of its closures when they are
-    made, not tested at every call."""
+    made, not tested at every call. Made in three parts: the inputs' transfers
+    (`_input_transfers`), the outputs' reads (`_output_reads`), fmi2DoStep (`_advances`)."""
     comp = c_void_p(instance.fmu.component)
     setReal, setInteger, setBoolean, getReal, getInteger, getBoolean, doStep = (
         _raw_function(instance.fmu, f"fmi2{name}") for name in
         ("SetReal", "SetInteger", "SetBoolean", "GetReal", "GetInteger", "GetBoolean", "DoStep"))
-    take = row.take
-    isfinite = math.isfinite
-    E = FMICallException
+    transfers, native, early, early_native = _input_transfers(instance, row, comp, setReal, setInteger, setBoolean)
+    reads, reads_native = _output_reads(instance, row, comp, getReal, getInteger, getBoolean)
+    advance, advance_from_now, step_native = _advances(comp, doStep, h, now)
+    return Stepper(_sequence(transfers), advance, _sequence(reads), (*transfers, advance_from_now, *reads),
+                   (tuple(native), (step_native,), tuple(reads_native)), early, early_native)
 
-    # ---------------- inputs
+
+def _address(function) -> int:
+    """Where a ctypes function object's C function is (what the C loop calls)."""
+    return cast(function, c_void_p).value
+
+
+def _raiser(function_name: str):
+    """What the C loop's caller calls with the status of a failed call of ``function_name``:
+    it raises fmpy's ``FMICallException``, as the Python call would."""
+    def fail(status: int):
+        raise FMICallException(function_name, status)
+    return fail
+
+
+def _input_transfers(instance: Instance, row: np.ndarray, comp: c_void_p, setReal, setInteger, setBoolean):
+    """The calls that hand the instance its inputs (Real, Integer, Boolean, in that order) and
+    the same calls described for the C loop; then those of the wakes it takes (``Stepper.early``:
+    none, or one Real transfer)."""
     transfers = []  # the closures set_inputs calls, in order
     native = []     # the same calls described for the C loop, in the order of `calls`
-
-    def address(function) -> int:
-        return cast(function, c_void_p).value
-
-    def raiser(function_name: str):
-        def fail(status: int):
-            raise E(function_name, status)
-        return fail
-    def real_setter(rp: InputPort, names: list[str]):
-        """The closure that hands over one port of Real inputs (gathered from ``row``, the
-        connected ones checked finite) and its description for the C loop."""
-        r_src, r_view, r_vr, r_buf, r_nc = rp.src, rp.view, rp.vr, rp.buf, rp.n_conn
-        r_n = c_size_t(rp.n)
-        # The connected values (the first r_nc) are checked before they are handed over: their
-        # sum is finite only when every one is. A sum over a memoryview of the buffer costs a
-        # fifth of numpy's reduce on a handful of values.
-        r_conn = memoryview(r_buf).cast("B").cast("d")[:r_nc]
-
-        def bad_value():
-            """The failure for the first non-finite connected value (None if there is none: the
-            sum of finite values overflowed)."""
-            bad = [i for i in range(r_nc) if not isfinite(r_view[i])]
-            if not bad:
-                return None
-            i = bad[0]
-            return RunFailure(
-                f"non-finite value {r_view[i]} exchanged on connection {names[i]} at t={fmt_time(row[0])} s",
-                instance=instance.name, variable=rp.names[i], connection=names[i], value=str(r_view[i]),
-                time=float(row[0]), source=names[i].split(" -> ")[0])
-
-        def set_real():
-            take(r_src, out=r_view, mode="clip")
-            if r_nc and not isfinite(sum(r_conn)):
-                failure = bad_value()
-                if failure is not None:
-                    raise failure
-            status = setReal(comp, r_vr, r_n, r_buf)
-            if status > 1:
-                raise E("fmi2SetReal", status)
-
-        def fail_set_real(status: int):
-            if status == -1:
-                raise bad_value()
-            raise E("fmi2SetReal", status)
-
-        return set_real, ((CALL_SET_REAL, address(setReal), comp.value, addressof(r_vr), rp.n, r_src.ctypes.data,
-                           r_nc, addressof(r_buf), 0), fail_set_real)
-
     rp = instance.real_in
     if rp is not None:
-        set_real, described = real_setter(rp, instance.conn_names)
+        set_real, described = _real_setter(instance, rp, instance.conn_names, row, comp, setReal)
         transfers.append(set_real)
         native.append(described)
     early, early_native = (), ()
     if instance.early_in is not None:
-        set_early, described = real_setter(instance.early_in, instance.early_names)
+        set_early, described = _real_setter(instance, instance.early_in, instance.early_names, row, comp, setReal)
         early, early_native = (set_early,), (described,)
-
-    def discrete_setter(port: InputPort, function, function_name: str):
-        src, tmp, view, vr, n, buf = port.src, port.tmp, port.view, port.vr, c_size_t(port.n), port.buf
-
-        def set_discrete():
-            take(src, out=tmp, mode="clip")
-            view[:] = tmp
-            status = function(comp, vr, n, buf)
-            if status > 1:
-                raise E(function_name, status)
-
-        return set_discrete
 
     for port, function, function_name in ((instance.int_in, setInteger, "fmi2SetInteger"),
                                           (instance.bool_in, setBoolean, "fmi2SetBoolean")):
         if port is not None:
-            transfers.append(discrete_setter(port, function, function_name))
-            native.append(((CALL_SET_DISCRETE, address(function), comp.value, addressof(port.vr), port.n,
-                            port.src.ctypes.data, 0, addressof(port.buf), 0), raiser(function_name)))
+            transfers.append(_discrete_setter(port, row, comp, function, function_name))
+            native.append(((CALL_SET_DISCRETE, _address(function), comp.value, addressof(port.vr), port.n,
+                            port.src.ctypes.data, 0, addressof(port.buf), 0), _raiser(function_name)))
+    return transfers, native, early, early_native
 
-    # ---------------- outputs
+
+def _real_setter(instance: Instance, rp: InputPort, names: list[str], row: np.ndarray, comp: c_void_p, setReal):
+    """The closure that hands over one port of Real inputs (gathered from ``row``, the
+    connected ones checked finite) and its description for the C loop."""
+    take = row.take
+    isfinite = math.isfinite
+    E = FMICallException
+    r_src, r_view, r_vr, r_buf, r_nc = rp.src, rp.view, rp.vr, rp.buf, rp.n_conn
+    r_n = c_size_t(rp.n)
+    # The connected values (the first r_nc) are checked before they are handed over: their
+    # sum is finite only when every one is. A sum over a memoryview of the buffer costs a
+    # fifth of numpy's reduce on a handful of values.
+    r_conn = memoryview(r_buf).cast("B").cast("d")[:r_nc]
+
+    def bad_value():
+        """The failure for the first non-finite connected value (None if there is none: the
+        sum of finite values overflowed)."""
+        bad = [i for i in range(r_nc) if not isfinite(r_view[i])]
+        if not bad:
+            return None
+        i = bad[0]
+        return RunFailure(
+            f"non-finite value {r_view[i]} exchanged on connection {names[i]} at t={fmt_time(row[0])} s",
+            instance=instance.name, variable=rp.names[i], connection=names[i], value=str(r_view[i]),
+            time=float(row[0]), source=names[i].split(" -> ")[0])
+
+    def set_real():
+        take(r_src, out=r_view, mode="clip")
+        if r_nc and not isfinite(sum(r_conn)):
+            failure = bad_value()
+            if failure is not None:
+                raise failure
+        status = setReal(comp, r_vr, r_n, r_buf)
+        if status > 1:
+            raise E("fmi2SetReal", status)
+
+    def fail_set_real(status: int):
+        if status == -1:
+            raise bad_value()
+        raise E("fmi2SetReal", status)
+
+    return set_real, ((CALL_SET_REAL, _address(setReal), comp.value, addressof(r_vr), rp.n, r_src.ctypes.data,
+                       r_nc, addressof(r_buf), 0), fail_set_real)
+
+
+def _discrete_setter(port: InputPort, row: np.ndarray, comp: c_void_p, function, function_name: str):
+    """The closure that hands over one port of Integer or Boolean inputs (gathered from ``row``
+    as floats, handed over as C ints)."""
+    take = row.take
+    E = FMICallException
+    src, tmp, view, vr, n, buf = port.src, port.tmp, port.view, port.vr, c_size_t(port.n), port.buf
+
+    def set_discrete():
+        take(src, out=tmp, mode="clip")
+        view[:] = tmp
+        status = function(comp, vr, n, buf)
+        if status > 1:
+            raise E(function_name, status)
+
+    return set_discrete
+
+
+def _output_reads(instance: Instance, row: np.ndarray, comp: c_void_p, getReal, getInteger, getBoolean):
+    """The calls that read the instance's outputs into ``row`` (Real straight into its slice,
+    then Integer and Boolean through C ints) and the same calls described for the C loop."""
+    E = FMICallException
     reads = []
     reads_native = []
     if instance.real_out is not None:
@@ -262,32 +288,38 @@ def make_stepper(instance: Instance, row: np.ndarray, h: float, now: c_double) -
                 raise E("fmi2GetReal", status)
 
         reads.append(get_real)
-        reads_native.append(((CALL_GET_REAL, address(getReal), comp.value, addressof(o_vr), o_n.value, None, 0, None,
-                              (addressof(o_view) - row.ctypes.data) // 8), raiser("fmi2GetReal")))
-
-    def discrete_getter(output: tuple, function, function_name: str):
-        vr, n, buf, view, a, b = output
-        n = c_size_t(n)
-
-        def get_discrete():
-            status = function(comp, vr, n, buf)
-            if status > 1:
-                raise E(function_name, status)
-            row[a:b] = view
-
-        return get_discrete
+        reads_native.append(((CALL_GET_REAL, _address(getReal), comp.value, addressof(o_vr), o_n.value, None, 0, None,
+                              (addressof(o_view) - row.ctypes.data) // 8), _raiser("fmi2GetReal")))
 
     for output, function, function_name in ((instance.int_out, getInteger, "fmi2GetInteger"),
                                             (instance.bool_out, getBoolean, "fmi2GetBoolean")):
         if output is not None:
-            reads.append(discrete_getter(output, function, function_name))
+            reads.append(_discrete_getter(output, row, comp, function, function_name))
             vr, n, buf, _view, a, _b = output
-            reads_native.append(((CALL_GET_DISCRETE, address(function), comp.value, addressof(vr), n, None, 0,
-                                  addressof(buf), a), raiser(function_name)))
+            reads_native.append(((CALL_GET_DISCRETE, _address(function), comp.value, addressof(vr), n, None, 0,
+                                  addressof(buf), a), _raiser(function_name)))
+    return reads, reads_native
 
-    set_inputs = _sequence(transfers)
-    read_outputs = _sequence(reads)
 
+def _discrete_getter(output: tuple, row: np.ndarray, comp: c_void_p, function, function_name: str):
+    """The closure that reads one type of Integer or Boolean outputs into their slice of ``row``."""
+    E = FMICallException
+    vr, n, buf, view, a, b = output
+    n = c_size_t(n)
+
+    def get_discrete():
+        status = function(comp, vr, n, buf)
+        if status > 1:
+            raise E(function_name, status)
+        row[a:b] = view
+
+    return get_discrete
+
+
+def _advances(comp: c_void_p, doStep, h: float, now: c_double):
+    """fmi2DoStep of one step h: from a time given (``advance(t)``, the Jacobi loop's), from the
+    loop's shared ``now`` (in ``calls``), and described for the C loop."""
+    E = FMICallException
     step_size = c_double(h)
     no_set_fmu_state_prior = c_int(1)  # fmi2True: the master never rolls back
 
@@ -301,9 +333,8 @@ def make_stepper(instance: Instance, row: np.ndarray, h: float, now: c_double) -
         if status > 1:
             raise E("fmi2DoStep", status)
 
-    step_native = ((CALL_DO_STEP, address(doStep), comp.value, None, 0, None, 0, None, 0), raiser("fmi2DoStep"))
-    return Stepper(set_inputs, advance, read_outputs, (*transfers, advance_from_now, *reads),
-                   (tuple(native), (step_native,), tuple(reads_native)), early, early_native)
+    step_native = ((CALL_DO_STEP, _address(doStep), comp.value, None, 0, None, 0, None, 0), _raiser("fmi2DoStep"))
+    return advance, advance_from_now, step_native
 
 
 def _sequence(calls: list[Callable[[], None]]) -> Callable[[], None]:
