@@ -253,8 +253,24 @@ def _r(x: np.ndarray, nd: int = 3) -> np.ndarray:
     return np.round(np.asarray(x, dtype=float), nd)
 
 
+@dataclass
+class _SceneBox:
+    """The 3-D scene's extent (north, east: the track's and the waypoints' box, padded, each axis
+    at least 30 % of the larger; the deepest point drawn, ``z_hi``) and the glyphs' length."""
+
+    n_lo: float
+    n_hi: float
+    e_lo: float
+    e_hi: float
+    z_hi: float
+    length: float
+
+
 def build_figure(tables: RunTables, max_frames: int = 200, max_points: int = 5000):
-    import plotly.graph_objects as go
+    """The page's figure: the 3-D scene (sea, tracks, waypoints, the vehicles' glyphs, the wake
+    axes), the time plots beside it, a frame per slider step moving the glyphs, the wake axes
+    and the time plots' cursors. Drawn in that order (the traces' order is the page's), each
+    part a function below."""
     from plotly.subplots import make_subplots
 
     c, t = tables.columns, tables.time
@@ -271,12 +287,25 @@ def build_figure(tables: RunTables, max_frames: int = 200, max_points: int = 500
     fig = make_subplots(rows=n_time, cols=2, column_widths=[0.6, 0.4], specs=specs, shared_xaxes=True,
                         vertical_spacing=0.04, horizontal_spacing=0.06,
                         subplot_titles=[""] + [p[0] for p in time_plots])  # cell by cell: the scene, then the time plots
+    wps = scenario_waypoints(tables.scenario)
+    box = _scene_box(c, vehicles, wps)
+    _add_sea(fig, tables, lead, box)
+    _add_tracks(fig, c, t, vehicles, rows, wps)
+    moving = _add_glyphs(fig, tables, vehicles, frames_at[0], box.length)
+    _add_wake_axes(fig, tables, vehicles, frames_at[0], moving)
+    _add_time_plots(fig, t, rows, time_plots)
+    steps = _add_frames(fig, c, t, frames_at, n_time, moving)
+    _lay_out(fig, tables, box, steps)
+    return fig
+
+
+def _scene_box(c: dict, vehicles: list[str], wps: list) -> _SceneBox:
+    """The scene's extent: over every finite position of every vehicle and the waypoints."""
     finite = []
     for v in vehicles:
         n, e, d = (c[f"{v}.Pos[{i}]"] for i in (1, 2, 3))
         finite.append(np.column_stack([n, e, d])[np.all(np.isfinite(np.column_stack([n, e, d])), axis=1)])
     pts = np.vstack(finite)
-    wps = scenario_waypoints(tables.scenario)
     if wps:
         pts = np.vstack([pts, np.array(wps)])
     lo, hi = pts.min(axis=0), pts.max(axis=0)
@@ -287,20 +316,30 @@ def build_figure(tables: RunTables, max_frames: int = 200, max_points: int = 500
     n_lo, n_hi = lo[0] - pad - widen[0], hi[0] + pad + widen[0]
     e_lo, e_hi = lo[1] - pad - widen[1], hi[1] + pad + widen[1]
     length = max(2.0, 0.05 * span_h)  # drawn at least 5 % of the track's size to be seen: not to scale
+    return _SceneBox(n_lo, n_hi, e_lo, e_hi, float(hi[2]), length)
 
-    # the sea surface and the sea floor (planes over the track's box)
-    gn, ge = np.meshgrid([n_lo, n_hi], [e_lo, e_hi], indexing="ij")
+
+def _add_sea(fig, tables: RunTables, lead: str, box: _SceneBox) -> None:
+    """The sea surface and the sea floor (planes over the track's box; the floor as the lead
+    vehicle's altitude or the scenario gives it, `floor_plane`): ``box.z_hi`` reaches down to it."""
+    import plotly.graph_objects as go
+
+    gn, ge = np.meshgrid([box.n_lo, box.n_hi], [box.e_lo, box.e_hi], indexing="ij")
     fig.add_trace(go.Surface(x=ge, y=gn, z=np.zeros_like(gn), colorscale=[[0, "#7fb8e6"], [1, "#7fb8e6"]],
                              showscale=False, opacity=0.35, name="sea surface", hoverinfo="skip", showlegend=True),
                   row=1, col=1)
     floor = floor_plane(tables, lead)
-    z_hi = float(hi[2])
     if floor is not None:
         a, b, cc = floor
         fz = a + b * gn + cc * ge
-        z_hi = max(z_hi, float(fz.max()))
+        box.z_hi = max(box.z_hi, float(fz.max()))
         fig.add_trace(go.Surface(x=ge, y=gn, z=fz, colorscale=[[0, "#b59b6d"], [1, "#b59b6d"]], showscale=False,
                                  opacity=0.6, name="sea floor", hoverinfo="skip", showlegend=True), row=1, col=1)
+
+
+def _add_tracks(fig, c: dict, t: np.ndarray, vehicles: list[str], rows: np.ndarray, wps: list) -> None:
+    """Each vehicle's track (the lead's coloured by time) and the waypoints, numbered."""
+    import plotly.graph_objects as go
 
     for k, v in enumerate(vehicles):
         n, e, d = (c[f"{v}.Pos[{i}]"][rows] for i in (1, 2, 3))
@@ -316,31 +355,59 @@ def build_figure(tables: RunTables, max_frames: int = 200, max_points: int = 500
                                    marker=dict(size=4, color="black", symbol="diamond"),
                                    line=dict(color="black", width=2, dash="dash")), row=1, col=1)
 
-    # the vehicles' glyphs: the traces the frames move
+
+@dataclass
+class _Moving:
+    """What the frames move: the vehicles' glyphs (one trace each) and the axes of the wakes the
+    casting vehicles cast (one trace each), as the first frame draws them."""
+
+    body: np.ndarray
+    attitudes: dict
+    glyph_traces: list
+    casters: list = field(default_factory=list)
+    wake_traces: list = field(default_factory=list)
+    wake_length: float = 0.0
+
+
+def _add_glyphs(fig, tables: RunTables, vehicles: list[str], first: int, length: float) -> _Moving:
+    """Each vehicle drawn at its attitude at row ``first``, ``length`` long."""
+    import plotly.graph_objects as go
+
+    c = tables.columns
     body, faces, colours = glyph(length)
     glyph_traces, attitudes = [], {}
     for v in vehicles:
         attitudes[v] = attitude_of(tables, v)
-        x, y, z = _glyph_at(v, body, attitudes[v], c, frames_at[0])
+        x, y, z = _glyph_at(v, body, attitudes[v], c, first)
         fig.add_trace(go.Mesh3d(x=x, y=y, z=z, i=faces[:, 0], j=faces[:, 1], k=faces[:, 2], facecolor=colours,
                                 flatshading=True, name=f"{v} (drawn {length:.3g} m long)", showlegend=True,
                                 hoverinfo="name"), row=1, col=1)
         glyph_traces.append(len(fig.data) - 1)
+    return _Moving(body, attitudes, glyph_traces)
 
-    # the axes of the wakes the vehicles cast (their WakeSource, recorded when the scenario
-    # wires wakes): a dashed line from the stern along the direction the wake trails, as long
-    # as the field reaches (WakeLength)
-    wake_length = wake_length_of(tables.scenario)
-    casters = [v for v in vehicles if all(f"{v}.WakeSource[{i}]" in c for i in (1, 2, 3, 7, 8, 9, 10))
-               and np.any(c[f"{v}.WakeSource[10]"] > 0)]
-    wake_traces = []
-    for v in casters:
-        x, y, z = wake_axis(c, v, frames_at[0], wake_length)
+
+def _add_wake_axes(fig, tables: RunTables, vehicles: list[str], first: int, moving: _Moving) -> None:
+    """The axes of the wakes the vehicles cast (their WakeSource, recorded when the scenario
+    wires wakes): a dashed line from the stern along the direction the wake trails, as long as
+    the field reaches (WakeLength), as at row ``first``; ``moving`` gains them."""
+    import plotly.graph_objects as go
+
+    c = tables.columns
+    moving.wake_length = wake_length = wake_length_of(tables.scenario)
+    moving.casters = [v for v in vehicles if all(f"{v}.WakeSource[{i}]" in c for i in (1, 2, 3, 7, 8, 9, 10))
+                      and np.any(c[f"{v}.WakeSource[10]"] > 0)]
+    for v in moving.casters:
+        x, y, z = wake_axis(c, v, first, wake_length)
         fig.add_trace(go.Scatter3d(x=x, y=y, z=z, mode="lines", name=f"{v} wake axis ({wake_length:g} m)",
                                    line=dict(width=3, dash="dash", color="grey"), hoverinfo="name"), row=1, col=1)
-        wake_traces.append(len(fig.data) - 1)
+        moving.wake_traces.append(len(fig.data) - 1)
 
-    # the time plots, each with its own legend at its top right, and a cursor each
+
+def _add_time_plots(fig, t: np.ndarray, rows: np.ndarray, time_plots: list) -> None:
+    """The time plots, each with its own legend at its top right (the heading without a stroke
+    where it wraps, depth downwards as in the 3-D view)."""
+    import plotly.graph_objects as go
+
     for r, (title, series) in enumerate(time_plots, start=1):
         legend = f"legend{r + 1}"  # "legend" is the 3-D scene's
         for label, y, unit in series:
@@ -356,37 +423,50 @@ def build_figure(tables: RunTables, max_frames: int = 200, max_points: int = 500
                                         bgcolor="rgba(255,255,255,0.7)", font=dict(size=10), orientation="h")})
         if title.startswith("depth"):
             yaxis.autorange = "reversed"  # depth down, as in the 3-D view
-    fig.update_xaxes(title_text="time (s)", row=n_time, col=2)
+    fig.update_xaxes(title_text="time (s)", row=len(time_plots), col=2)
 
-    def cursors(i: int) -> list[dict]:
-        out = []
-        for r in range(1, n_time + 1):
-            ax = "" if r == 1 else str(r)
-            out.append(dict(type="line", xref=f"x{ax}", yref=f"y{ax} domain", x0=float(t[i]), x1=float(t[i]),
-                            y0=0, y1=1, line=dict(color="black", width=1, dash="dot")))
-        return out
 
-    # x axes of the time plots: make_subplots gives the scene no cartesian axes, so the time
-    # plots are x/y, x2/y2, ... in order
+def _cursors(t: np.ndarray, i: int, n_time: int) -> list[dict]:
+    """The time plots' cursors at row i: a dotted vertical line in each. make_subplots gives the
+    scene no cartesian axes, so the time plots are x/y, x2/y2, ... in order."""
+    out = []
+    for r in range(1, n_time + 1):
+        ax = "" if r == 1 else str(r)
+        out.append(dict(type="line", xref=f"x{ax}", yref=f"y{ax} domain", x0=float(t[i]), x1=float(t[i]),
+                        y0=0, y1=1, line=dict(color="black", width=1, dash="dot")))
+    return out
+
+
+def _add_frames(fig, c: dict, t: np.ndarray, frames_at: np.ndarray, n_time: int, moving: _Moving) -> list[dict]:
+    """A frame per row of ``frames_at`` (the glyphs and wake axes moved there, the cursors at
+    its time), the first one's cursors drawn; returns the slider's steps, one a frame."""
+    import plotly.graph_objects as go
+
     frames, steps = [], []
     for i in frames_at:
         name = f"{t[i]:.6g}"
         data = []
-        for v in vehicles:
-            x, y, z = _glyph_at(v, body, attitudes[v], c, i)
+        for v, quats in moving.attitudes.items():
+            x, y, z = _glyph_at(v, moving.body, quats, c, i)
             data.append(go.Mesh3d(x=x, y=y, z=z))
-        for v in casters:
-            x, y, z = wake_axis(c, v, i, wake_length)
+        for v in moving.casters:
+            x, y, z = wake_axis(c, v, i, moving.wake_length)
             data.append(go.Scatter3d(x=x, y=y, z=z))
-        frames.append(go.Frame(name=name, data=data, traces=glyph_traces + wake_traces,
-                               layout=dict(shapes=cursors(i))))
+        frames.append(go.Frame(name=name, data=data, traces=moving.glyph_traces + moving.wake_traces,
+                               layout=dict(shapes=_cursors(t, i, n_time))))
         steps.append(dict(method="animate", label=f"{t[i]:.1f}",
                           args=[[name], dict(mode="immediate", frame=dict(duration=0, redraw=True),
                                              transition=dict(duration=0))]))
     fig.frames = frames
-    fig.update_layout(shapes=cursors(frames_at[0]))
+    fig.update_layout(shapes=_cursors(t, frames_at[0], n_time))
+    return steps
 
-    depth_span = max(z_hi, 1.0)
+
+def _lay_out(fig, tables: RunTables, box: _SceneBox, steps: list[dict]) -> None:
+    """The page's layout: title, the 3-D scene's axes over ``box`` (depth downwards), the play
+    and pause buttons and the time slider."""
+    n_lo, n_hi, e_lo, e_hi = box.n_lo, box.n_hi, box.e_lo, box.e_hi
+    depth_span = max(box.z_hi, 1.0)
     fig.update_layout(
         title=dict(text=tables.title or "run", x=0.01, font=dict(size=15)),
         height=860, margin=dict(l=10, r=10, t=60, b=10),
@@ -411,7 +491,6 @@ def build_figure(tables: RunTables, max_frames: int = 200, max_points: int = 500
         sliders=[dict(active=0, x=0.1, y=0.0, len=0.5, xanchor="left", yanchor="top", pad=dict(t=20),
                       currentvalue=dict(prefix="t = ", suffix=" s"), steps=steps)],
     )
-    return fig
 
 
 def wake_length_of(scenario: dict) -> float:
