@@ -122,6 +122,138 @@ def _loop(state, constants, which, ref, meas, dt, ff, wrap):
     return pid_update(state[s:s + LOOP_STATE_SIZE], constants[c:c + LOOP_CONSTANTS_SIZE], ref, meas, dt, ff, wrap)
 
 
+@jit_inlined
+def _inputs_need_check(inputs, altitude_valid):
+    """Whether the inputs need ControlInputs.check's term-by-term test: their sum is not finite
+    (one of them is not), or the altitude is valid but not finite."""
+    total = (inputs[DEPTH] + inputs[PITCH] + inputs[HEADING] + inputs[SPEED] + inputs[NORTH] + inputs[EAST]
+             + inputs[SPEED_COMMAND] + inputs[HEADING_COMMAND] + inputs[DEPTH_COMMAND])
+    return not (math.isfinite(total) and not (altitude_valid and not math.isfinite(inputs[ALTITUDE])))
+
+
+#: what `_waypoint_reached` decides
+_NOT_REACHED, _REACHED, _UNDECIDED = 0, 1, -1
+
+
+@jit_inlined
+def _waypoint_reached(segment, radius, north, east):
+    """Whether (north, east) is within the acceptance radius of the active waypoint: by the
+    distance Python's hypot gave (``segment[DISTANCE]``, when DISTANCE_KNOWN), else by the
+    squared distance when it is clearly away from the radius (DISTANCE_MARGIN); _UNDECIDED
+    otherwise (the kernel asks Python for the distance)."""
+    if segment[DISTANCE_KNOWN] != 0.0:
+        return _REACHED if segment[DISTANCE] <= radius else _NOT_REACHED
+    dn, de = segment[END_NORTH] - north, segment[END_EAST] - east
+    squared = dn * dn + de * de
+    if squared > (radius * (1.0 + DISTANCE_MARGIN)) ** 2:
+        return _NOT_REACHED
+    if squared < (radius * (1.0 - DISTANCE_MARGIN)) ** 2:
+        return _REACHED
+    return _UNDECIDED
+
+
+@jit_inlined
+def _line_of_sight(segment, state, constants, north, east, speed, dt):
+    """The mission's guidance along the active segment (WaypointManager.update, LineOfSight):
+    the heading reference into state[HELD_HEADING_REF], the cross-track error into
+    state[HELD_CROSS_TRACK], the cross-track integral advanced; returns DONE. Or, having
+    changed nothing, NEED_SEGMENT (no segment yet, or its waypoint reached or passed) or
+    NEED_DISTANCE (`_waypoint_reached` undecided)."""
+    if segment[SEGMENT_READY] == 0.0:
+        return NEED_SEGMENT
+    offset = constants[LOS_INTEGRAL_GAIN] * state[CROSS_TRACK_INTEGRAL]
+    if segment[DEGENERATE] != 0.0:     # along-track 0 >= length 0: reached
+        return NEED_SEGMENT
+    rn, re = north - segment[START_NORTH], east - segment[START_EAST]
+    ca, sa = segment[COS], segment[SIN]
+    s = ca * rn + sa * re
+    e = -sa * rn + ca * re
+    reached = _waypoint_reached(segment, constants[ACCEPTANCE_RADIUS], north, east)
+    if reached == _UNDECIDED:
+        return NEED_DISTANCE
+    if reached == _REACHED or s >= segment[LENGTH]:
+        return NEED_SEGMENT
+    psi = wrap_pi(segment[ANGLE] + math.atan2(-(e + offset), constants[LOOK_AHEAD]))
+    delta = constants[LOOK_AHEAD]
+    if constants[LOS_INTEGRAL_GAIN] > 0.0 and dt > 0.0 and abs(e) < 0.5 * delta:
+        moving = 0.0 if 0.0 > speed else speed     # Python's max(speed, 0.0)
+        state[CROSS_TRACK_INTEGRAL] += (dt * moving * delta * e
+                                        / (delta * delta + math.pow(e + offset, constants[TWO])))
+    state[HELD_HEADING_REF] = psi
+    state[HELD_CROSS_TRACK] = e
+    return DONE
+
+
+@jit_inlined
+def _zigzag_heading(state, constants, heading):
+    """The zig-zag's heading reference, the heading it started on, into state[HELD_HEADING_REF];
+    the rudder's side (state[ZIGZAG_SIGN]) reversed when the heading has swung ZIGZAG_HEADING
+    past it towards that side, the reversals counted."""
+    if state[ZIGZAG_STARTED] == 0.0:
+        state[ZIGZAG_BASE] = heading
+        state[ZIGZAG_STARTED] = 1.0
+    deviation = wrap_pi(heading - state[ZIGZAG_BASE])
+    if state[ZIGZAG_SIGN] > 0 and deviation >= constants[ZIGZAG_HEADING]:
+        state[ZIGZAG_SIGN] = -1.0
+        state[ZIGZAG_SWITCHES] += 1.0
+    elif state[ZIGZAG_SIGN] < 0 and deviation <= -constants[ZIGZAG_HEADING]:
+        state[ZIGZAG_SIGN] = 1.0
+        state[ZIGZAG_SWITCHES] += 1.0
+    state[HELD_HEADING_REF] = state[ZIGZAG_BASE]
+
+
+@jit_inlined
+def _yoyo_references(state, constants, depth):
+    """The yo-yo's depth and pitch references (YoyoGuidance.update): descending to
+    YOYO_MAX_DEPTH, then climbing to YOYO_MIN_DEPTH, and again; the direction kept in
+    state[YOYO_DIRECTION], its reversals counted."""
+    direction = state[YOYO_DIRECTION]
+    if direction < 0.0:
+        direction = 1.0 if depth < constants[YOYO_MAX_DEPTH] else 0.0
+    elif direction == 1.0 and depth >= constants[YOYO_MAX_DEPTH]:
+        direction = 0.0
+        state[YOYO_SWITCHES] += 1.0
+    elif direction == 0.0 and depth <= constants[YOYO_MIN_DEPTH]:
+        direction = 1.0
+        state[YOYO_SWITCHES] += 1.0
+    state[YOYO_DIRECTION] = direction
+    if direction == 1.0:
+        return constants[YOYO_MAX_DEPTH], -constants[DIVE_ANGLE]
+    return constants[YOYO_MIN_DEPTH], constants[DIVE_ANGLE]
+
+
+@jit_inlined
+def _dive_references(inputs, altitude_valid, state, constants, depth, depth_command, dt, finished):
+    """The depth and pitch references (dive guidance): to the surface once the mission is
+    finished, the yo-yo's, or the depth loop's pitch towards the depth commanded (by altitude:
+    TARGET_ALTITUDE above the floor, the last such depth held while the altitude is invalid)."""
+    if finished:
+        return 0.0, constants[DIVE_ANGLE]
+    dive = constants[DIVE_MODE]
+    if dive == YOYO:
+        return _yoyo_references(state, constants, depth)
+    if dive == BY_ALTITUDE:
+        if altitude_valid:
+            held = depth + inputs[ALTITUDE] - constants[TARGET_ALTITUDE]
+            state[ALTITUDE_DEPTH_REF] = held if held > 0.0 else 0.0   # Python's max(0.0, held)
+            state[ALTITUDE_HAS_REF] = 1.0
+        depth_ref = state[ALTITUDE_DEPTH_REF] if state[ALTITUDE_HAS_REF] != 0.0 else depth_command
+    else:
+        depth_ref = depth_command
+    return depth_ref, -_loop(state, constants, LOOP_DEPTH, depth_ref, depth, dt, 0.0, False)
+
+
+@jit_inlined
+def _thrust_and_rudder(state, constants, speed_ref, speed, heading_ref, heading, dt, zigzag):
+    """The speed loop's thrust (with its feed-forward) and the heading loop's rudder, or, in
+    the zig-zag, the rudder held to its side."""
+    ff = constants[THRUST_FEED_FORWARD] * speed_ref * abs(speed_ref)
+    thrust_power = _loop(state, constants, LOOP_SPEED, speed_ref, speed, dt, ff, False)
+    if zigzag:
+        return thrust_power, state[ZIGZAG_SIGN] * constants[ZIGZAG_RUDDER]
+    return thrust_power, _loop(state, constants, LOOP_HEADING, heading_ref, heading, dt, 0.0, True)
+
+
 @jit
 def step_into(inputs, altitude_valid, outputs, segment, state, constants, dt, checked):
     """One period of ControlStack.step: the commands for ``inputs`` into ``outputs``, the state
@@ -129,14 +261,13 @@ def step_into(inputs, altitude_valid, outputs, segment, state, constants, dt, ch
     ControlInputs.check's term-by-term test (unless ``checked``: the caller has run it and it
     passed), NEED_SEGMENT when the mission needs its next segment from Python (the first, or the
     active waypoint is reached), NEED_DISTANCE when the distance to the active waypoint is too
-    close to the acceptance radius to decide without Python's hypot (``segment[DISTANCE]``)."""
+    close to the acceptance radius to decide without Python's hypot (``segment[DISTANCE]``).
+    In phases, each a helper above compiled into it: horizontal guidance, dive guidance, the
+    loops."""
     depth, pitch, heading = inputs[DEPTH], inputs[PITCH], inputs[HEADING]
     speed, north, east = inputs[SPEED], inputs[NORTH], inputs[EAST]
-    if not checked:
-        total = (depth + pitch + heading + speed + north + east + inputs[SPEED_COMMAND] + inputs[HEADING_COMMAND]
-                 + inputs[DEPTH_COMMAND])
-        if not (math.isfinite(total) and not (altitude_valid and not math.isfinite(inputs[ALTITUDE]))):
-            return CHECK_INPUTS
+    if not checked and _inputs_need_check(inputs, altitude_valid):
+        return CHECK_INPUTS
     guidance = constants[GUIDANCE_MODE]
     finished = False
     rudder_yaw_override = False
@@ -144,37 +275,9 @@ def step_into(inputs, altitude_valid, outputs, segment, state, constants, dt, ch
     if guidance == MISSION:
         finished = segment[FINISHED] != 0.0
         if not finished:
-            if segment[SEGMENT_READY] == 0.0:
-                return NEED_SEGMENT
-            offset = constants[LOS_INTEGRAL_GAIN] * state[CROSS_TRACK_INTEGRAL]
-            if segment[DEGENERATE] != 0.0:     # along-track 0 >= length 0: reached
-                return NEED_SEGMENT
-            rn, re = north - segment[START_NORTH], east - segment[START_EAST]
-            ca, sa = segment[COS], segment[SIN]
-            s = ca * rn + sa * re
-            e = -sa * rn + ca * re
-            radius = constants[ACCEPTANCE_RADIUS]
-            if segment[DISTANCE_KNOWN] != 0.0:
-                reached = segment[DISTANCE] <= radius
-            else:
-                dn, de = segment[END_NORTH] - north, segment[END_EAST] - east
-                squared = dn * dn + de * de
-                if squared > (radius * (1.0 + DISTANCE_MARGIN)) ** 2:
-                    reached = False
-                elif squared < (radius * (1.0 - DISTANCE_MARGIN)) ** 2:
-                    reached = True
-                else:
-                    return NEED_DISTANCE
-            if reached or s >= segment[LENGTH]:
-                return NEED_SEGMENT
-            psi = wrap_pi(segment[ANGLE] + math.atan2(-(e + offset), constants[LOOK_AHEAD]))
-            delta = constants[LOOK_AHEAD]
-            if constants[LOS_INTEGRAL_GAIN] > 0.0 and dt > 0.0 and abs(e) < 0.5 * delta:
-                moving = 0.0 if 0.0 > speed else speed     # Python's max(speed, 0.0)
-                state[CROSS_TRACK_INTEGRAL] += (dt * moving * delta * e
-                                                / (delta * delta + math.pow(e + offset, constants[TWO])))
-            state[HELD_HEADING_REF] = psi
-            state[HELD_CROSS_TRACK] = e
+            status = _line_of_sight(segment, state, constants, north, east, speed, dt)
+            if status != DONE:
+                return status
         segment[DISTANCE_KNOWN] = 0.0
         speed_ref = 0.0 if finished else constants[CRUISE_SPEED]
         depth_command = segment[ACTIVE_DEPTH]
@@ -184,61 +287,21 @@ def step_into(inputs, altitude_valid, outputs, segment, state, constants, dt, ch
         state[HELD_CROSS_TRACK] = 0.0
     else:   # zig-zag
         speed_ref, depth_command = inputs[SPEED_COMMAND], inputs[DEPTH_COMMAND]
-        if state[ZIGZAG_STARTED] == 0.0:
-            state[ZIGZAG_BASE] = heading
-            state[ZIGZAG_STARTED] = 1.0
-        deviation = wrap_pi(heading - state[ZIGZAG_BASE])
-        if state[ZIGZAG_SIGN] > 0 and deviation >= constants[ZIGZAG_HEADING]:
-            state[ZIGZAG_SIGN] = -1.0
-            state[ZIGZAG_SWITCHES] += 1.0
-        elif state[ZIGZAG_SIGN] < 0 and deviation <= -constants[ZIGZAG_HEADING]:
-            state[ZIGZAG_SIGN] = 1.0
-            state[ZIGZAG_SWITCHES] += 1.0
-        state[HELD_HEADING_REF] = state[ZIGZAG_BASE]
+        _zigzag_heading(state, constants, heading)
         rudder_yaw_override = True
     heading_ref = state[HELD_HEADING_REF]
 
     # ---- dive guidance -> pitch reference
-    dive = constants[DIVE_MODE]
-    if finished:
-        depth_ref, pitch_ref = 0.0, constants[DIVE_ANGLE]
-    elif dive == YOYO:
-        direction = state[YOYO_DIRECTION]
-        if direction < 0.0:
-            direction = 1.0 if depth < constants[YOYO_MAX_DEPTH] else 0.0
-        elif direction == 1.0 and depth >= constants[YOYO_MAX_DEPTH]:
-            direction = 0.0
-            state[YOYO_SWITCHES] += 1.0
-        elif direction == 0.0 and depth <= constants[YOYO_MIN_DEPTH]:
-            direction = 1.0
-            state[YOYO_SWITCHES] += 1.0
-        state[YOYO_DIRECTION] = direction
-        if direction == 1.0:
-            depth_ref, pitch_ref = constants[YOYO_MAX_DEPTH], -constants[DIVE_ANGLE]
-        else:
-            depth_ref, pitch_ref = constants[YOYO_MIN_DEPTH], constants[DIVE_ANGLE]
-    else:
-        if dive == BY_ALTITUDE:
-            if altitude_valid:
-                held = depth + inputs[ALTITUDE] - constants[TARGET_ALTITUDE]
-                state[ALTITUDE_DEPTH_REF] = held if held > 0.0 else 0.0   # Python's max(0.0, held)
-                state[ALTITUDE_HAS_REF] = 1.0
-            depth_ref = state[ALTITUDE_DEPTH_REF] if state[ALTITUDE_HAS_REF] != 0.0 else depth_command
-        else:
-            depth_ref = depth_command
-        pitch_ref = -_loop(state, constants, LOOP_DEPTH, depth_ref, depth, dt, 0.0, False)
+    depth_ref, pitch_ref = _dive_references(inputs, altitude_valid, state, constants, depth, depth_command, dt,
+                                            finished)
 
     # ---- loops
     if finished:
         thrust_power = 0.0
         rudder_yaw = 0.0
     else:
-        ff = constants[THRUST_FEED_FORWARD] * speed_ref * abs(speed_ref)
-        thrust_power = _loop(state, constants, LOOP_SPEED, speed_ref, speed, dt, ff, False)
-        if rudder_yaw_override:
-            rudder_yaw = state[ZIGZAG_SIGN] * constants[ZIGZAG_RUDDER]
-        else:
-            rudder_yaw = _loop(state, constants, LOOP_HEADING, heading_ref, heading, dt, 0.0, True)
+        thrust_power, rudder_yaw = _thrust_and_rudder(state, constants, speed_ref, speed, heading_ref, heading, dt,
+                                                      rudder_yaw_override)
     rudder_dive = -_loop(state, constants, LOOP_PITCH, pitch_ref, pitch, dt, 0.0, False)
     outputs[THRUST_POWER] = thrust_power
     outputs[RUDDER_YAW] = rudder_yaw
