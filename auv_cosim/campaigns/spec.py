@@ -401,10 +401,11 @@ class RunSpec:
     100,000 runs needs none of them)."""
 
     def __init__(self, index: int, run_id: str, values: dict[str, Any], base: dict, header: str,
-                 fmu_hashes: dict[str, str]):
+                 fmu_hashes: dict[str, str], derived: dict[str, Any] | None = None):
         self.index = index  # position in the campaign (0-based)
         self.run_id = run_id  # folder name under runs/
         self.values = values  # varied variable -> value (seed included)
+        self.derived = derived or {}  # set from the values: the other vehicles' seeds
         self._base, self._header, self._fmu_hashes = base, header, fmu_hashes
         self._scenario: dict | None = None
         self._body: str | None = None
@@ -413,7 +414,7 @@ class RunSpec:
     def scenario(self) -> dict:
         """The resolved scenario mapping."""
         if self._scenario is None:
-            self._scenario = apply_overrides(self._base, self.values)
+            self._scenario = apply_overrides(self._base, {**self.values, **self.derived})
         return self._scenario
 
     @property
@@ -444,12 +445,22 @@ def fmu_text_for(path: Path) -> str:
         return str(Path(path).resolve())
 
 
+def derived_seeds(seed: int, others: tuple[str, ...] | list[str]) -> dict[str, int]:
+    """The seeds of the other vehicles of a run whose first vehicle has ``seed``: the i-th other
+    (from 1) gets ``seed + i * MAX_RUNS``. Every vehicle's noise is then its own, in every run
+    (a campaign has at most MAX_RUNS seeds), and a run keeps its seeds when the campaign is
+    extended with more."""
+    return {target: seed + i * MAX_RUNS for i, target in enumerate(others, start=1)}
+
+
 def plan_runs(base: dict, vary: dict[str, list[Any]], seeds: int | None, seed_variable: str,
-              fmu_hashes: dict[str, str], header: str = "") -> list[RunSpec]:
-    """Every run of the campaign: its values, folder, resolved scenario and inputs hash."""
+              fmu_hashes: dict[str, str], header: str = "", seed_others: tuple[str, ...] = ()) -> list[RunSpec]:
+    """Every run of the campaign: its values, folder, resolved scenario and inputs hash; with
+    seeds, the other vehicles' seeds set in its scenario (`derived_seeds`)."""
     runs = expand(vary, seeds, seed_variable)
     ids = run_ids(runs)
     out = []
     for i, (values, rid) in enumerate(zip(runs, ids)):
-        out.append(RunSpec(i, rid, values, base, header, fmu_hashes))
+        derived = derived_seeds(values[seed_variable], seed_others) if seeds and seed_others else {}
+        out.append(RunSpec(i, rid, values, base, header, fmu_hashes, derived))
     return out

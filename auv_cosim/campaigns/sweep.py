@@ -60,6 +60,7 @@ from .spec import (
     CampaignError,
     RunSpec,
     apply_overrides,
+    derived_seeds,
     find_scenario_path,
     fmu_text_for,
     is_campaign_file,
@@ -127,8 +128,10 @@ def variable_types(fmus: dict[str, Path]) -> dict[str, dict[str, Var]]:
     return out
 
 
-def type_values(campaign: Campaign, base: dict, types: dict | None) -> tuple[dict[str, list], dict[str, Any]]:
-    """The varied and fixed values checked and typed against the FMUs' variables."""
+def type_values(campaign: Campaign, base: dict, types: dict | None,
+                seed_others: tuple[str, ...] = ()) -> tuple[dict[str, list], dict[str, Any]]:
+    """The varied and fixed values checked and typed against the FMUs' variables, and the
+    variables the seeds set (``seed_variable`` and ``seed_others``, see `derived_seeds`)."""
     problems = []
 
     def check(target: str, values: list, from_text: bool, label: str) -> list | None:
@@ -197,20 +200,20 @@ def type_values(campaign: Campaign, base: dict, types: dict | None) -> tuple[dic
                                     f"no noise_seed (INSTANCE.VARIABLE, e.g. in its stack); name one with "
                                     f"seed_variable (--seed-variable)"))
     elif campaign.seeds:
-        sv = campaign.seed_variable
         file, fld = campaign.where.get("seeds", ("--seeds", str(campaign.seeds)))
-        m = TARGET_RE.match(sv)
-        if not m or m.group(1) not in base.get("instances", {}):
-            problems.append((file, fld, f"seeds vary {sv}, but the scenario has no instance "
-                                        f"'{m.group(1) if m else sv}'; set seed_variable (--seed-variable)"))
-        elif types is not None:
-            t = types.get(m.group(1), {}).get(m.group(2))
-            if t is None:
-                problems.append((file, fld, f"seeds vary {sv}, but {m.group(1)} has no variable '{m.group(2)}'"))
-            elif t.type != "Integer":
-                problems.append((file, fld, f"seeds vary {sv}, which is a {t.type}, not an Integer"))
-        if sv in vary:
-            problems.append((file, fld, f"{sv} is also varied explicitly; use --seeds or --vary {sv}=..., not both"))
+        for sv in (campaign.seed_variable, *seed_others):
+            m = TARGET_RE.match(sv)
+            if not m or m.group(1) not in base.get("instances", {}):
+                problems.append((file, fld, f"seeds vary {sv}, but the scenario has no instance "
+                                            f"'{m.group(1) if m else sv}'; set seed_variable (--seed-variable)"))
+            elif types is not None:
+                t = types.get(m.group(1), {}).get(m.group(2))
+                if t is None:
+                    problems.append((file, fld, f"seeds vary {sv}, but {m.group(1)} has no variable '{m.group(2)}'"))
+                elif t.type != "Integer":
+                    problems.append((file, fld, f"seeds vary {sv}, which is a {t.type}, not an Integer"))
+            if sv in vary:
+                problems.append((file, fld, f"{sv} is also varied explicitly; use --seeds or --vary {sv}=..., not both"))
     if problems:
         raise CampaignError(problems)
     return vary, fixed
@@ -226,20 +229,26 @@ class CampaignPlan:
 
     def __init__(self, campaign: Campaign, check_types: bool = True):
         base, fmus, scen_name = resolve_base(campaign.scenario, campaign.stop_time, campaign.step)
-        if campaign.seed_variable is None and base.get("noise_seed"):
-            # the stack's word for which parameter seeds its noise (the scenario's noise_seed);
-            # a copy, so the caller's Campaign stays as it was given
+        named = base.get("noise_seed") or []
+        named = [named] if isinstance(named, str) else list(named)
+        if campaign.seed_variable is None and named:
+            # the stack's word for which parameter seeds its noise (the scenario's noise_seed;
+            # the first vehicle's of several); a copy, so the caller's Campaign stays as it was given
             campaign = dataclasses.replace(
-                campaign, seed_variable=base["noise_seed"],
+                campaign, seed_variable=named[0],
                 where={"seed_variable": (display_path(campaign.scenario), "noise_seed"), **campaign.where})
         self.campaign = campaign
+        #: the other vehicles' noise seeds, which each run's seed sets too (`derived_seeds`)
+        self.seed_others: tuple[str, ...] = (
+            tuple(named[1:]) if campaign.seeds and named and campaign.seed_variable == named[0] else ())
         types = variable_types(fmus) if check_types else None
-        vary, fixed = type_values(campaign, base, types)
+        vary, fixed = type_values(campaign, base, types, self.seed_others)
         # the scenario with the fixed overrides and the first run's values must be runnable: this
         # checks every override as `run --set` does (an input driven by a connection is refused)
         first = {k: v[0] for k, v in vary.items()}
         if campaign.seeds:
             first[campaign.seed_variable] = 1
+            first.update(derived_seeds(1, self.seed_others))
         self._check_base(base, {**fixed, **first}, campaign, stop_time=campaign.stop_time, step=campaign.step)
         if fixed:
             base = apply_overrides(base, fixed)
@@ -255,7 +264,7 @@ class CampaignPlan:
         header = (f"# run {{run_id}} of campaign {self.name}: {display_path(campaign.scenario)} with the campaign's\n"
                   f"# overrides applied (includes merged). Runs alone: auv-cosim run <this file>\n")
         self.runs: list[RunSpec] = plan_runs(base, vary, campaign.seeds, campaign.seed_variable, self.fmu_hashes,
-                                             header)
+                                             header, self.seed_others)
 
     @staticmethod
     def _check_base(base: dict, overrides: dict, campaign: Campaign, stop_time=None, step=None):

@@ -712,23 +712,23 @@ def _check_analysis(loaded, instances: dict, signals: list) -> list[tuple[str, s
 
 
 def _check_noise_seed(loaded, instances: dict) -> list[tuple[str, str, str]]:
-    """``noise_seed`` names an Integer parameter of an instance of the scenario."""
-    target = loaded.model.noise_seed
-    if target is None:
-        return []
+    """``noise_seed`` names Integer parameters of instances of the scenario."""
     file, where = loaded.where("noise_seed")
-    inst, name = target.split(".", 1)
-    if inst not in loaded.model.instances:
-        return [(file, where, f"'{target}': unknown instance '{inst}' (instances: "
-                              f"{', '.join(loaded.model.instances)})" + suggest(inst, loaded.model.instances))]
-    if inst not in instances:
-        return []  # its FMU did not load: reported with it
-    var = instances[inst].vars.get(name)
-    if var is None:
-        return [(file, where, _no_variable(inst, instances[inst], name, ("parameter",)))]
-    if var.type != "Integer" or var.causality != "parameter":
-        return [(file, where, f"'{target}' is a {var.type} {var.causality}, not an Integer parameter")]
-    return []
+    problems = []
+    for target in loaded.model.noise_seeds():
+        inst, name = target.split(".", 1)
+        if inst not in loaded.model.instances:
+            problems.append((file, where, f"'{target}': unknown instance '{inst}' (instances: "
+                                          f"{', '.join(loaded.model.instances)})" + suggest(inst, loaded.model.instances)))
+            continue
+        if inst not in instances:
+            continue  # its FMU did not load: reported with it
+        var = instances[inst].vars.get(name)
+        if var is None:
+            problems.append((file, where, _no_variable(inst, instances[inst], name, ("parameter",))))
+        elif var.type != "Integer" or var.causality != "parameter":
+            problems.append((file, where, f"'{target}' is a {var.type} {var.causality}, not an Integer parameter"))
+    return problems
 
 
 def format_key(key: tuple) -> str:

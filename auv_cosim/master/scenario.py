@@ -528,8 +528,15 @@ def _validated(merge: _Merge, instances: dict, removed: set[str], final: list, t
     merged = merge.merged
     if removed and isinstance(merged.get("order"), list):
         merged["order"] = [n for n in merged["order"] if n not in removed]
-    if removed and isinstance(merged.get("noise_seed"), str) and merged["noise_seed"].split(".")[0] in removed:
-        del merged["noise_seed"]  # the noise of a removed instance: the stack has no seed left
+    seeds = merged.get("noise_seed")
+    if removed and isinstance(seeds, (str, list)):
+        # the noise of a removed instance: its stack has no seed left
+        kept = [s for s in ([seeds] if isinstance(seeds, str) else seeds)
+                if not (isinstance(s, str) and s.split(".")[0] in removed)]
+        if not kept:
+            del merged["noise_seed"]
+        elif isinstance(seeds, list):
+            merged["noise_seed"] = kept
     merged["instances"] = instances
     merged["connections"] = [c for c, _, _ in final]
     merged["disconnect"] = [d for d, _, _ in merge.disconnects]

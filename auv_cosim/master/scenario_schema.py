@@ -146,6 +146,10 @@ class VehicleSpec(Strict):
     signals: dict[StrictStr, SignalSpec] = Field(default_factory=dict)
 
 
+#: an Integer parameter that seeds random noise, INSTANCE.VARIABLE
+SeedTarget = Annotated[str, StringConstraints(pattern=r"^[A-Za-z_][A-Za-z0-9_]*\.[A-Za-z_][A-Za-z0-9_]*$")]
+
+
 class ScenarioModel(Strict):
     """The scenario file schema (one file; after the merge the same model is re-applied)."""
 
@@ -166,13 +170,20 @@ class ScenarioModel(Strict):
     record: Union[Literal["all"], list[StrictStr]] = "all"
     plots: StrictBool = True
     analysis: dict[StrictStr, Any] = Field(default_factory=dict)  # name -> options (registry.analyses())
-    # the Integer parameter that seeds the stack's random noise (a campaign's `seeds` vary it)
-    noise_seed: Optional[Annotated[str, StringConstraints(pattern=r"^[A-Za-z_][A-Za-z0-9_]*\.[A-Za-z_][A-Za-z0-9_]*$")]] = None
+    # the Integer parameter that seeds the stack's random noise (a campaign's `seeds` vary it);
+    # a list in a scenario of several vehicles: each vehicle's, in the order of the vehicles
+    noise_seed: Optional[Union[SeedTarget, list[SeedTarget]]] = None
     # several vehicles, each with its stack (expanded into prefixed instances when loaded)
     vehicles: dict[Ident, VehicleSpec] = Field(default_factory=dict)
     # 'A -> B' or 'A -> B[k]': A's WakeSource into row k (default: the first free one) of B's
     # WakeSources (SPEC 9.4)
     wakes: list[StrictStr] = Field(default_factory=list)
+
+    def noise_seeds(self) -> list[str]:
+        """Every variable that seeds noise (``noise_seed`` as a list: none, one, or each
+        vehicle's)."""
+        seed = self.noise_seed
+        return [] if seed is None else [seed] if isinstance(seed, str) else list(seed)
 
     @field_validator("analysis", mode="before")
     @classmethod

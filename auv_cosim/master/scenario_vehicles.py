@@ -88,8 +88,9 @@ def renamed_for(raw: dict, vehicle: str) -> dict:
 def combine_vehicles(per_vehicle: dict[str, dict], merged: dict, origin: dict, top: str) -> list[tuple[str, str, str]]:
     """The scenario-wide fields that the vehicles' files set and no other file did: the order
     (each vehicle's in turn, the vehicles as declared), the stop conditions (any vehicle's ends
-    the run), the recorded patterns (all of them), the noise seed (the first vehicle's); the
-    step and the algorithm must agree. Returns the disagreements."""
+    the run), the recorded patterns (all of them), the noise seeds (each vehicle's, a list when
+    there are several: a campaign's seeds seed them all); the step and the algorithm must
+    agree. Returns the disagreements."""
     problems = []
     for key in ("step", "algorithm", "start_time", "tolerance"):
         values = {v: f[key] for v, f in per_vehicle.items() if key in f}
@@ -119,7 +120,7 @@ def combine_vehicles(per_vehicle: dict[str, dict], merged: dict, origin: dict, t
     if "noise_seed" not in merged:
         seeds = [f["noise_seed"] for f in per_vehicle.values() if f.get("noise_seed", (None,))[0] is not None]
         if seeds:
-            merged["noise_seed"] = seeds[0][0]
+            merged["noise_seed"] = seeds[0][0] if len(seeds) == 1 else [s for s, _ in seeds]
             origin[("noise_seed",)] = (seeds[0][1], "noise_seed")
     for key in ("stop_time", "plots", "name"):
         if key not in merged:

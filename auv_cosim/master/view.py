@@ -3,7 +3,8 @@
 The page (``RESULTS_DIR/view.html``) shows the 3-D track in NED (north, east, depth drawn
 downwards), the vehicle drawn at its attitude with a time slider and a play button, the
 waypoints, the sea surface and the sea floor, and time plots whose cursor follows the slider
-(a click in a time plot moves the slider there). plotly's JavaScript is embedded: the file opens
+(a click in a time plot moves the slider there). A run of several vehicles draws each of them,
+and each time plot has every vehicle's series under its name. plotly's JavaScript is embedded: the file opens
 offline, from the disk, with nothing fetched.
 
 It reads only files of the results folder, and nothing of any particular vehicle:
@@ -280,7 +281,7 @@ def build_figure(tables: RunTables, max_frames: int = 200, max_points: int = 500
     lead = vehicles[0]
     rows = _downsample(len(t), max_points)
     frames_at = _downsample(len(t), max_frames)
-    time_plots = _time_plot_specs(tables, lead)
+    time_plots = _time_plots(tables, vehicles)
 
     n_time = len(time_plots)
     specs = [[{"type": "scene", "rowspan": n_time}, {"type": "xy"}]] + [[None, {"type": "xy"}] for _ in range(n_time - 1)]
@@ -412,7 +413,7 @@ def _add_time_plots(fig, t: np.ndarray, rows: np.ndarray, time_plots: list) -> N
         legend = f"legend{r + 1}"  # "legend" is the 3-D scene's
         for label, y, unit in series:
             y = y[rows]
-            if label == "heading":  # no vertical stroke where it wraps
+            if label.endswith("heading"):  # no vertical stroke where it wraps
                 y = y.copy()
                 y[1:][np.abs(np.diff(y)) > 180.0] = np.nan
             fig.add_trace(go.Scattergl(x=_r(t[rows], 3), y=_r(y, 5), mode="lines", name=label,
@@ -533,6 +534,20 @@ def _heading_window(deg: np.ndarray) -> np.ndarray:
     near = [np.count_nonzero(np.abs(np.mod(h - c + 180.0, 360.0) - 180.0) < 10.0) for c in cuts]
     cut = -180.0 if near[0] == min(near) else float(cuts[int(np.argmin(near))])
     return np.mod(deg - cut, 360.0) + cut
+
+
+def _time_plots(tables: RunTables, vehicles: list[str]) -> list[tuple[str, list[tuple]]]:
+    """The time plots of the run: one vehicle's as `_time_plot_specs` makes them; for several,
+    each plot holds every vehicle's series of it, named after the vehicle ("follower depth"),
+    the sea floor under the first vehicle only (the others' would repeat it)."""
+    if len(vehicles) == 1:
+        return _time_plot_specs(tables, vehicles[0])
+    merged: dict[str, list[tuple]] = {}
+    for k, v in enumerate(vehicles):
+        for title, series in _time_plot_specs(tables, v):
+            merged.setdefault(title, []).extend((f"{v} {label}", y, unit) for label, y, unit in series
+                                                if not (label == "floor" and k > 0))
+    return list(merged.items())
 
 
 def _time_plot_specs(tables: RunTables, v: str) -> list[tuple[str, list[tuple]]]:

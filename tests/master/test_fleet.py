@@ -49,9 +49,9 @@ def test_each_vehicle_is_its_stack_under_its_name(tmp_path):
     assert all(c.split(".")[0].split("_")[0] == c.split("-> ")[1].split(".")[0].split("_")[0] for c in m.connections)
     assert m.signals == {"leader_control.SpeedCommand": 1.4, "leader_control.DepthCommand": 10.0,
                          "follower_control.SpeedCommand": 1.4, "follower_control.DepthCommand": 10.0}
-    # the order: each vehicle's stack order in turn; the noise seed: the first vehicle's
+    # the order: each vehicle's stack order in turn; the noise seeds: each vehicle's
     assert m.order == ["leader_control", "leader", "leader_sensors", "follower_control", "follower", "follower_sensors"]
-    assert m.noise_seed == "leader_sensors.Seed"
+    assert m.noise_seed == ["leader_sensors.Seed", "follower_sensors.Seed"]
     assert m.instances["follower"].parameters["Pos0"] == [0.0, 0.0, 10.0]
     assert m.instances["follower"].parameters["Pos0"] != m.instances["leader"].parameters["Pos0"]
     # where a value came from names the vehicle
@@ -145,6 +145,12 @@ def test_the_convoy_says_what_the_wake_does_to_the_follower(tmp_path, fmus_built
     names = [t.name for t in build_figure(read_results(run.out)).data]
     assert {"leader track", "follower track", "leader wake axis (50 m)"} <= set(names)
     assert not any(n.startswith("follower wake axis") for n in names)
+    # ... and each vehicle's series in the time plots, the floor once
+    for series in ("depth", "speed", "roll", "pitch", "heading"):
+        assert {f"leader {series}", f"follower {series}"} <= set(names), (series, names)
+    assert "leader floor" in names and "follower floor" not in names
+    assert any(n.startswith("leader ThrustPower") for n in names)
+    assert any(n.startswith("follower ThrustPower") for n in names)
     resolved = (run.out / "scenario.resolved.yaml").read_text()
     assert "wakes:\n- leader -> follower" in resolved and "vehicles" not in resolved
 
@@ -289,6 +295,27 @@ def test_a_sweep_varies_a_parameter_of_one_named_vehicle(tmp_path, fmus_built):
     assert float(long["analysis.convoy.follower.energy_per_m_J"]) < float(short["analysis.convoy.follower.energy_per_m_J"])
 
 
+def test_seeds_give_every_vehicle_its_own_noise_in_every_run(tmp_path):
+    """`sweep convoy --seeds 3`: run k seeds the leader with k and the follower with k + 100000
+    (campaigns.spec.derived_seeds): no two vehicles and no two runs share a noise sequence; the
+    runs' scenarios say so, planned, before anything runs."""
+    from auv_cosim.campaigns import CampaignPlan, build_campaign
+    from auv_cosim.campaigns.spec import MAX_RUNS
+
+    plan = CampaignPlan(build_campaign("convoy", None, 3, out_dir=tmp_path / "c", stop_time=5), check_types=False)
+    assert plan.seed_variable == "leader_sensors.Seed" and plan.seed_others == ("follower_sensors.Seed",)
+    seeds = [(r.scenario["instances"]["leader_sensors"]["parameters"]["Seed"],
+              r.scenario["instances"]["follower_sensors"]["parameters"]["Seed"]) for r in plan.runs]
+    assert seeds == [(k, k + MAX_RUNS) for k in (1, 2, 3)]
+    assert [r.values for r in plan.runs] == [{"leader_sensors.Seed": k} for k in (1, 2, 3)]
+    # a seed variable named by the campaign seeds that one alone
+    plan = CampaignPlan(build_campaign("convoy", None, 2, out_dir=tmp_path / "d", stop_time=5,
+                                       seed_variable="follower_sensors.Seed"), check_types=False)
+    assert plan.seed_others == ()
+    assert [(r.scenario["instances"]["leader_sensors"]["parameters"]["Seed"],
+             r.scenario["instances"]["follower_sensors"]["parameters"]["Seed"]) for r in plan.runs] == [(1, 1), (1, 2)]
+
+
 def test_the_h100_meets_the_auv_wake_as_it_passes(tmp_path, fmus_built):
     """wake_crossing: one sea (no density warning), the wake on the H100 after the AUV passed
     over it (28.6 s at 1.4 m/s from 40 m); with the H100 back in fresh water the master warns."""
@@ -313,8 +340,8 @@ def test_the_wake_axis_drawn_is_the_source_row():
 
 
 def test_what_the_stacks_set_for_the_run_is_combined(tmp_path):
-    """Each vehicle's stop condition ends the run (a list), the first vehicle's noise seed is
-    the scenario's, a stack's `stop_when: null` is no condition."""
+    """Each vehicle's stop condition ends the run (a list), every vehicle's noise seed is the
+    scenario's (a list), a stack's `stop_when: null` is no condition."""
     with_stop = tmp_path / "with_stop.yaml"
     with_stop.write_text(f"include: {STACK}\nstop_when: control.MissionFinished == true\n")
     no_stop = tmp_path / "no_stop.yaml"
@@ -324,6 +351,7 @@ def test_what_the_stacks_set_for_the_run_is_combined(tmp_path):
                     f"  c: {{include: {with_stop}}}\n")
     m = load_scenario(path).model
     assert m.stop_when == ["a_control.MissionFinished == true", "c_control.MissionFinished == true"]
-    assert m.noise_seed == "a_sensors.Seed"
+    assert m.noise_seed == ["a_sensors.Seed", "b_sensors.Seed", "c_sensors.Seed"]
+    assert m.noise_seeds() == m.noise_seed
     path.write_text(path.read_text() + "stop_when: b_control.MissionFinished == true\n")
     assert load_scenario(path).model.stop_when == "b_control.MissionFinished == true"   # the scenario's own wins
