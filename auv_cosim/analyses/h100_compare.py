@@ -56,10 +56,11 @@ def _figure(row: dict, key: str, control: str):
 
 
 def compare(scenario, controllers=None, out_dir=None, stop_time=None, workers=None, overrides=None,
-            control: str = "control", vehicle: str = "vehicle", progress=None) -> list[dict]:
+            control: str = "control", vehicle: str = "vehicle", progress=None, text_set=None) -> list[dict]:
     """Run the campaign, write the table and the figure; one row per controller: controller,
     status, reason, run_dir and the COLUMNS keys. `controllers`: names of the H100's
-    controllers (default: every one, auv_cosim.stacks.h100.control.CONTROLLERS)."""
+    controllers (default: every one, auv_cosim.stacks.h100.control.CONTROLLERS); `overrides`
+    and `text_set` as `auv_cosim.campaigns.sweep` takes them."""
     from auv_cosim.master import write_whole
     from auv_cosim.campaigns import sweep
     from auv_cosim.stacks.h100.control import CONTROLLERS
@@ -69,7 +70,8 @@ def compare(scenario, controllers=None, out_dir=None, stop_time=None, workers=No
     name = Path(str(scenario)).stem
     out = Path(out_dir) if out_dir else Path("results") / "compare" / name
     table = sweep(scenario, {f"{control}.Controller": list(controllers)}, out_dir=out, stop_time=stop_time,
-                  workers=workers, overrides=overrides, progress=progress, plots=False, name=f"{name}_controllers")
+                  workers=workers, overrides=overrides, progress=progress, plots=False, name=f"{name}_controllers",
+                  text_set=text_set)
     rows = []
     for run in table.rows:
         row = {"controller": run.get(f"{control}.Controller"), "status": run.get("status"),
@@ -169,14 +171,14 @@ def add_parser(sub) -> argparse.ArgumentParser:
 
 def cmd_compare(args) -> int:
     from auv_cosim.master import ScenarioError, display_path
-    from auv_cosim.campaigns import parse_set_option
+    from auv_cosim.campaigns import parse_set_options
 
     controllers = None if args.controllers is None else [c.strip() for c in args.controllers.split(",") if c.strip()]
     out = Path(args.out) if args.out else Path("results") / "compare" / Path(args.scenario).stem
     try:
-        overrides = dict(parse_set_option(item) for item in args.set) or None
+        overrides, text = parse_set_options(args.set)
         rows = compare(args.scenario, controllers, out_dir=out, stop_time=args.stop_time, workers=args.workers,
-                       overrides=overrides, control=args.control, vehicle=args.vehicle)
+                       overrides=overrides or None, control=args.control, vehicle=args.vehicle, text_set=text)
     except ScenarioError as error:
         print(f"error: comparison refused, nothing was run:\n{error}", file=sys.stderr)
         return 2

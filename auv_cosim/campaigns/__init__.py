@@ -14,8 +14,9 @@ Dask worker), ``store`` (run folders, campaign.csv, the lock), ``plots`` (figure
 varied values), ``cli`` (the ``sweep`` command).
 """
 
-from .spec import CampaignError, parse_set_option
+from .spec import CampaignError, parse_set_option, parse_set_options
 from .store import CampaignTable
 from .sweep import CampaignPlan, build_campaign, execute, sweep
 
-__all__ = ["sweep", "build_campaign", "CampaignPlan", "execute", "CampaignTable", "CampaignError", "parse_set_option"]
+__all__ = ["sweep", "build_campaign", "CampaignPlan", "execute", "CampaignTable", "CampaignError", "parse_set_option",
+           "parse_set_options"]

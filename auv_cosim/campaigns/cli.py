@@ -7,13 +7,11 @@ from __future__ import annotations
 import argparse
 import sys
 import time
-from typing import Any
 
-import yaml
 
-from auv_cosim.master import ScenarioError, display_path, load_yaml
+from auv_cosim.master import ScenarioError, display_path
 
-from .spec import Campaign, CampaignError, parse_set_option, parse_vary_option
+from .spec import Campaign, CampaignError, parse_set_options, parse_vary_option
 from .sweep import (
     EXIT_ERROR,
     EXIT_FAILED,
@@ -79,19 +77,7 @@ def _args_to_campaign(args) -> Campaign:
         vary[target] = values
         if is_text:
             text_vary.add(target)
-    fixed: dict[str, Any] = {}
-    text_set = set()
-    for item in args.set:
-        target, value = parse_set_option(item)
-        v = value.strip()
-        if v.startswith("["):
-            try:
-                fixed[target] = load_yaml(v)
-            except yaml.YAMLError:
-                raise CampaignError("--set", target, f"cannot read {v!r} as a list") from None
-        else:
-            fixed[target] = value
-            text_set.add(target)
+    fixed, text_set = parse_set_options(args.set)
     return build_campaign(args.scenario, vary, args.seeds, out_dir=args.out, stop_time=args.stop_time, step=args.step,
                           overrides=fixed, seed_variable=args.seed_variable, workers=args.workers,
                           scheduler=args.scheduler, retry_failed=True if args.retry_failed else None,

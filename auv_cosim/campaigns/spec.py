@@ -285,6 +285,26 @@ def parse_set_option(text: str) -> tuple[str, str]:
     return target, val
 
 
+def parse_set_options(items) -> tuple[dict[str, Any], set[str]]:
+    """The fixed overrides of repeated ``--set INSTANCE.VARIABLE=VALUE`` options: ``{target:
+    value}`` and the targets whose value is text, to be read by the variable's type (a list in
+    brackets is read as YAML, a vector's value)."""
+    fixed: dict[str, Any] = {}
+    text = set()
+    for item in items:
+        target, value = parse_set_option(item)
+        v = value.strip()
+        if v.startswith("["):
+            try:
+                fixed[target] = load_yaml(v)
+            except yaml.YAMLError:
+                raise CampaignError("--set", target, f"cannot read {v!r} as a list") from None
+        else:
+            fixed[target] = value
+            text.add(target)
+    return fixed, text
+
+
 # --------------------------------------------------------------------------------------------
 # planning
 # --------------------------------------------------------------------------------------------

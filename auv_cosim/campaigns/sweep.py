@@ -724,7 +724,8 @@ def sweep(scenario: str | os.PathLike, vary: dict[str, Any] | None = None, seeds
           out_dir: str | os.PathLike | None = None, stop_time: float | None = None, step: float | None = None,
           overrides: dict[str, Any] | None = None, seed_variable: str | None = None,
           retry_failed: bool | None = None, run_plots: bool | None = None, progress: bool | None = None,
-          plots: bool = True, name: str | None = None, verbose: bool = False) -> CampaignTable:
+          plots: bool = True, name: str | None = None, verbose: bool = False,
+          text_set: set[str] | None = None) -> CampaignTable:
     """Run a campaign and return its table (one dict per run: run_id, the varied values,
     status, reason, the summary figures ...), also written to ``<out_dir>/campaign.csv``.
 
@@ -737,7 +738,8 @@ def sweep(scenario: str | os.PathLike, vary: dict[str, Any] | None = None, seeds
     - ``workers``: a local Dask cluster of that many worker processes (default: one per CPU);
       ``scheduler``: the address of an existing Dask scheduler; ``client``: a
       ``distributed.Client`` to use as it is;
-    - ``overrides``: fixed ``{"instance.Variable": value}`` applied to every run;
+    - ``overrides``: fixed ``{"instance.Variable": value}`` applied to every run; the targets
+      in ``text_set`` have text values, read by the variable's type as ``--set`` reads them;
     - resuming: runs already finished in ``out_dir`` with the same inputs are not run again
       (failed ones neither, unless ``retry_failed``).
 
@@ -746,7 +748,7 @@ def sweep(scenario: str | os.PathLike, vary: dict[str, Any] | None = None, seeds
     """
     c = build_campaign(scenario, vary, seeds, out_dir=out_dir, stop_time=stop_time, step=step, overrides=overrides,
                        seed_variable=seed_variable, workers=workers, scheduler=scheduler, retry_failed=retry_failed,
-                       run_plots=run_plots, name=name)
+                       run_plots=run_plots, name=name, text_set=text_set)
     plan = CampaignPlan(c)
     return execute(plan, workers=c.workers, scheduler=c.scheduler, client=client, retry_failed=c.retry_failed,
                    run_plots=c.run_plots, progress=progress, plots=plots,

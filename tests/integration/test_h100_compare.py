@@ -73,3 +73,17 @@ def test_a_run_that_sets_the_plant_and_not_the_model_says_so(tmp_path):
     assert belief["plant_only"] == ["QuadraticDamping[1,1]", "ThrusterEfficiency"]
     assert "control.DampingScale" in belief["warning"] and "control.EfficiencyBelief" in belief["warning"]
     assert "warning: vehicle.QuadraticDamping[1,1], ThrusterEfficiency set for the plant only" in changed.stdout
+
+
+def test_set_values_are_read_by_the_variable_s_type(tmp_path):
+    """``--set`` of a Real and of a Boolean, written as text on the command line as for ``run``
+    and ``sweep``: each run gets the typed value (a number, true/false), not a string."""
+    build("H100", "H100Sensors", "H100Control")
+    out = tmp_path / "typed"
+    run = master("compare", "h100_hold", "--controllers", "pid", "--stop-time", "2", "--workers", "1",
+                 "--set", "vehicle.CurrentVelocity[1]=0.1", "--set", "control.ModelFeedForward=false",
+                 out=out, timeout=600)
+    assert run.rc == 0, run
+    scenario = (out / "runs" / "control.Controller=pid" / "scenario.yaml").read_text()
+    assert "CurrentVelocity[1]: 0.1" in scenario or "CurrentVelocity: [0.1" in scenario, scenario
+    assert "ModelFeedForward: false" in scenario, scenario
