@@ -23,6 +23,7 @@ from auv_cosim.stacks.auv.control import ControlConfig, ControlInputs, ControlOu
 from auv_cosim.stacks.auv.guidance import WaypointManager, YoyoGuidance, parse_waypoints
 from auv_cosim.stacks.shared.pid import PID
 from auv_cosim.compiled.jit import JIT_ENABLED
+from tests.plain_python import compiled_left, plain_python
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -182,6 +183,8 @@ def test_the_arrays_path_of_the_slave_commands_what_step_commands():
                                             "plain Python, nothing to compare")
 @pytest.mark.parametrize("config", CONFIGS, ids=lambda c: f"{c.GuidanceMode}-{c.DiveMode}")
 def test_the_kernel_compiled_equals_its_plain_python_execution(config):
+    plain = plain_python(kernel.step_into)   # its helpers in Python too
+    assert compiled_left(plain) == []
     rng = np.random.default_rng(8)
     stack = ControlStack(config)
     for k, inp in enumerate(flight(rng, 300, parse_waypoints(WAYPOINTS))):
@@ -192,7 +195,7 @@ def test_the_kernel_compiled_equals_its_plain_python_execution(config):
         if k % 3 == 0:
             segment[kernel.DISTANCE], segment[kernel.DISTANCE_KNOWN] = rng.uniform(0, 10), 1.0
         results = []
-        for function in (kernel.step_into, kernel.step_into.py_func):
+        for function in (kernel.step_into, plain):
             s, seg, out = stack.state.copy(), segment.copy(), np.full(kernel.OUTPUTS_SIZE, -7.0)
             status = function(values, inp.altitude_valid, out, seg, s, stack.constants.copy(), (0.1, 0.0)[k % 2],
                               bool(k % 4))

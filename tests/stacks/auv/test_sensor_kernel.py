@@ -27,6 +27,7 @@ from auv_cosim.stacks.auv.instruments import (
     TruthInputs,
 )
 from auv_cosim.compiled.jit import JIT_ENABLED
+from tests.plain_python import compiled_left, plain_python
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -144,6 +145,8 @@ def test_the_arrays_path_of_the_slave_reads_what_sample_reads():
 @pytest.mark.skipif(not JIT_ENABLED, reason="numba is not in use (AUV_NO_JIT or no numba): the kernel runs as "
                                             "plain Python, nothing to compare")
 def test_the_kernel_compiled_equals_its_plain_python_execution():
+    plain = plain_python(kernel.sample_into)   # its helpers in Python too
+    assert compiled_left(plain) == []
     rng = np.random.default_rng(8)
     suite = SensorSuite(CONFIGS[2])
     suite.constants[kernel.COEFFICIENT:kernel.COEFFICIENT + 8] = rng.uniform(0.0, 1.0, 8)
@@ -154,7 +157,7 @@ def test_the_kernel_compiled_equals_its_plain_python_execution():
         state[kernel.LAG_STARTED:kernel.LAG_STARTED + 8] = rng.integers(0, 2, 8)
         state[kernel.BOTTOM_LOCK] = float(rng.integers(0, 2))
         results = []
-        for function in (kernel.sample_into, kernel.sample_into.py_func):
+        for function in (kernel.sample_into, plain):
             s, out = state.copy(), np.full(kernel.READINGS_SIZE, -7.0)
             status = function(values, block, k % 8 * 8, suite.constants, s, out, bool(k % 2))
             results.append((status, s.tobytes(), out.tobytes()))

@@ -17,6 +17,7 @@ import pytest
 
 from auv_cosim.stacks.h100 import control_kernel as kernels
 from auv_cosim.compiled.jit import JIT_ENABLED
+from tests.plain_python import compiled_left, plain_python
 from auv_cosim.stacks.h100.control import CONTROLLERS
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -33,7 +34,9 @@ def _both(kernel, *args):
 
     compiled_args, plain_args = copies(), copies()
     compiled = kernel(*compiled_args)
-    plain = kernel.py_func(*plain_args)
+    python = plain_python(kernel)   # its helpers in Python too
+    assert compiled_left(python) == []
+    plain = python(*plain_args)
     return compiled, compiled_args, plain, plain_args
 
 
