@@ -587,7 +587,11 @@ def _fmt(x, unit="", nd=4):
 
 
 def describe_run(s: dict) -> list[str]:
-    """The lines `auv-cosim run` prints about these figures."""
+    """The lines `auv-cosim run` prints about these figures: the headline figures of the one
+    vehicle; of several, one line each, by name."""
+    vehicles = s.get("vehicles") or {}
+    if len(vehicles) > 1:
+        return _describe_vehicles(vehicles, s.get("controls") or {})
     lines = []
     parts = []
     if s.get("distance_run_m") is not None:
@@ -598,23 +602,38 @@ def describe_run(s: dict) -> list[str]:
         parts.append("mission completed" if s["mission_completed"] else "mission NOT completed")
     if parts:
         lines.append(", ".join(parts))
-    vehicles = s.get("vehicles") or {}
-    if len(vehicles) > 1:   # several vehicles: each one's own line, by name
-        for name, f in vehicles.items():
-            bits = [f"distance {f['distance_run_m']:.0f} m" if f.get("distance_run_m") is not None else None,
-                    f"energy {f['energy_used_J'] / 1000:.1f} kJ" if f.get("energy_used_J") is not None else None,
-                    f"final position ({', '.join(f'{x:.1f}' for x in f['final_position_m'])}) m"
-                    if f.get("final_position_m") and None not in f["final_position_m"] else None]
-            lines.append(f"{name}: " + ", ".join(b for b in bits if b))
-    parts = []
     first = next(iter((s.get("controls") or {}).values()), {})
-    depth_label = "depth excursion outside the yo-yo band" if first.get("dive_mode") == "yoyo" else "depth error"
-    for key, label in (("depth_error_m", depth_label), ("cross_track_error_m", "cross-track error")):
-        st = s.get(key)
-        if st:
-            parts.append(f"{label} rms {_fmt(st['rms'], ' m', 3)} (max {_fmt(st['max'], ' m', 3)})")
+    parts = _tracking(s, first.get("dive_mode"))
     if parts:
         lines.append(", ".join(parts))
+    return lines
+
+
+def _tracking(figures: dict, dive_mode) -> list[str]:
+    """The depth and cross-track errors of a control stack's figures, as printed."""
+    depth_label = "depth excursion outside the yo-yo band" if dive_mode == "yoyo" else "depth error"
+    parts = []
+    for key, label in (("depth_error_m", depth_label), ("cross_track_error_m", "cross-track error")):
+        st = figures.get(key)
+        if st:
+            parts.append(f"{label} rms {_fmt(st['rms'], ' m', 3)} (max {_fmt(st['max'], ' m', 3)})")
+    return parts
+
+
+def _describe_vehicles(vehicles: dict, controls: dict) -> list[str]:
+    """One line per vehicle: its distance, energy and final position, then what the control
+    stack driving it says (the mission, the depth and cross-track errors)."""
+    lines = []
+    for name, f in vehicles.items():
+        bits = [f"distance {f['distance_run_m']:.0f} m" if f.get("distance_run_m") is not None else None,
+                f"energy {f['energy_used_J'] / 1000:.1f} kJ" if f.get("energy_used_J") is not None else None,
+                f"final position ({', '.join(f'{x:.1f}' for x in f['final_position_m'])}) m"
+                if f.get("final_position_m") and None not in f["final_position_m"] else None]
+        for c in (c for c in controls.values() if c.get("vehicle") == name):
+            if c.get("mission_completed") is not None:
+                bits.append("mission completed" if c["mission_completed"] else "mission NOT completed")
+            bits += _tracking(c, c.get("dive_mode"))
+        lines.append(f"{name}: " + ", ".join(b for b in bits if b))
     return lines
 
 
