@@ -111,6 +111,11 @@ def test_two_vehicles_fly_and_the_summary_names_each(tmp_path):
     lead, follow = s["vehicles"]["leader"], s["vehicles"]["follower"]
     assert lead["final_position_m"][0] == pytest.approx(10 + follow["final_position_m"][0], abs=0.5)
     assert "leader: distance" in run.stdout and "follower: distance" in run.stdout
+    # every figure printed under its vehicle's name, the control's with it; none unnamed
+    lines = [line.strip() for line in run.stdout.splitlines()]
+    assert not any(line.startswith(("distance", "depth error")) for line in lines), run.stdout
+    follower = next(line for line in lines if line.startswith("follower: "))
+    assert "depth error rms" in follower and "cross-track error rms" in follower, follower
 
 
 def test_the_order_of_the_vehicles_changes_nothing(tmp_path):
