@@ -115,7 +115,7 @@ def test_two_vehicles_fly_and_the_summary_names_each(tmp_path):
     lines = [line.strip() for line in run.stdout.splitlines()]
     assert not any(line.startswith(("distance", "depth error")) for line in lines), run.stdout
     follower = next(line for line in lines if line.startswith("follower: "))
-    assert "depth error rms" in follower and "cross-track error rms" in follower, follower
+    assert "depth error rms" in follower, follower     # hold guidance: no line, no cross-track error
 
 
 def test_the_order_of_the_vehicles_changes_nothing(tmp_path):
