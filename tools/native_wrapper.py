@@ -1,4 +1,4 @@
-"""Compile the project's native FMI 2.0 wrapper (native/python_fmu.c) and put it into an FMU.
+"""Compile the project's native FMI 2.0 wrapper (native/*.c, native/wrapper.h) and put it into an FMU.
 
 tools/build_fmus.py calls `install(fmu, model_identifier)` on every FMU it builds: the Linux
 binary pythonfmu 0.7.0 wrote (binaries/linux64/<id>.so) is replaced by the project's wrapper,
@@ -29,7 +29,9 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 from auv_cosim.master.native_loop import find_compiler  # noqa: E402  (the master's C loop uses the same one)
 
-SOURCE = ROOT / "native" / "python_fmu.c"
+NATIVE = ROOT / "native"
+#: the wrapper's C files, compiled together into one shared library (native/wrapper.h: its parts)
+SOURCES = tuple(sorted(NATIVE.glob("*.c")))
 ENVIRONMENT_FILE = "resources/python_environment.txt"
 #: first line of ENVIRONMENT_FILE: how tests and tools tell the project's wrapper from pythonfmu's
 MARKER = "# auv-cosim native FMI 2.0 wrapper"
@@ -63,13 +65,14 @@ def python_environment() -> str:
 def digest_text() -> str:
     """What of the wrapper goes into an FMU, for tools/build_fmus.py's up-to-date check."""
     compiler = find_compiler()
-    digest = hashlib.sha256(SOURCE.read_bytes() + Path(__file__).read_bytes()).hexdigest()
+    parts = [path.read_bytes() for path in (*SOURCES, *sorted(NATIVE.glob("*.h")), Path(__file__))]
+    digest = hashlib.sha256(b"".join(parts)).hexdigest()
     return f"native wrapper {digest} compiler {compiler} {python_environment()}"
 
 
 def compile_wrapper(output: Path, compiler: List[str]) -> Path:
-    """Compile native/python_fmu.c into the shared library `output`."""
-    command = [*compiler, *CFLAGS, "-o", str(output), str(SOURCE), *LIBS]
+    """Compile the wrapper's C files (SOURCES) into the shared library `output`."""
+    command = [*compiler, *CFLAGS, "-o", str(output), *map(str, SOURCES), *LIBS]
     result = subprocess.run(command, capture_output=True, text=True)
     if result.returncode != 0:
         raise CompileError(f"{shlex.join(command)} failed:\n{result.stdout}{result.stderr}")
@@ -118,7 +121,7 @@ def main() -> int:
         return 1
     with tempfile.TemporaryDirectory() as folder:
         compile_wrapper(Path(folder) / "python_fmu.so", compiler)
-    print(f"compiled {SOURCE.relative_to(ROOT)} with {shlex.join(compiler)}")
+    print(f"compiled {', '.join(str(s.relative_to(ROOT)) for s in SOURCES)} with {shlex.join(compiler)}")
     print(python_environment(), end="")
     return 0
 
