@@ -1,11 +1,8 @@
 """The survey AUV's compiled instrument and control code, called once with the argument types of a
-run: what tools/build_fmus.py runs while it fills the numba cache that AuvSensors.fmu and
-AuvControl.fmu ship.
-
-Why both FMUs ship all of it: pythonfmu FMUs run in the host's interpreter and a module the host
-imported already is shared, so in the survey stack `auv_cosim.stacks.auv` comes from whichever of the
-two FMUs loads first, with that FMU's cache; without the other's kernels in it the first run of a
-fresh clone would compile them (seconds).
+run: what tools/build_fmus.py runs while it fills the numba cache of AuvSensors.fmu and
+AuvControl.fmu. The two FMUs are one cache group, compiled once for both; each ships the cache
+files of the kernels it carries (the instruments', the control's), so a fresh clone's first run
+compiles nothing in either, whichever loads first.
 """
 from __future__ import annotations
 

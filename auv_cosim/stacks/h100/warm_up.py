@@ -1,13 +1,12 @@
-"""Every function of the vehicle library that the H100's control stack calls, called once with
-the argument types of a run: what tools/build_fmus.py runs while it fills the numba cache that
-H100.fmu ships.
+"""Every function of the vehicle library that the H100's control stack calls (its belief: the
+linearisation and motion wrench of auv_cosim/stacks/h100/belief.py), called once with the
+argument types of a run: what tools/build_fmus.py runs while it fills the numba cache of the
+H100's FMUs (one cache group, compiled once: H100, H100Control and their six-thruster twins).
 
-Why the vehicle's FMU: pythonfmu FMUs run in the host's interpreter and a module the host
-imported already is shared, so in the H100 stack the controllers' belief (its linearisation
-and motion wrench, auv_cosim/stacks/h100/belief.py) runs on the `auv_cosim.vehicles` that the first
-FMU to load it brought, H100.fmu's (the stack file lists the vehicle first), with H100.fmu's
-cache. That cache held only what the vehicle's own step compiles, so the first run of a fresh
-clone compiled the Jacobians the LQR is designed on for half a minute to minutes.
+Why each of them ships it: the FMUs of one build share their bundled package in a host, so the
+vehicle library the control's belief runs on comes from whichever of them loads first, with that
+FMU's cache; a cache holding only what the vehicle's own step compiles would leave the first run
+of a fresh clone compiling the Jacobians the LQR is designed on (half a minute to minutes).
 """
 from __future__ import annotations
 
