@@ -35,41 +35,50 @@ static pthread_mutex_t python_lock = PTHREAD_MUTEX_INITIALIZER;
 
 #define Py_file_input 257
 
+/* Python that both HELPER_SOURCE (in a Python host) and PROBE_SOURCE (in a candidate Python, a
+ * host without one) run: the lines of requirements.txt this Python lacks, and the pinned ones it
+ * has in another version, as (distribution, its version, the pinned one). Standard library only. */
+#define REQUIREMENTS_SOURCE                                                                      \
+    "def requirements_lists(path):\n"                                                           \
+    "    from importlib import metadata\n"                                                      \
+    "    try:\n"                                                                                \
+    "        lines = open(path, encoding='utf-8').read().splitlines()\n"                        \
+    "    except OSError:\n"                                                                     \
+    "        return [], []\n"                                                                   \
+    "    missing, other = [], []\n"                                                             \
+    "    for line in lines:\n"                                                                  \
+    "        line = line.split('#')[0].strip()\n"                                               \
+    "        if not line:\n"                                                                    \
+    "            continue\n"                                                                    \
+    "        dist, _, pinned = line.partition('==')\n"                                          \
+    "        try:\n"                                                                            \
+    "            have = metadata.version(dist.strip())\n"                                       \
+    "        except metadata.PackageNotFoundError:\n"                                           \
+    "            missing.append(line)\n"                                                        \
+    "            continue\n"                                                                    \
+    "        if pinned and have != pinned.strip():\n"                                           \
+    "            other.append((dist.strip(), have, pinned.strip()))\n"                          \
+    "    return missing, other\n"
+
 /* Python side of the wrapper: finding the slave class and reading the log queue are a few
  * lines of Python and hundreds of C. Compiled once per library and process (as the module
  * _fmu_native_wrapper_helpers; each library keeps its own functions). */
 static const char HELPER_SOURCE[] =
     "import importlib, os, sys\n"
+    REQUIREMENTS_SOURCE
     "CHECKED = {}\n"
     "def requirements_check(resources):\n"
     "    if resources not in CHECKED:\n"
     "        CHECKED[resources] = _requirements_check(resources)\n"
     "    return CHECKED[resources]\n"
     "def _requirements_check(resources):\n"
-    "    from importlib import metadata\n"
     "    path = os.path.join(resources, 'requirements.txt')\n"
-    "    try:\n"
-    "        lines = open(path, encoding='utf-8').read().splitlines()\n"
-    "    except OSError:\n"
-    "        return []\n"
-    "    missing, other = [], []\n"
-    "    for line in lines:\n"
-    "        line = line.split('#')[0].strip()\n"
-    "        if not line:\n"
-    "            continue\n"
-    "        dist, _, pinned = line.partition('==')\n"
-    "        try:\n"
-    "            have = metadata.version(dist.strip())\n"
-    "        except metadata.PackageNotFoundError:\n"
-    "            missing.append(line)\n"
-    "            continue\n"
-    "        if pinned and have != pinned.strip():\n"
-    "            other.append(f'{dist.strip()} {have} (built with {pinned.strip()})')\n"
+    "    missing, other = requirements_lists(path)\n"
     "    if missing:\n"
     "        raise RuntimeError(f'the Python of this process ({sys.executable}) lacks what the FMU '\n"
     "                           f'needs: {\", \".join(missing)}. Install it with: {sys.executable} -m pip '\n"
     "                           f'install -r {path}')\n"
-    "    return other\n"
+    "    return [f'{dist} {have} (built with {pinned})' for dist, have, pinned in other]\n"
     "def create_slave(resources, module_name, instance_name, visible):\n"
     "    other = requirements_check(resources)\n"
     "    if resources not in sys.path:\n"
@@ -146,32 +155,16 @@ static char *environment_setting(const char *resources, const char *key)
  * FMU's requirements it lacks. Standard library only. */
 static const char PROBE_SOURCE[] =
     "import os, sys, sysconfig\n"
-    "from importlib import metadata\n"
+    REQUIREMENTS_SOURCE
     "v = sysconfig.get_config_var\n"
     "name = v('INSTSONAME') or ''\n"
     "folders = [v('LIBDIR') or '', os.path.join(v('LIBDIR') or '', v('MULTIARCH') or ''),\n"
     "           os.path.join(sys.base_prefix, 'lib')]\n"
     "found = [os.path.join(f, name) for f in folders if name and os.path.isfile(os.path.join(f, name))]\n"
     "print('library=' + (found[0] if found else ('' if not v('Py_ENABLE_SHARED') else name)))\n"
-    "missing, other = [], []\n"
-    "try:\n"
-    "    lines = open(sys.argv[1], encoding='utf-8').read().splitlines()\n"
-    "except OSError:\n"
-    "    lines = []\n"
-    "for line in lines:\n"
-    "    line = line.split('#')[0].strip()\n"
-    "    if not line:\n"
-    "        continue\n"
-    "    dist, _, pinned = line.partition('==')\n"
-    "    try:\n"
-    "        have = metadata.version(dist.strip())\n"
-    "    except metadata.PackageNotFoundError:\n"
-    "        missing.append(line)\n"
-    "        continue\n"
-    "    if pinned and have != pinned.strip():\n"
-    "        other.append(f'{dist.strip()} {have}')\n"
+    "missing, other = requirements_lists(sys.argv[1])\n"
     "print('missing=' + ' '.join(missing))\n"
-    "print('other=' + ', '.join(other))\n";
+    "print('other=' + ', '.join(f'{dist} {have}' for dist, have, _ in other))\n";
 
 /* What a probe of one candidate found. */
 typedef struct {
