@@ -1,6 +1,7 @@
 """``export-osp``: libcosim (libcosimpy) loads the OspSystemStructure.xml of the survey stack
 and runs it; the vehicle's position agrees with the master's Jacobi run of the same scenario to
-1e-9 m at every checkpoint (libcosim's fixedStep is Jacobi). The refusals of every command."""
+1e-9 m at every checkpoint (libcosim's fixedStep is Jacobi). The convoy, two vehicles and a
+wake, in libcosim and in Ecos. The refusals of every command."""
 from __future__ import annotations
 
 import subprocess
@@ -76,7 +77,26 @@ def test_refusals(exported, tmp_path):
     assert fmus.returncode == 2 and "is the FMU the scenario names" in fmus.stderr
 
 
-def test_libcosim_flies_the_convoy_with_its_wake(tmp_path):
+
+CONVOY_READ = ["leader.Pos[1]", "follower.Pos[1]", "follower.Pos[3]", "follower.WakeVelocity[1]"]
+
+
+@pytest.fixture(scope="module")
+def convoy(tmp_path_factory):
+    """(the convoy's Jacobi scenario, the master's rows of it, libcosim's run of its export-osp)."""
+    need("libcosimpy")
+    folder = tmp_path_factory.mktemp("convoy")
+    scenario = folder / "convoy_jacobi.yaml"
+    scenario.write_text(f"include: {ROOT / 'scenarios' / 'convoy.yaml'}\nname: convoy_jacobi\nalgorithm: jacobi\n"
+                        f"stop_time: 40\nstop_when: null\n")
+    done = _cli("export-osp", str(scenario), str(folder / "osp"))
+    assert done.returncode == 0, done.stderr
+    rows = master_run(scenario, folder / "master")
+    result = run_host("libcosim", folder / "osp" / "OspSystemStructure.xml", 40.0, 50, "--read", *CONVOY_READ)
+    return scenario, rows, result
+
+
+def test_libcosim_flies_the_convoy_with_its_wake(convoy):
     """Two vehicles and a wake in another engine: the convoy exported for libcosim (six
     simulators, the leader's WakeSource into the follower's WakeSources) against the master's
     Jacobi run. The leader agrees to 1e-9 m. The follower differs by under a millimetre over
@@ -86,19 +106,24 @@ def test_libcosim_flies_the_convoy_with_its_wake(tmp_path):
     there), and at t = 0 the source has the thrust of the inputs set before
     fmi2ExitInitializationMode, none (SPEC 9.1). Both are what the SPEC says; the wake is the
     same from the first step on."""
-    need("libcosimpy")
-    scenario = tmp_path / "convoy_jacobi.yaml"
-    scenario.write_text(f"include: {ROOT / 'scenarios' / 'convoy.yaml'}\nname: convoy_jacobi\nalgorithm: jacobi\n"
-                        f"stop_time: 40\nstop_when: null\n")
-    out = tmp_path / "osp"
-    done = _cli("export-osp", str(scenario), str(out))
-    assert done.returncode == 0, done.stderr
-    rows = master_run(scenario, tmp_path / "master")
-    read = ["leader.Pos[1]", "follower.Pos[1]", "follower.Pos[3]", "follower.WakeVelocity[1]"]
-    result = run_host("libcosim", out / "OspSystemStructure.xml", 40.0, 50, "--read", *read)
+    _, rows, result = convoy
     worst = {name: max(abs(v - float(rows[k][name])) for k, v in zip(result["steps"], result["values"][name]))
-             for name in read}
+             for name in CONVOY_READ}
     assert worst["leader.Pos[1]"] <= 1e-9, worst
     assert worst["follower.Pos[1]"] < 1e-3 and worst["follower.Pos[3]"] < 1e-4, worst
     assert min(result["values"]["follower.WakeVelocity[1]"]) > 5e-3     # in the wake all along
     assert worst["follower.WakeVelocity[1]"] < 1e-5, worst
+
+
+def test_ecos_flies_the_convoy_as_libcosim_does(convoy, tmp_path):
+    """Ecos, given the convoy's SSP (its parameter set named), initialises as libcosim does:
+    the two engines agree with each other to 1e-9 on both vehicles and the wake."""
+    need("ecospy")
+    scenario, _, result = convoy
+    ssp = tmp_path / "convoy.ssp"
+    done = _cli("export-ssp", str(scenario), str(ssp))
+    assert done.returncode == 0, done.stderr
+    ecos = run_host("ecos-api", ssp, 40.0, 50, "--parameter-set", "convoy_jacobi", "--read", *CONVOY_READ)
+    assert ecos["steps"] == result["steps"]
+    for name in CONVOY_READ:
+        assert max(abs(a - b) for a, b in zip(ecos["values"][name], result["values"][name])) <= 1e-9, name
