@@ -246,10 +246,14 @@ def build_table(runs: Iterable, states: dict[str, dict], out_dir: Path | None) -
     """``states[run_id]`` = {"status", "reason", "summary", "wall_time_s", "worker", "reused"}."""
     runs = list(runs)
     varied: list[str] = []
+    derived: list[str] = []   # set from the varied values: the other vehicles' seeds
     for r in runs:
         for k in r.values:
             if k not in varied:
                 varied.append(k)
+        for k in r.derived:
+            if k not in derived:
+                derived.append(k)
     rows, figure_names = [], []
     for r in runs:
         st = states.get(r.run_id, {})
@@ -265,6 +269,8 @@ def build_table(runs: Iterable, states: dict[str, dict], out_dir: Path | None) -
         row = {"run_id": r.run_id}
         for k in varied:
             row[k] = r.values.get(k)
+        for k in derived:
+            row[k] = r.derived.get(k)
         row["status"] = status
         row["reason"] = table_reason(status, st.get("reason", ""), summ)
         row.update(figs)
@@ -275,7 +281,7 @@ def build_table(runs: Iterable, states: dict[str, dict], out_dir: Path | None) -
         row["run_dir"] = f"runs/{r.run_id}"
         rows.append(row)
     figure_names.sort(key=figure_priority)  # stable: keeps the summary's own order per group
-    columns = FIRST_COLUMNS + varied + STATUS_COLUMNS + figure_names + LAST_COLUMNS
+    columns = FIRST_COLUMNS + varied + derived + STATUS_COLUMNS + figure_names + LAST_COLUMNS
     rows = [{c: row.get(c) for c in columns} for row in rows]  # every row has every column
     return CampaignTable(rows, columns, varied, figure_names, out_dir)
 

@@ -313,6 +313,12 @@ def test_seeds_give_every_vehicle_its_own_noise_in_every_run(tmp_path):
               r.scenario["instances"]["follower_sensors"]["parameters"]["Seed"]) for r in plan.runs]
     assert seeds == [(k, k + MAX_RUNS) for k in (1, 2, 3)]
     assert [r.values for r in plan.runs] == [{"leader_sensors.Seed": k} for k in (1, 2, 3)]
+    # the campaign's table has a column for each vehicle's seed, the varied one first
+    from auv_cosim.campaigns.store import build_table
+    table = build_table(plan.runs, {}, None)
+    assert table.varied == ["leader_sensors.Seed"]
+    assert table.columns[1:3] == ["leader_sensors.Seed", "follower_sensors.Seed"]
+    assert [(row["leader_sensors.Seed"], row["follower_sensors.Seed"]) for row in table.rows] == seeds
     # a seed variable named by the campaign seeds that one alone
     plan = CampaignPlan(build_campaign("convoy", None, 2, out_dir=tmp_path / "d", stop_time=5,
                                        seed_variable="follower_sensors.Seed"), check_types=False)
