@@ -8,10 +8,16 @@ vehicle (named after its instance, as in the scenario):
 
 - ``/tf`` (``foxglove.FrameTransform``): ``world`` -> ``<vehicle>``, every communication point;
 - ``/<vehicle>/pose`` (``foxglove.PoseInFrame``, in ``world``): the same pose;
-- ``/scene`` (``foxglove.SceneUpdate``): each vehicle drawn to its size in its own frame (a
-  cylinder of its Length and Diameter, or a box: see ``scene``), its waypoints (those of the
-  instance that drives it: ``<vehicle>/waypoints``) as a line with a sphere at each, the sea surface (z = 0) and floor as planes over the mission's area,
-  the track so far as lines (a new piece every ``TRACK_PIECE_S`` of simulated time, each kept);
+- ``/scene`` (``foxglove.SceneUpdate``): the static scene: each vehicle drawn to its size in
+  its own frame (a cylinder of its Length and Diameter, or a box: see ``scene``), its waypoints
+  (those of the instance that drives it: ``<vehicle>/waypoints``) as a line with a sphere at
+  each, the sea surface (z = 0) and floor as planes over the mission's area; logged at the start
+  and again every ``TRACK_PIECE_S`` of simulated time and at the end, because a viewer that seeks
+  shows only the latest message of each topic;
+- ``/scene/track`` (``foxglove.SceneUpdate``): the track, a new line entity every
+  ``TRACK_PIECE_S`` of simulated time (``<vehicle>/track/<k>``, each kept by a viewer that
+  plays), and in the same message the whole track flown so far (``<vehicle>/track/flown``,
+  replaced each time) for a viewer that seeks or joins late;
 - ``/<instance>/signals`` (JSON): every recorded column of the instance as a number, named as
   in results.csv with ``[i]`` written ``_i`` (``Pos[1]`` is ``Pos_1``, ``ThrusterDir[1,2]``
   is ``ThrusterDir_1_2``) so that the Plot panel reads it by name
@@ -36,8 +42,11 @@ try:   # the shortest text that reads back as the same double, several times fas
 except ImportError:   # pragma: no cover
     from json import dumps
 
-#: simulated seconds of track in one line entity of /scene
+#: simulated seconds of track in one line entity of /scene/track (the static scene is logged again
+#: on /scene at each piece's time)
 TRACK_PIECE_S = 10.0
+#: the most points of the line of the whole track flown (``<vehicle>/track/flown``)
+FLOWN_POINTS = 1000
 #: margin around the waypoints and start points for the planes of surface and floor (m)
 PLANE_MARGIN_M = 50.0
 
@@ -60,6 +69,7 @@ class FoxglovePublisher:
         self.tf = FrameTransformChannel("/tf", context=context)
         self.poses = {v.name: PoseInFrameChannel(f"/{v.name}/pose", context=context) for v in scene.vehicles}
         self.scene_channel = SceneUpdateChannel("/scene", context=context)
+        self.track_channel = SceneUpdateChannel("/scene/track", context=context)
         self.signals = {}   # instance -> (channel, keys, column indices)
         by_inst: dict[str, list[str]] = {}
         for col in scene.record:
@@ -74,7 +84,8 @@ class FoxglovePublisher:
             channel = foxglove.Channel(f"/{inst}/signals", schema=schema, message_encoding="json", context=context,
                                        metadata={k: f"{inst}.{v}" for k, v in zip(keys, variables)})
             self.signals[inst] = (channel, keys, [scene.index(f"{inst}.{v}") for v in variables])
-        self.track: dict[str, list] = {v.name: [] for v in scene.vehicles}
+        self.track: dict[str, list] = {v.name: [] for v in scene.vehicles}   # the piece being drawn
+        self.flown: dict[str, list] = {v.name: [] for v in scene.vehicles}   # the ends of the pieces
         self.piece = {v.name: 0 for v in scene.vehicles}
         self.piece_start: float | None = None
 
@@ -179,7 +190,10 @@ class FoxglovePublisher:
                                            translation=p, rotation=r), log_time=ns)
                 self.poses[v.name].log(PoseInFrame(timestamp=ts, frame_id=frames.WORLD_FRAME,
                                                    pose=Pose(position=p, orientation=r)), log_time=ns)
-                self.track[v.name].append((float(enu[i, 0]), float(enu[i, 1]), float(enu[i, 2])))
+                point = (float(enu[i, 0]), float(enu[i, 1]), float(enu[i, 2]))
+                if not self.flown[v.name]:
+                    self.flown[v.name].append(point)
+                self.track[v.name].append(point)
             for channel, keys, values in signal_rows:
                 msg = {"timestamp": {"sec": sec, "nsec": nsec}}
                 msg.update(zip(keys, values[i]))
@@ -189,7 +203,10 @@ class FoxglovePublisher:
                 self.piece_start = float(times[i])
 
     def log_track(self, ns: int) -> None:
-        """The track since the last piece, as a line entity of its own (the pieces accumulate)."""
+        """The track since the last piece, as a line entity of its own (the pieces accumulate
+        in a viewer that plays the file), with the whole track flown so far (``track_flown``) in
+        the same message, and the static scene again: a viewer that seeks shows the latest
+        message of each topic, so both topics hold everything drawn up to that time."""
         from foxglove.messages import Color, LinePrimitive, LinePrimitiveLineType, Point3, SceneEntity, SceneUpdate, Timestamp
 
         ts = Timestamp(ns // 1_000_000_000, ns % 1_000_000_000)
@@ -204,15 +221,53 @@ class FoxglovePublisher:
                                                              points=[Point3(x=a, y=b, z=c) for a, b, c in pts],
                                                              color=Color(r=0.12, g=0.47, b=0.71, a=1.0))]))
             self.piece[v.name] += 1
+            self.flown[v.name].append(pts[-1])
             self.track[v.name] = pts[-1:]   # the next piece starts where this one ends
+        entities += self.track_flown(ts)
         if entities:
-            self.scene_channel.log(SceneUpdate(entities=entities), log_time=ns)
+            self.track_channel.log(SceneUpdate(entities=entities), log_time=ns)
+        self.log_static(ns)
+
+    def track_flown(self, ts) -> list:
+        """Per vehicle, one line entity ``<vehicle>/track/flown``: its track from the start to
+        its last point, through the ends of the pieces (at most ``FLOWN_POINTS``, evenly
+        thinned); it replaces the one before (same id)."""
+        from foxglove.messages import Color, LinePrimitive, LinePrimitiveLineType, Point3, SceneEntity
+
+        entities = []
+        for v in self.scene.vehicles:
+            pts = self.flown[v.name]
+            if not pts:
+                continue
+            stride = -(-len(pts) // FLOWN_POINTS) or 1
+            pts = pts[::stride] + ([pts[-1]] if (len(pts) - 1) % stride else [])
+            if self.track[v.name] and self.track[v.name][-1] != pts[-1]:
+                pts = pts + [self.track[v.name][-1]]
+            if len(pts) < 2:
+                continue
+            entities.append(SceneEntity(timestamp=ts, frame_id=frames.WORLD_FRAME, id=f"{v.name}/track/flown",
+                                        lines=[LinePrimitive(type=LinePrimitiveLineType.LineStrip, thickness=2.0,
+                                                             scale_invariant=True,
+                                                             points=[Point3(x=a, y=b, z=c) for a, b, c in pts],
+                                                             color=Color(r=0.12, g=0.47, b=0.71, a=0.5))]))
+        return entities
+
+    def log_flown(self, ns: int) -> None:
+        """The track flown so far and the static scene, now (for a viewer that joins late)."""
+        from foxglove.messages import SceneUpdate, Timestamp
+
+        entities = self.track_flown(Timestamp(ns // 1_000_000_000, ns % 1_000_000_000))
+        if entities:
+            self.track_channel.log(SceneUpdate(entities=entities), log_time=ns)
+        self.log_static(ns)
 
     def finish(self) -> None:
-        """The last piece of track (at the last point's time)."""
+        """The last piece of track (at the last point's time), and the static scene there."""
         pts = [p for v in self.scene.vehicles for p in self.track[v.name]]
         if self.piece_start is not None and len(pts) > len(self.scene.vehicles):
             self.log_track(self._last_ns)
+        elif self.piece_start is not None:
+            self.log_static(self._last_ns)
 
 
 class FoxgloveObserver(Observer):

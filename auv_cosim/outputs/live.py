@@ -9,8 +9,9 @@ when a client falls behind (``message_backlog_size``), and a message logged with
 connected costs only its encoding; a viewer that connects, lags or goes away changes neither
 the pace nor the results. With ``--realtime`` every point is published as it is made
 (``every = 1``); without, the rows come in the loop's blocks (it flies at hundreds of times real
-time: mostly useful to see the end). The drawn scene (vehicle, waypoints, surface, floor) is
-sent again every ``STATIC_EVERY_S`` of wall time, for a viewer that connects late.
+time: mostly useful to see the end). The drawn scene (vehicle, waypoints, surface, floor) and
+the track flown so far are sent again every ``STATIC_EVERY_S`` of wall time, for a viewer that
+connects late.
 """
 
 from __future__ import annotations
@@ -57,4 +58,4 @@ class LiveView(FoxgloveObserver):
         now = time.monotonic()
         if now - self._static_at >= STATIC_EVERY_S:
             self._static_at = now
-            self.publisher.log_static(self.publisher._last_ns)
+            self.publisher.log_flown(self.publisher._last_ns)

@@ -72,7 +72,7 @@ def test_mcap_channels_counts_and_poses(survey):
 
 
 def test_the_scene_draws_the_vehicle_to_size_waypoints_surface_floor_and_track(survey):
-    _, msgs = mcap_messages(survey / "all" / "results.mcap", topics=["/scene"])
+    _, msgs = mcap_messages(survey / "all" / "results.mcap", topics=["/scene", "/scene/track"])
     entities = {e.id: e for _, _, m in msgs for e in m.entities}
     body = entities["vehicle/body"]
     assert body.frame_id == "vehicle" and body.frame_locked
@@ -82,7 +82,48 @@ def test_the_scene_draws_the_vehicle_to_size_waypoints_surface_floor_and_track(s
     assert len(wp) == 10 and (wp[1].x, wp[1].y) == (0.0, 500.0)          # (500 N, 0 E) is x = E, y = N
     assert entities["sea surface"].cubes[0].pose.position.z == 0.0
     assert entities["sea floor"].cubes[0].pose.position.z == -60.0       # SeaFloorDepth 60 m, down is -z
-    assert sum(1 for k in entities if k.startswith("vehicle/track/")) >= 11   # a piece each 10 s of 120 s
+    assert sum(1 for k in entities if k.startswith("vehicle/track/")) >= 12   # a piece each 10 s of 120 s, and the whole
+    assert all("track" in e.id for topic, _, m in msgs if topic == "/scene/track" for e in m.entities)
+
+
+@pytest.fixture(scope="module")
+def whole_survey(tmp_path_factory):
+    """The whole survey (to the end of its mission) with its MCAP file."""
+    out = tmp_path_factory.mktemp("whole") / "s"
+    done = _cli("run", "survey", "--no-plots", "-q", "--out", str(out), "--format", "csv,mcap")
+    assert done.returncode == 0, done.stderr
+    return out
+
+
+def test_a_viewer_that_seeks_anywhere_in_the_survey_shows_the_whole_scene(whole_survey):
+    """Foxglove's seek: a viewer shows the latest message of each topic at or before the time it
+    seeks to. At five times spread over the survey, those of the scene's topics hold the
+    vehicle's body, its waypoints, the surface and the floor, and the track flown from the start."""
+    from mcap.reader import make_reader
+    from mcap_protobuf.decoder import DecoderFactory
+
+    header, data = results_table(whole_survey)
+    with open(whole_survey / "results.mcap", "rb") as fh:
+        reader = make_reader(fh, decoder_factories=[DecoderFactory()])
+        scene_topics = [c.topic for c in reader.get_summary().channels.values() if c.topic.startswith("/scene")]
+        assert sorted(scene_topics) == ["/scene", "/scene/track"]
+        msgs = [(ch.topic, msg.log_time, decoded) for _, ch, msg, decoded in reader.iter_decoded_messages(topics=scene_topics)]
+    end = data[-1, 0]
+    assert end > 1000.0                                        # the mission's end, not a short run
+    start_enu = (data[0, header.index("vehicle.Pos[2]")], data[0, header.index("vehicle.Pos[1]")])
+    for t in np.linspace(0.0, end, 5):
+        latest = {}
+        for topic, log_time, m in msgs:
+            if log_time <= round(t * 1e9):
+                latest[topic] = m                              # the file's messages are in time order
+        shown = {e.id: e for m in latest.values() for e in m.entities}
+        assert {"vehicle/body", "vehicle/waypoints", "sea surface", "sea floor"} <= set(shown), (t, sorted(shown))
+        if t > 10.0:
+            flown = shown["vehicle/track/flown"].lines[0].points
+            assert (flown[0].x, flown[0].y) == start_enu      # the track from where the vehicle started
+            i = np.searchsorted(data[:, 0], t, side="right") - 1
+            here = (data[i, header.index("vehicle.Pos[2]")], data[i, header.index("vehicle.Pos[1]")])
+            assert np.hypot(flown[-1].x - here[0], flown[-1].y - here[1]) < 10 * 2.0   # to within 10 s of travel
 
 
 def test_the_schemas_are_foxglove_s_own(survey):
