@@ -34,14 +34,21 @@ def _start(out: Path, *extra) -> tuple[subprocess.Popen, int]:
     raise AssertionError(f"no live line; exit {proc.returncode}")
 
 
-async def _watch(port: int) -> tuple[list[dict], dict[str, list]]:
+async def _watch(port: int, subprotocols=("foxglove.sdk.v1", "foxglove.websocket.v1"), after=None,
+                 spoken: list | None = None, seen=None) -> tuple[list[dict], dict[str, list]]:
+    """Connect (once the event ``after`` is set) offering ``subprotocols``, subscribe to every
+    channel, take every message until the server closes; the subprotocol the server chose goes
+    to ``spoken``; ``seen(topic, log_time)`` is told of each message."""
     import websockets
 
     channels: dict[int, dict] = {}
     got: dict[str, list] = {}
     subs: dict[int, str] = {}
-    async with websockets.connect(f"ws://127.0.0.1:{port}", subprotocols=["foxglove.sdk.v1", "foxglove.websocket.v1"],
-                                  max_size=None) as ws:
+    if after is not None:
+        await after.wait()
+    async with websockets.connect(f"ws://127.0.0.1:{port}", subprotocols=list(subprotocols), max_size=None) as ws:
+        if spoken is not None:
+            spoken.append(ws.subprotocol)
         try:
             async for frame in ws:
                 if isinstance(frame, str):
@@ -57,6 +64,8 @@ async def _watch(port: int) -> tuple[list[dict], dict[str, list]]:
                 elif frame[0] == 1:   # message data: opcode, subscription id, log time, payload
                     sid, log_time = struct.unpack_from("<IQ", frame, 1)
                     got.setdefault(subs[sid], []).append((log_time, bytes(frame[13:])))
+                    if seen is not None:
+                        seen(subs[sid], log_time)
         except websockets.ConnectionClosed:
             pass
     return list(channels.values()), got
@@ -98,6 +107,52 @@ def test_a_client_receives_the_channels_and_poses_of_results_csv(tmp_path):
                            cwd=REPO, capture_output=True, text=True, timeout=120)
     assert plain.returncode == 0, plain.stderr
     assert (tmp_path / "unwatched" / "results.csv").read_bytes() == (tmp_path / "watched" / "results.csv").read_bytes()
+
+
+def test_clients_of_either_name_of_the_protocol_are_served_and_a_late_one_gets_the_track_flown(tmp_path):
+    """One client offering only ``foxglove.websocket.v1`` (older Foxglove and Lichtblick, the
+    ws-protocol library's default), joining once the other has seen 3 s simulated, and one offering
+    only ``foxglove.sdk.v1`` from the start: both on ``--port``, both given poses equal to
+    results.csv, and the late one the track flown from the start, before it joined."""
+    proc, port = _start(tmp_path / "w")
+
+    async def both():
+        old, new = [], []
+        three_s = asyncio.Event()
+
+        def seen(topic, log_time):
+            if log_time >= 3e9:
+                three_s.set()
+
+        late, early = await asyncio.gather(_watch(port, ["foxglove.websocket.v1"], after=three_s, spoken=old),
+                                           _watch(port, ["foxglove.sdk.v1"], spoken=new, seen=seen))
+        return old + new, late, early
+
+    spoken, (late_channels, late), (early_channels, early) = asyncio.run(asyncio.wait_for(both(), 120))
+    proc.wait(timeout=120)
+    assert proc.returncode == 0, proc.stderr.read()
+    assert spoken == ["foxglove.websocket.v1", "foxglove.sdk.v1"]
+    header, data = results_table(tmp_path / "w")
+    by_time = {round(t * 1e9): i for i, t in enumerate(data[:, 0])}
+    pos = [header.index(f"vehicle.Pos[{k}]") for k in (1, 2, 3)]
+    for channels, got in ((late_channels, late), (early_channels, early)):
+        topics = {c["topic"]: c for c in channels}
+        PoseInFrame = _decoder(topics["/vehicle/pose"])
+        assert len(got["/vehicle/pose"]) >= 10
+        for log_time, payload in got["/vehicle/pose"]:
+            m = PoseInFrame.FromString(payload)
+            ned = (m.pose.position.y, m.pose.position.x, -m.pose.position.z)
+            assert np.abs(np.array(ned) - data[by_time[log_time], pos]).max() <= 1e-9
+    assert min(t for t, _ in late["/vehicle/pose"]) >= 3e9           # it joined after 3 s simulated
+    SceneUpdate = _decoder({c["topic"]: c for c in late_channels}["/scene/track"])
+    flown = [e for _, payload in late["/scene/track"] for e in SceneUpdate.FromString(payload).entities
+             if e.id == "vehicle/track/flown"]
+    assert flown, "the late client got no track flown"
+    first = flown[0].lines[0].points[0]
+    assert (first.y, first.x, -first.z) == tuple(data[0, pos])           # from where the vehicle started, at t = 0
+    scene = {e.id for _, payload in late["/scene"] for e in _decoder({c["topic"]: c for c in late_channels}["/scene"])
+             .FromString(payload).entities}
+    assert {"vehicle/body", "sea surface"} <= scene
 
 
 def test_live_listens_on_loopback_only_and_port_needs_live(tmp_path):
