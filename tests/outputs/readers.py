@@ -42,11 +42,11 @@ def mcap_messages(path: Path, topics=None) -> tuple[dict, list]:
 
 def bag_messages(folder: Path) -> tuple[dict, list]:
     """(topic -> (msgtype, count), [(topic, timestamp, message)]) of a ROS 2 bag, read with the
-    stock Humble type store."""
+    stock Jazzy type store."""
     from rosbags.rosbag2 import Reader
     from rosbags.typesys import Stores, get_typestore
 
-    ts = get_typestore(Stores.ROS2_HUMBLE)
+    ts = get_typestore(Stores.ROS2_JAZZY)
     with Reader(folder) as reader:
         topics = {c.topic: (c.msgtype, c.msgcount) for c in reader.connections}
         msgs = [(c.topic, t, ts.deserialize_cdr(raw, c.msgtype)) for c, t, raw in reader.messages()]

@@ -172,22 +172,98 @@ def test_the_ros2_bag_reads_back_with_the_stock_type_store(survey):
     n = len(data)
     assert topics["/vehicle/odom"] == ("nav_msgs/msg/Odometry", n)
     assert topics["/sensors/imu"] == ("sensor_msgs/msg/Imu", n)
+    assert topics["/sensors/pressure"] == ("sensor_msgs/msg/FluidPressure", n)
+    assert topics["/sensors/dvl"] == ("geometry_msgs/msg/TwistWithCovarianceStamped", n)
+    assert topics["/vehicle/battery"] == ("sensor_msgs/msg/BatteryState", n)
     assert topics["/vehicle/commands"] == ("std_msgs/msg/Float64MultiArray", n)
+    assert topics["/tf_static"] == ("tf2_msgs/msg/TFMessage", 1) and topics["/tf"] == ("tf2_msgs/msg/TFMessage", n)
     odom = [(t, m) for topic, t, m in msgs if topic == "/vehicle/odom"]
     ned = np.array([[m.pose.pose.position.y, m.pose.pose.position.x, -m.pose.pose.position.z] for _, m in odom])
     assert np.abs(ned - data[:, [col[f"vehicle.Pos[{i}]"] for i in (1, 2, 3)]]).max() <= 1e-9
     assert np.allclose([t / 1e9 for t, _ in odom], data[:, 0], atol=1e-12, rtol=0)
-    assert odom[5][1].header.frame_id == "world" and odom[5][1].child_frame_id == "vehicle"
-    # forward speed in the body (FLU x) is the vehicle's speed through the water's ground
-    # speed's projection: positive, close to the cruise speed at the end
+    assert odom[5][1].header.frame_id == "odom" and odom[5][1].child_frame_id == "base_link"
+    # forward speed in the body (FLU x): positive, close to the cruise speed at the end
     assert 1.0 < odom[-1][1].twist.twist.linear.x < 1.8
     imu = [m for topic, _, m in msgs if topic == "/sensors/imu"]
-    assert imu[0].header.frame_id == "vehicle"
+    assert imu[0].header.frame_id == "imu_link"
     assert imu[0].angular_velocity_covariance[0] == -1.0                 # the AUV's instruments give no rates
+    assert imu[0].orientation_covariance[8] == pytest.approx(0.005 ** 2)  # HeadingNoiseStd squared
+    pressure = [m for topic, _, m in msgs if topic == "/sensors/pressure"][-1]
+    rho_g = 1025.0 * 9.81
+    assert (pressure.fluid_pressure - 101325.0) / rho_g == pytest.approx(data[-1, col["sensors.MeasuredDepth"]], abs=1e-9)
+    battery = [m for topic, _, m in msgs if topic == "/vehicle/battery"][-1]
+    assert battery.percentage == pytest.approx(data[-1, col["vehicle.BatteryFraction"]], rel=1e-6)
     cmds = [m for topic, _, m in msgs if topic == "/vehicle/commands"]
     assert cmds[0].layout.dim[0].label == "control.ThrustPower;control.RudderYaw;control.RudderDive"
     assert list(cmds[-1].data) == list(data[-1, [col["control.ThrustPower"], col["control.RudderYaw"],
                                                  col["control.RudderDive"]]])
+
+
+def test_the_bag_read_with_sqlite_and_a_cdr_decoder_has_tf_rep105_frames_and_the_auv_s_rates(survey):
+    """Read without rosbags (which writes it): /tf and /tf_static with REP 105's frames (map ->
+    odom -> base_link -> the sensors'), the odometry's angular twist the AUV's Omega outputs
+    (FRD turned into FLU) with a variance that is not zero, and metadata a ROS 2 tool accepts."""
+    import yaml
+
+    from tests.outputs.cdr import Cdr, bag_tables
+
+    header, data = results_table(survey / "all")
+    col = {c: i for i, c in enumerate(header)}
+    topics, messages = bag_tables(survey / "all" / "rosbag")
+    assert topics["/tf"][0] == "tf2_msgs/msg/TFMessage" and topics["/tf_static"][0] == "tf2_msgs/msg/TFMessage"
+    static_qos = yaml.safe_load(topics["/tf_static"][1])[0]
+    assert static_qos["durability"] == 1 and static_qos["reliability"] == 1        # transient local, reliable
+    (stamp, raw), = messages["/tf_static"]
+    static = {(t["header"]["frame_id"], t["child_frame_id"]) for t in Cdr(raw).tf_message()}
+    assert static == {("map", "odom"), ("base_link", "imu_link"), ("base_link", "pressure_link"),
+                      ("base_link", "dvl_link")}
+    tf = [Cdr(raw).tf_message() for _, raw in messages["/tf"]]
+    assert len(tf) == len(data) and {(t["header"]["frame_id"], t["child_frame_id"]) for m in tf for t in m} == {
+        ("odom", "base_link")}
+    last = tf[-1][0]["translation"]
+    assert (last[1], last[0], -last[2]) == tuple(data[-1, [col[f"vehicle.Pos[{i}]"] for i in (1, 2, 3)]])
+    odom = [Cdr(raw).odometry() for _, raw in messages["/vehicle/odom"]]
+    omega = data[:, [col[f"vehicle.Omega[{i}]"] for i in (1, 2, 3)]]
+    angular = np.array([m["angular"] for m in odom])
+    assert np.array_equal(angular, omega * [1.0, -1.0, -1.0])                     # FRD -> FLU, the same doubles
+    assert np.abs(omega[:, 2]).max() > 0.01                                       # it turns: the rates are not zeros
+    # and they are the body rates: the Euler angles' rates from them (ZYX kinematics), integrated
+    # by the trapezoid rule over the 0.1 s points, follow the Euler outputs to within 1 % of
+    # each angle's excursion (zeros, a sign or an axis wrong would miss by all of it)
+    roll, pitch = (data[:, col[f"vehicle.Euler[{i}]"]] for i in (1, 2))
+    p, q, r = omega.T
+    rates = {"roll": p + np.tan(pitch) * (q * np.sin(roll) + r * np.cos(roll)),
+             "pitch": q * np.cos(roll) - r * np.sin(roll),
+             "yaw": (q * np.sin(roll) + r * np.cos(roll)) / np.cos(pitch)}
+    t = data[:, 0]
+    for k, (name, rate) in enumerate(rates.items()):
+        angle = np.unwrap(data[:, col[f"vehicle.Euler[{k + 1}]"]])
+        integrated = np.concatenate([[0.0], np.cumsum(0.5 * (rate[1:] + rate[:-1]) * np.diff(t))])
+        excursion = np.abs(angle - angle[0]).max()
+        assert excursion > 1e-3 and np.abs(integrated - (angle - angle[0])).max() < 0.01 * excursion, name
+    cov = np.array(odom[-1]["twist_covariance"]).reshape(6, 6)
+    assert (np.diag(cov) > 0).all() and (np.diag(cov) < 1e-6).all()              # the truth: known, not "exactly zero"
+    assert (odom[-1]["header"]["frame_id"], odom[-1]["child_frame_id"]) == ("odom", "base_link")
+    dvl = Cdr(messages["/sensors/dvl"][-1][1]).twist_with_covariance_stamped()
+    assert dvl["header"]["frame_id"] == "dvl_link" and dvl["linear"][0] == data[-1, col["sensors.MeasuredSpeed"]]
+    meta = yaml.safe_load((survey / "all" / "rosbag" / "metadata.yaml").read_text())["rosbag2_bagfile_information"]
+    assert meta["ros_distro"] == "jazzy" and meta["version"] == 8
+    assert all(t["topic_metadata"]["offered_qos_profiles"] for t in meta["topics_with_message_count"])
+
+
+def test_a_follower_s_commands_hold_its_controller_s_values_alone(tmp_path):
+    """The convoy: the follower's /commands are its three commands, not the leader's wake
+    values wired into it after them."""
+    from tests.outputs.cdr import Cdr, bag_tables
+
+    done = _cli("run", "convoy", "--stop-time", "2", "--no-plots", "-q", "--out", str(tmp_path / "c"), "--format", "rosbag")
+    assert done.returncode == 0, done.stderr
+    header, data = results_table(tmp_path / "c")
+    _, messages = bag_tables(tmp_path / "c" / "rosbag")
+    last = Cdr(messages["/follower/commands"][-1][1]).float64_multi_array()
+    names = ["follower_control.ThrustPower", "follower_control.RudderYaw", "follower_control.RudderDive"]
+    assert last["dim"] == [(";".join(names), 3, 3)]
+    assert last["data"] == [data[-1, header.index(n)] for n in names]
 
 
 def test_export_of_a_finished_folder_gives_the_run_s_messages_and_refuses_to_overwrite(survey, tmp_path):
@@ -228,6 +304,15 @@ def test_h100_bag_has_its_wrench_thrusters_and_imu(tmp_path):
     assert imu.linear_acceleration.z == -data[-1, col["sensors.MeasuredSpecificForce[3]"]]
     cmds = [m for topic, _, m in msgs if topic == "/vehicle/commands"][-1]
     assert len(cmds.data) == 8 and cmds.layout.dim[0].label.startswith("control.ThrusterCommand[1];")
+    # the controller's estimate is its belief of the position, not an Imu: a point in map
+    assert "/control/imu" not in topics and topics["/control/estimate"][0] == "geometry_msgs/msg/PointStamped"
+    est = [m for topic, _, m in msgs if topic == "/control/estimate"][-1]
+    assert (est.header.frame_id, est.point.x) == ("map", data[-1, col["control.NavPosition[2]"]])
+    dvl = [m for topic, _, m in msgs if topic == "/sensors/dvl"][-1]
+    assert dvl.twist.twist.linear.y == -data[-1, col["sensors.MeasuredVelocity[2]"]]
+    assert dvl.twist.covariance[0] == pytest.approx(0.005 ** 2)           # DvlNoiseStd squared
+    odom = [m for topic, _, m in msgs if topic == "/vehicle/odom"][-1]
+    assert odom.twist.twist.angular.z == -data[-1, col["vehicle.Omega[3]"]]
     _, scene = mcap_messages(tmp_path / "h" / "results.mcap", topics=["/scene"])
     body = next(e for _, _, m in scene for e in m.entities if e.id == "vehicle/body")
     assert body.cubes[0].size.z == pytest.approx(0.254)                    # the frame's Height
@@ -256,6 +341,11 @@ def test_each_vehicle_of_a_fleet_has_its_own_channels_named_after_it(tmp_path):
     assert {"leader/body", "follower/body", "leader/waypoints", "follower/waypoints"} <= entities
     topics, _ = bag_messages(tmp_path / "c" / "rosbag")
     assert {"/leader/odom", "/follower/odom", "/leader_sensors/imu", "/follower_sensors/imu"} <= set(topics)
+    _, bag = bag_messages(tmp_path / "c" / "rosbag")
+    frames = {(t.header.frame_id, t.child_frame_id) for topic, _, m in bag if topic in ("/tf", "/tf_static")
+              for t in m.transforms}
+    assert {("map", "leader/odom"), ("leader/odom", "leader/base_link"), ("leader/base_link", "leader/imu_link"),
+            ("follower/odom", "follower/base_link")} <= frames
     header, data = results_table(tmp_path / "c")
     last = {m.child_frame_id: m for topic, _, m in msgs if topic == "/tf"}
     assert last["follower"].translation.y == data[-1, header.index("follower.Pos[1]")]   # north is y

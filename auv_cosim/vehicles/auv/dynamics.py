@@ -127,6 +127,8 @@ EXTRA_OUTPUTS = SignalTable(
            "least WakeMinSpeed)", SOURCE_LABELS),
     Signal("WakeVelocity", 3, "m/s", "Water velocity of the others' wakes at the body origin over the "
            "step just ended, NED", NED),
+    Signal("Omega", 3, "rad/s", "Angular velocity in the body frame (roll, pitch and yaw rates: the "
+           "state's Omega)", XYZ),
 )
 STATE_SIZE = STATE.size
 INPUT_SIZE = INPUTS.size
@@ -139,6 +141,8 @@ INPUT_ARRAY_SIZE = INPUT_SIZE + WAKE_BLOCK
 #: where the FMU keeps the wake outputs: after the table's outputs, in the same array
 Y_WAKE_SOURCE = OUTPUT_SIZE
 Y_WAKE_VELOCITY = OUTPUT_SIZE + SOURCE_SIZE
+#: the body rates, after the wake outputs (added later: no value reference moved)
+Y_OMEGA = OUTPUT_SIZE + EXTRA_OUTPUTS.start("Omega")
 BATTERY = STATE.start("Battery")
 # The compiled functions slice the state and the outputs with these integers (numba freezes
 # a global integer into the compiled code; a global slice object it would unpickle per call).
@@ -674,8 +678,11 @@ def write_outputs(t, x, u, c, out):
     out[Y_BATTERY] = battery
     out[Y_BATTERY_FRACTION] = battery / c[C_INITIAL_BATTERY] if c[C_INITIAL_BATTERY] > 0.0 else 0.0
     out[Y_THRUST] = compute_thrust(propulsion_power(u[U_THRUST_POWER], x[BATTERY], c), out[Y_SPEED], c)
-    if out.shape[0] > OUTPUT_SIZE:    # the FMU's array: the wake outputs after the table's
+    if out.shape[0] > OUTPUT_SIZE:    # the FMU's array: the wake outputs and the rates after the table's
         write_wake_outputs(x, u, c, rotation, still_water_ned, wake, out[Y_THRUST], out)
+        if out.shape[0] >= Y_OMEGA + 3:
+            for i in range(3):
+                out[Y_OMEGA + i] = x[X_OMEGA + i]
 
 
 @jit
@@ -703,7 +710,7 @@ def wake_outputs(t, x, u, c):
     """WakeSource (15) then WakeVelocity (3) at time t, a new array (see `write_wake_outputs`)."""
     out = np.zeros(OUTPUT_SIZE + SOURCE_SIZE + 3)
     write_outputs(t, x, u, c, out)
-    return out[OUTPUT_SIZE:].copy()
+    return out[OUTPUT_SIZE:OUTPUT_SIZE + SOURCE_SIZE + 3].copy()
 
 
 @jit

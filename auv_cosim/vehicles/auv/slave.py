@@ -19,7 +19,9 @@ Variables (vectors as `Name[i]`, 1-based, SI units):
   (Boolean), PropellerDiameter, WakeMinSpeed (fixed), WakeSpreadRate, JetSpreadRate,
   WakeLength (tunable) and ExternalWakeUpdate (String "Step" / "Evaluation"); the inputs
   WakeSources[1..3,1..15] (three other vehicles' WakeSource rows, zero: none) and the outputs
-  WakeSource[1..15] (this vehicle's row, zero unless CastWake) and WakeVelocity[1..3] (NED).
+  WakeSource[1..15] (this vehicle's row, zero unless CastWake) and WakeVelocity[1..3] (NED);
+  then the output Omega[1..3] (body rates, rad/s: the state's angular velocity, for the tools
+  that want the vehicle's rates, such as a ROS bag's odometry).
 
 Failures (see auv_cosim.fmu.slave): a bad parameter fails fmi2ExitInitializationMode (fmi2Fatal)
 with an error logged that names the variable; a non-finite input or an integrator failure fails
