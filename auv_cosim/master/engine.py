@@ -138,6 +138,7 @@ def simulate(plan: Plan, csv_path: Path | None, progress: bool | None = None, ec
     instances: dict[str, Instance] = {}
     status, reason, failure = "completed", "", None
     at = {"steps": 0, "time": plan.start_time}
+    log.clock = lambda: at["time"]
     end = None
     startup_time = 0.0
     with Interrupt() as intr:
@@ -159,8 +160,13 @@ def simulate(plan: Plan, csv_path: Path | None, progress: bool | None = None, ec
             failure = {"time": at["time"], "signal": what}
         finally:
             try:
-                for observer in everyone:
-                    observer.close()
+                try:
+                    timed = [{**m, "time": t} for m, t in zip(log.messages, log.times)]
+                    for observer in everyone:
+                        observer.ended(status, reason, float(at["time"]), timed)
+                finally:
+                    for observer in everyone:
+                        observer.close()
             finally:
                 lifecycle.teardown(instances)
 

@@ -49,6 +49,9 @@ class MessageLog:
         self.messages: list[dict] = []
         self.counts = {"warning": 0, "error": 0}
         self.last: dict[str, list[str]] = {}
+        #: the simulated time of each kept message (the communication point the loop had reached)
+        self.times: list[float] = []
+        self.clock = None   # () -> that time; None: none known
 
         def logger(env, instance, status, category, message):
             try:
@@ -64,6 +67,7 @@ class MessageLog:
                     self.counts["warning" if status == 1 else "error"] += 1
                     if len(self.messages) < self.keep:
                         self.messages.append({"instance": inst, "status": label, "message": msg})
+                        self.times.append(float(self.clock()) if self.clock is not None else float("nan"))
                     last = self.last.setdefault(inst, [])
                     last.append(msg)
                     del last[:-5]

@@ -71,6 +71,11 @@ class Observer:
     def rows(self, block: np.ndarray) -> None:
         pass
 
+    def ended(self, status: str, reason: str, time: float, messages: list[dict]) -> None:
+        """Once the run has ended, before ``close``: its status ("completed", "failed",
+        "interrupted"), the reason in words, the simulated time reached, and the FMUs' warnings
+        and errors (``MessageLog.messages``: instance, status, message, time)."""
+
     def close(self) -> None:
         pass
 

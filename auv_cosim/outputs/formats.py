@@ -90,6 +90,10 @@ class McapWriter(FileWriter):
     def rows(self, block) -> None:
         self.inner.rows(block)
 
+    def ended(self, status, reason, time, messages) -> None:
+        if self.inner is not None:
+            self.inner.ended(status, reason, time, messages)
+
     def close(self) -> None:
         if self.inner is not None:
             self.inner.close()

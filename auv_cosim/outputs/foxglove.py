@@ -18,10 +18,17 @@ vehicle (named after its instance, as in the scenario):
   ``TRACK_PIECE_S`` of simulated time (``<vehicle>/track/<k>``, each kept by a viewer that
   plays), and in the same message the whole track flown so far (``<vehicle>/track/flown``,
   replaced each time) for a viewer that seeks or joins late;
+- ``/log`` (``foxglove.Log``): the master's warnings about the scenario (at the start), each
+  warning and error an FMU logged (name: the instance; stamped with the communication point the
+  loop had reached), the run's end ("run completed: reached stop time 120 s"), and its outcome
+  as JSON (name ``summary``: status, reason, simulated time, the FMUs' warnings and errors; the
+  figures are summary.json's);
 - ``/<instance>/signals`` (JSON): every recorded column of the instance as a number, named as
   in results.csv with ``[i]`` written ``_i`` (``Pos[1]`` is ``Pos_1``, ``ThrusterDir[1,2]``
   is ``ThrusterDir_1_2``) so that the Plot panel reads it by name
-  (``/vehicle/signals.Pos_1``); the channel's metadata maps each key to its column.
+  (``/vehicle/signals.Pos_1``); the channel's metadata maps each key to its column, and each
+  property of its JSON schema has the column's ``unit`` (as its FMU declares it: ``rad`` for
+  angles, ``m``, ``m/s``; ``""`` where it declares none).
 
 The world and body frames are ENU and FLU (``frames``). Every message is stamped (its log time
 and its schema's ``timestamp``) with the simulated time since the run's start.
@@ -47,6 +54,10 @@ except ImportError:   # pragma: no cover
 TRACK_PIECE_S = 10.0
 #: the most points of the line of the whole track flown (``<vehicle>/track/flown``)
 FLOWN_POINTS = 1000
+#: the run's log: the master's warnings, the FMUs' messages, the run's end and outcome
+LOG_TOPIC = "/log"
+#: foxglove.LogLevel of each FMI status the master keeps
+LOG_LEVELS = {"warning": "Warning", "discard": "Warning", "error": "Error", "fatal": "Fatal"}
 #: margin around the waypoints and start points for the planes of surface and floor (m)
 PLANE_MARGIN_M = 50.0
 
@@ -80,7 +91,8 @@ class FoxglovePublisher:
             schema = {"type": "object", "title": f"{inst} signals",
                       "properties": {"timestamp": {"type": "object", "properties": {
                           "sec": {"type": "integer"}, "nsec": {"type": "integer"}}},
-                          **{k: {"type": "number", "description": f"{inst}.{v}"} for k, v in zip(keys, variables)}}}
+                          **{k: {"type": "number", "description": f"{inst}.{v}", "unit": scene.units.get(f"{inst}.{v}", "")}
+                             for k, v in zip(keys, variables)}}}
             channel = foxglove.Channel(f"/{inst}/signals", schema=schema, message_encoding="json", context=context,
                                        metadata={k: f"{inst}.{v}" for k, v in zip(keys, variables)})
             self.signals[inst] = (channel, keys, [scene.index(f"{inst}.{v}") for v in variables])
@@ -285,6 +297,7 @@ class FoxgloveObserver(Observer):
 
     def start(self, plan, layout) -> None:
         import foxglove
+        from foxglove.channels import LogChannel
 
         from .scene import scene_of
 
@@ -292,6 +305,31 @@ class FoxgloveObserver(Observer):
             self.ctx = foxglove.Context()
         self.sinks = list(self.open_sinks(self.ctx))
         self.publisher = FoxglovePublisher(scene_of(plan, list(layout.columns), self.record), self.ctx)
+        self.log = LogChannel(LOG_TOPIC, context=self.ctx)
+        for warning in plan.warnings:
+            self._log(0, "Warning", "master", warning)
+
+    def _log(self, ns: int, level: str, name: str, message: str) -> None:
+        from foxglove.messages import Log, LogLevel, Timestamp
+
+        self.log.log(Log(timestamp=Timestamp(ns // 1_000_000_000, ns % 1_000_000_000), level=getattr(LogLevel, level),
+                         name=name, message=message), log_time=ns)
+
+    def ended(self, status: str, reason: str, time: float, messages: list[dict]) -> None:
+        """The FMUs' warnings and errors (at the point the loop had reached when each came), the
+        run's end in words, and its outcome (as summary.json begins it) as one JSON message."""
+        t0 = self.publisher.scene.t0
+        end_ns = frames.stamp(time, t0)[0]
+        for m in messages:
+            t = m.get("time", float("nan"))
+            ns = frames.stamp(t, t0)[0] if np.isfinite(t) else end_ns
+            self._log(ns, LOG_LEVELS.get(m["status"], "Unknown"), m["instance"], m["message"])
+        level = {"completed": "Info", "interrupted": "Warning"}.get(status, "Error")
+        self._log(end_ns, level, "master", f"run {status}: {reason}")
+        outcome = {"status": status, "reason": reason, "simulated_time_s": time - t0,
+                   "fmu_warnings": sum(m["status"] == "warning" for m in messages),
+                   "fmu_errors": sum(m["status"] != "warning" for m in messages)}
+        self._log(end_ns, level, "summary", dumps(outcome))
 
     def rows(self, block: np.ndarray) -> None:
         self.publisher.rows(block)

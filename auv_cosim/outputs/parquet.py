@@ -6,9 +6,16 @@ The columns are results.csv's, by the same names and in the same order, every va
 the run goes, a row group every ``ROW_GROUP`` rows (zstd compressed), so a 24 h mission does
 not keep another copy of its table to write it. A file cut short (the process killed) is no
 Parquet file; a run that fails or is interrupted closes it with every row made.
+
+The file's key-value metadata says what the numbers are: ``auv_cosim.units`` (JSON: each
+column's unit, as its FMU declares it, "" where none), ``auv_cosim.scenario`` (the scenario's
+name), ``auv_cosim.version`` (the package's), ``auv_cosim.start_time``; each column's field also
+carries its ``unit``.
 """
 
 from __future__ import annotations
+
+import json
 
 import numpy as np
 
@@ -32,10 +39,16 @@ class ParquetWriter(FileWriter):
         import pyarrow as pa
         import pyarrow.parquet as pq
 
+        from .. import __version__
+        from .scene import column_units
+
         record = [c for c in (plan.record if self.record is None else self.record) if c in layout.colmap and c != "time"]
         self.names = ["time"] + record
         self.index = np.array([0] + [layout.colmap[c] for c in record], dtype=np.intp)
-        self.schema = pa.schema([pa.field(n, pa.float64(), nullable=False) for n in self.names])
+        units = column_units(plan, record)
+        self.schema = pa.schema([pa.field(n, pa.float64(), nullable=False, metadata={"unit": units[n]}) for n in self.names],
+                                metadata={"auv_cosim.units": json.dumps(units), "auv_cosim.scenario": plan.name,
+                                          "auv_cosim.version": __version__, "auv_cosim.start_time": repr(plan.start_time)})
         self.make_room()
         self.writer = pq.ParquetWriter(str(self.path), self.schema, compression="zstd")
 

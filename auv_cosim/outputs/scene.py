@@ -45,6 +45,7 @@ class Scene:
     waypoints: list[tuple[float, float, float]] = field(default_factory=list)
     floor_depth: float | None = None
     name: str = ""
+    units: dict[str, str] = field(default_factory=dict)   # column -> its unit ("" where the FMU declares none)
 
     def index(self, name: str) -> int:
         return self.columns.index(name)
@@ -106,7 +107,19 @@ def scene_of(plan: Plan, columns: list[str], record: list[str] | None = None) ->
     for v in vehicles:
         for key in ("SeaFloorDepth", "SeaDepth"):
             floor = floor or _number(param(plan, v.name, key))
-    return Scene(list(columns), record, plan.start_time, vehicles, waypoints, floor, plan.name)
+    return Scene(list(columns), record, plan.start_time, vehicles, waypoints, floor, plan.name, column_units(plan, record))
+
+
+def column_units(plan: Plan, columns: list[str]) -> dict[str, str]:
+    """The unit of each column ``inst.var`` as its FMU declares it ("" where it declares none;
+    "s" for the time)."""
+    out = {"time": "s"}
+    for c in columns:
+        inst, _, var = c.partition(".")
+        ip = plan.instances.get(inst)
+        v = ip.vars.get(var) if ip is not None else None
+        out[c] = (v.unit or "") if v is not None else ""
+    return out
 
 
 def _waypoints(scenario: dict) -> list[tuple[float, float, float]]:

@@ -350,3 +350,46 @@ def test_each_vehicle_of_a_fleet_has_its_own_channels_named_after_it(tmp_path):
     last = {m.child_frame_id: m for topic, _, m in msgs if topic == "/tf"}
     assert last["follower"].translation.y == data[-1, header.index("follower.Pos[1]")]   # north is y
     assert last["leader"].translation.y == data[-1, header.index("leader.Pos[1]")]
+
+
+def test_a_run_with_a_warning_logs_it_on_the_mcap_s_log_channel(tmp_path):
+    """foxglove.Log: the FMU's warning (a vehicle whose fins cannot dive it), named after its
+    instance, the run's end and its outcome as JSON."""
+    done = _cli("run", "depth_step", "--stop-time", "3", "--no-plots", "-q", "--out", str(tmp_path / "w"),
+                "--set", "vehicle.COG[3]=0.09", "--format", "csv,mcap")
+    assert done.returncode == 0, done.stderr
+    channels, msgs = mcap_messages(tmp_path / "w" / "results.mcap", topics=["/log"])
+    assert channels["/log"][:2] == ("foxglove.Log", "protobuf")
+    logs = [m for _, _, m in msgs]
+    warning = [m for m in logs if m.name == "vehicle"]
+    assert len(warning) == 1 and warning[0].level == 3 and "fins cannot dive" in warning[0].message   # 3: WARNING
+    end = [m for m in logs if m.name == "master"]
+    assert [m.message for m in end] == ["run completed: reached stop time 3 s"] and end[0].level == 2   # 2: INFO
+    assert end[0].timestamp.seconds == 3
+    outcome = json.loads(next(m.message for m in logs if m.name == "summary"))
+    assert outcome == {"status": "completed", "reason": "reached stop time 3 s", "simulated_time_s": 3.0,
+                       "fmu_warnings": 1, "fmu_errors": 0}
+
+
+def test_the_json_signal_schemas_and_parquet_carry_the_units(survey):
+    import pyarrow.parquet as pq
+    from mcap.reader import make_reader
+
+    with open(survey / "all" / "results.mcap", "rb") as fh:
+        summary = make_reader(fh).get_summary()
+    by_topic = {c.topic: summary.schemas[c.schema_id] for c in summary.channels.values()}
+    props = json.loads(by_topic["/vehicle/signals"].data)["properties"]
+    assert (props["Pos_1"]["unit"], props["Euler_3"]["unit"], props["Speed"]["unit"]) == ("m", "rad", "m/s")
+    assert all("unit" in p for k, p in props.items() if k != "timestamp")
+    assert json.loads(by_topic["/sensors/signals"].data)["properties"]["MeasuredHeading"]["unit"] == "rad"
+    table = pq.read_table(survey / "all" / "results.parquet")
+    meta = {k.decode(): v.decode() for k, v in table.schema.metadata.items()}
+    units = json.loads(meta["auv_cosim.units"])
+    assert list(units) == table.column_names
+    assert (units["time"], units["vehicle.Pos[1]"], units["vehicle.Euler[2]"], units["vehicle.Omega[3]"]) == (
+        "s", "m", "rad", "rad/s")
+    assert meta["auv_cosim.scenario"] == "survey" and meta["auv_cosim.version"]
+    assert table.schema.field("control.CrossTrackError").metadata == {b"unit": b"m"}
+    # the file's own key-value metadata, as any Parquet reader sees it (not only pyarrow's schema)
+    kv = pq.ParquetFile(survey / "all" / "results.parquet").metadata.metadata
+    assert b"auv_cosim.units" in kv and b"auv_cosim.scenario" in kv
