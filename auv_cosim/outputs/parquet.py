@@ -39,7 +39,6 @@ class ParquetWriter(FileWriter):
         import pyarrow as pa
         import pyarrow.parquet as pq
 
-        from .. import __version__
         from .scene import column_units
 
         record = [c for c in (plan.record if self.record is None else self.record) if c in layout.colmap and c != "time"]
@@ -48,7 +47,7 @@ class ParquetWriter(FileWriter):
         units = column_units(plan, record)
         self.schema = pa.schema([pa.field(n, pa.float64(), nullable=False, metadata={"unit": units[n]}) for n in self.names],
                                 metadata={"auv_cosim.units": json.dumps(units), "auv_cosim.scenario": plan.name,
-                                          "auv_cosim.version": __version__, "auv_cosim.start_time": repr(plan.start_time)})
+                                          "auv_cosim.version": package_version(), "auv_cosim.start_time": repr(plan.start_time)})
         self.make_room()
         self.writer = pq.ParquetWriter(str(self.path), self.schema, compression="zstd")
 
@@ -75,3 +74,14 @@ class ParquetWriter(FileWriter):
             finally:
                 self.writer.close()
                 self.writer = None
+
+
+def package_version() -> str:
+    """The installed distribution's version ("unknown" when it is not installed, as in a bare
+    checkout on sys.path)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("auv-cosim")
+    except PackageNotFoundError:
+        return "unknown"
