@@ -78,7 +78,8 @@ def test_interface_matches_the_contract(auv_fmu):
     assert inputs == {"ThrustPower", "RudderYaw", "RudderDive"} | vec("ExternalForce", 3) | rows
     assert outputs == (vec("Pos", 3) | vec("Vel", 3) | vec("Quater", 4) | vec("Euler", 3)
                        | {"Heading", "Pitch", "Depth", "Speed", "Altitude", "SeaDepth", "Battery",
-                          "BatteryFraction", "Thrust"} | vec("WakeSource", 15) | vec("WakeVelocity", 3))
+                          "BatteryFraction", "Thrust"} | vec("WakeSource", 15) | vec("WakeVelocity", 3)
+                       | vec("Omega", 3))
     for v in md.modelVariables:
         assert v.description, v.name
         if v.name in ("WaveMode", "WaveComponents", "WaveSeed"):   # SPEC 8's whole numbers
@@ -117,10 +118,24 @@ def test_interface_matches_the_contract(auv_fmu):
     # registered last, so that it moved no other variable's value reference
     local = [v for v in md.modelVariables if v.causality == "local"]
     assert [v.name for v in local] == ["SurfaceElevation"] and local[0].unit == "m"
-    # (after it only the wake variables of SPEC 9, added later: tests/integration/test_wake_fmu.py)
+    # (after it only the wake variables of SPEC 9, added later: tests/integration/test_wake_fmu.py,
+    # and the body rates Omega, added after them: every other value reference stayed)
     assert local[0].valueReference == max(v.valueReference for v in md.modelVariables
                                           if not v.name.startswith(("Wake", "Jet", "CastWake", "PropellerDiameter",
-                                                                    "ExternalWakeUpdate")))
+                                                                    "ExternalWakeUpdate", "Omega[")))
+    rates = sorted(by_name[f"Omega[{i}]"].valueReference for i in (1, 2, 3))
+    assert rates[0] > max(v.valueReference for v in md.modelVariables if not v.name.startswith("Omega["))
+    assert all(by_name[f"Omega[{i}]"].unit == "rad/s" for i in (1, 2, 3))
+
+
+def test_the_omega_outputs_are_the_state_s_body_rates(run):
+    """Omega[1..3] after a step is the angular velocity of the state (Omega0 held through a
+    zero-length start, then turned by the rudder)."""
+    r = run(**{"Omega0": (0.01, -0.02, 0.03), "LocalVel0": (1.5, 0.0, 0.0)}).initialize()
+    assert list(r.vector("Omega")) == [0.01, -0.02, 0.03]
+    r.set(RudderYaw=0.2, ThrustPower=60.0)
+    r.step(5.0)
+    assert abs(r.vector("Omega")[2]) > 1e-3                       # turning under the rudder
 
 
 # ------------------------------------------------------------------------------ behaviour
