@@ -417,7 +417,7 @@ def _track(r: _Run):
                 we = [w[1] for w in wps]
                 ax.plot(we, wn, "--", color="0.5", lw=0.8)
                 ax.plot(we, wn, "x", color="crimson", ms=8, mew=2, label=r.lab(v, "waypoints"))
-                for i, (a, b) in enumerate(zip(we, wn)):
+                for i, (a, b) in enumerate(zip(we, wn), start=1):   # from 1, as the 3-D view numbers them
                     ax.annotate(str(i), (a, b), textcoords="offset points", xytext=(5, 5), fontsize=8, color="crimson")
         tc_opts = plan.model.analysis.get("turning_circle")
         if tc_opts is not None:

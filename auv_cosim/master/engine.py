@@ -76,6 +76,9 @@ class ProgressBar(Observer):
             self.bar = _progress_bar(self.plan)
         if self.bar is not None and len(block):
             t = float(block[-1, 0])
+            if t - self.plan.start_time > self.bar.total:   # past the expected end: 10 % more, up to the safety net
+                self.bar.total = round(min(self.plan.stop_time - self.plan.start_time,
+                                           1.1 * (t - self.plan.start_time)), 6)
             self.bar.update(t - self.shown)
             self.shown = t
 
@@ -90,12 +93,42 @@ def _progress_bar(plan: Plan):
         from tqdm import tqdm
 
         cols, rows = shutil.get_terminal_size((80, 24))
-        return tqdm(total=round(plan.stop_time - plan.start_time, 6), unit="s", unit_scale=False, delay=2.0,
+        end = min(expected_end(plan) or plan.stop_time, plan.stop_time)
+        return tqdm(total=round(end - plan.start_time, 6), unit="s", unit_scale=False, delay=2.0,
                     ncols=cols if cols >= 20 else 80, nrows=rows if rows >= 2 else 24,
                     desc=plan.name, file=sys.stderr, leave=False,
                     bar_format="{desc}: {percentage:3.0f}%|{bar}| {n:.0f}/{total:.0f} s sim [{elapsed}<{remaining}]")
     except Exception:
         return None
+
+
+def expected_end(plan: Plan) -> float | None:
+    """When the mission is expected to end, for a run that stops on a condition (``stop_when``:
+    its ``stop_time`` is then a safety net): the start time plus, for each instance that flies
+    waypoints (as the registered figures read them) at a ``CruiseSpeed``, the horizontal path
+    from the start of what it drives (``Pos0``) through its waypoints at that speed; the latest
+    of them. None where it is not known (no stop condition, no waypoints or speed)."""
+    from .summary import param
+    from .view import scenario_waypoints
+
+    if not plan.stops:
+        return None
+    specs = plan.model.model_dump(mode="json", by_alias=True, exclude_none=True).get("instances") or {}
+    ends = []
+    for inst in plan.instances:
+        try:
+            speed = float(param(plan, inst, "CruiseSpeed"))
+            route = scenario_waypoints({"instances": {inst: specs[inst]}}) if inst in specs else []
+        except Exception:   # no speed, or waypoints that cannot be read: not known
+            continue
+        if not route or not speed > 0.0:
+            continue
+        driven = next((c.dst for c in plan.connections if c.src == inst), None)
+        start = [param(plan, driven, f"Pos0[{i}]", None) for i in (1, 2)] if driven else [None, None]
+        points = ([tuple(float(x) for x in start)] if None not in start else []) + [w[:2] for w in route]
+        length = sum(float(np.hypot(b[0] - a[0], b[1] - a[1])) for a, b in zip(points, points[1:]))
+        ends.append(plan.start_time + length / speed)
+    return max(ends) if ends else None
 
 
 def _recorder(plan: Plan, layout: RowLayout, csv_path: Path) -> CsvRecorder:

@@ -345,7 +345,10 @@ def _add_tracks(fig, c: dict, t: np.ndarray, vehicles: list[str], rows: np.ndarr
     for k, v in enumerate(vehicles):
         n, e, d = (c[f"{v}.Pos[{i}]"][rows] for i in (1, 2, 3))
         fig.add_trace(go.Scatter3d(x=_r(e), y=_r(n), z=_r(d), mode="lines", name=f"{v} track",
-                                   line=dict(width=4, color=_r(t[rows], 2), colorscale="Viridis") if k == 0 else dict(width=4),
+                                   line=dict(width=4, color=_r(t[rows], 2), colorscale="Viridis", showscale=True,
+                                             colorbar=dict(title=dict(text=f"{v}: t (s)"), x=0.0, xanchor="left", y=0.45,
+                                                           len=0.4, thickness=12))
+                                   if k == 0 else dict(width=4),
                                    customdata=_r(t[rows], 2),
                                    hovertemplate="t %{customdata} s<br>N %{y} m, E %{x} m<br>depth %{z} m<extra></extra>"),
                       row=1, col=1)
@@ -463,11 +466,29 @@ def _add_frames(fig, c: dict, t: np.ndarray, frames_at: np.ndarray, n_time: int,
     return steps
 
 
+#: the height of the scene's box against its larger horizontal side
+DEPTH_ASPECT = 0.45
+
+
+def _depth_range(box: _SceneBox) -> tuple[float, float]:
+    """The depth axis (downwards): from the deepest point (5 % below) to just above the surface."""
+    depth_span = max(box.z_hi, 1.0)
+    return depth_span * 1.05, -0.05 * depth_span - 1.0
+
+
+def vertical_exaggeration(box: _SceneBox) -> float:
+    """How many times a metre of depth is drawn longer than a metre across: the box's height is
+    DEPTH_ASPECT of its larger horizontal side, whatever the depths it spans."""
+    deep, shallow = _depth_range(box)
+    horizontal = max(box.e_hi - box.e_lo, box.n_hi - box.n_lo)
+    return (DEPTH_ASPECT / (deep - shallow)) / (1.0 / horizontal)
+
+
 def _lay_out(fig, tables: RunTables, box: _SceneBox, steps: list[dict]) -> None:
     """The page's layout: title, the 3-D scene's axes over ``box`` (depth downwards), the play
     and pause buttons and the time slider."""
     n_lo, n_hi, e_lo, e_hi = box.n_lo, box.n_hi, box.e_lo, box.e_hi
-    depth_span = max(box.z_hi, 1.0)
+    exaggeration = vertical_exaggeration(box)
     fig.update_layout(
         title=dict(text=tables.title or "run", x=0.01, font=dict(size=15)),
         height=860, margin=dict(l=10, r=10, t=60, b=10),
@@ -475,10 +496,11 @@ def _lay_out(fig, tables: RunTables, box: _SceneBox, steps: list[dict]) -> None:
         scene=dict(
             xaxis=dict(title=dict(text="east (m)"), range=[e_lo, e_hi]),
             yaxis=dict(title=dict(text="north (m)"), range=[n_lo, n_hi]),
-            zaxis=dict(title=dict(text="depth (m)"), range=[depth_span * 1.05, -0.05 * depth_span - 1.0]),
+            zaxis=dict(title=dict(text=f"depth (m, vertical exaggeration {exaggeration:.3g}x)"),
+                       range=list(_depth_range(box))),
             aspectmode="manual",
             aspectratio=dict(x=(e_hi - e_lo) / max(e_hi - e_lo, n_hi - n_lo), y=(n_hi - n_lo) / max(e_hi - e_lo, n_hi - n_lo),
-                             z=0.45),
+                             z=DEPTH_ASPECT),
             camera=dict(eye=dict(x=-1.3, y=-1.5, z=0.9)),
         ),
         updatemenus=[dict(type="buttons", direction="left", x=0.0, y=0.0, xanchor="left", yanchor="top",

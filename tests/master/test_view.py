@@ -150,3 +150,24 @@ def test_headless_chromium_draws_the_scene_without_script_error(zigzag_view, tmp
     assert np.count_nonzero(saturation > 40) > 2000, "no coloured pixels in the 3-D scene"
     if os.environ.get("VIEW_SCREENSHOT_TO"):  # keep the picture (the README's is made so)
         shutil.copy(shot, os.environ["VIEW_SCREENSHOT_TO"])
+
+
+def test_the_view_states_its_vertical_exaggeration_and_has_a_colour_bar_of_time(tmp_path):
+    """The track's colours are explained (a colour bar of time) and the depth axis says how
+    much it is stretched: the rov spans 3 m across and 3 m of depth, drawn in a box 0.45 as high
+    as wide."""
+    from auv_cosim.master.view import DEPTH_ASPECT
+
+    tables = read_results(_synthetic_run(tmp_path / "rov"))
+    fig = build_figure(tables, max_frames=3)
+    track = next(tr for tr in fig.data if tr.name == "rov track")
+    assert track.line.showscale and "t (s)" in track.line.colorbar.title.text
+    title = fig.layout.scene.zaxis.title.text
+    stated = float(re.search(r"vertical exaggeration ([0-9.]+)x", title).group(1))
+    xs, zs = fig.layout.scene.xaxis.range, fig.layout.scene.zaxis.range
+    ys = fig.layout.scene.yaxis.range
+    horizontal = max(xs[1] - xs[0], ys[1] - ys[0])
+    drawn = (DEPTH_ASPECT / abs(zs[0] - zs[1])) * horizontal       # drawn size of a metre of depth per metre across
+    assert stated == pytest.approx(drawn, rel=5e-3)
+    wps = next(tr for tr in fig.data if tr.name == "waypoints")
+    assert list(wps.text) == ["1", "2"]                                     # numbered from 1, as track.png
