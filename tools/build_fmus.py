@@ -16,7 +16,8 @@ For each FMU (table FMUS below) the script
    and the slave script written for it, and runs pythonfmu's builder on the modules the slave
    imports, in a child process so that every FMU is built from a fresh interpreter;
 3. completes modelDescription.xml, which pythonfmu 0.7.0 leaves incomplete: <UnitDefinitions>
-   with SI base-unit exponents (auv_cosim/fmu/units.py), `unit` on every Real that has one, a
+   with SI base-unit exponents (auv_cosim/fmu/units.py; rad and rad/s with the <DisplayUnit>
+   `deg` and `deg/s`, the displayUnit of every angle), `unit` on every Real that has one, a
    legal variability on every variable, <ModelStructure> with <Outputs> (dependencies where the
    slave declared them) and <InitialUnknowns>, and the capability flags the slave declares
    (`fmu_capabilities`, e.g. canGetAndSetFMUstate / canSerializeFMUstate);
@@ -272,7 +273,7 @@ def declare_range(type_element: ET.Element, meta_entry: dict) -> None:
 def complete_model_description(xml_text: bytes, meta: Dict[str, dict],
                                capabilities: Dict[str, bool]) -> Tuple[bytes, List[str]]:
     """Return the completed modelDescription.xml and a list of warnings (e.g. no description)."""
-    from auv_cosim.fmu.units import base_unit_exponents
+    from auv_cosim.fmu.units import base_unit_exponents, display_unit
 
     warnings: List[str] = []
     root = ET.fromstring(xml_text)
@@ -301,6 +302,8 @@ def complete_model_description(xml_text: bytes, meta: Dict[str, dict],
         if unit:
             base_unit_exponents(unit)  # raises on an unknown unit
             type_element.set("unit", unit)
+            if display_unit(unit):   # angles: a tool shows degrees by default
+                type_element.set("displayUnit", display_unit(unit)[0])
             if unit not in used_units:
                 used_units.append(unit)
         else:
@@ -319,6 +322,9 @@ def complete_model_description(xml_text: bytes, meta: Dict[str, dict],
             unit_element = ET.SubElement(definitions, "Unit", {"name": unit})
             ET.SubElement(unit_element, "BaseUnit",
                           {k: str(v) for k, v in base_unit_exponents(unit).items()})
+            if display_unit(unit):
+                shown, factor = display_unit(unit)
+                ET.SubElement(unit_element, "DisplayUnit", {"name": shown, "factor": repr(factor)})
         root.insert(list(root).index(cosim) + 1, definitions)
 
     # <ModelStructure>: rebuilt from the variables.

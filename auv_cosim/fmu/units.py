@@ -11,7 +11,8 @@ digit for a power (`m/s2`, `kg.m2`, `N.m.s`), `1` for a dimensionless quantity.
 """
 from __future__ import annotations
 
-from typing import Dict, Mapping
+import math
+from typing import Dict, Mapping, Optional, Tuple
 
 # Exponents of the FMI 2.0 base units: kg, m, s, A, K, mol, cd, rad.
 BASE_UNIT_NAMES = ("kg", "m", "s", "A", "K", "mol", "cd", "rad")
@@ -61,6 +62,19 @@ SI_UNITS: Dict[str, Mapping[str, int]] = {
     "1/m": {"m": -1},
     "s/m": {"s": 1, "m": -1},
 }
+
+
+#: Display units: what a tool shows a value of the unit in by default (FMI 2.0 `<DisplayUnit>`,
+#: value_display = factor * value). Angles are computed in radians and read in degrees.
+DISPLAY_UNITS: Dict[str, Tuple[str, float]] = {
+    "rad": ("deg", 180.0 / math.pi),
+    "rad/s": ("deg/s", 180.0 / math.pi),
+}
+
+
+def display_unit(unit: str) -> Optional[Tuple[str, float]]:
+    """(name, factor) of the display unit of `unit`, or None where it is shown as it is."""
+    return DISPLAY_UNITS.get(unit)
 
 
 def is_known(unit: str) -> bool:

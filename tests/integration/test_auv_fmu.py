@@ -96,6 +96,12 @@ def test_interface_matches_the_contract(auv_fmu):
     assert units["Rho"] == "kg/m3" and units["ThrustPerPower"] == "N/W"
     definitions = {u.name: u.baseUnit for u in md.unitDefinitions}
     assert (definitions["N"].kg, definitions["N"].m, definitions["N"].s) == (1, 1, -2)
+    # angles computed in radians, shown in degrees: the display units a tool offers by default
+    shown = {u.name: [(d.name, d.factor, d.offset) for d in u.displayUnits] for u in md.unitDefinitions}
+    assert shown["rad"] == [("deg", pytest.approx(180.0 / math.pi, rel=1e-15), 0.0)]
+    assert shown["rad/s"] == [("deg/s", pytest.approx(180.0 / math.pi, rel=1e-15), 0.0)] and shown["m"] == []
+    assert {v.displayUnit for v in md.modelVariables if v.unit in ("rad", "rad/s")} == {"deg", "deg/s"}
+    assert all(v.displayUnit in (None, "") for v in md.modelVariables if v.unit not in ("rad", "rad/s"))
     assert (definitions["W"].kg, definitions["W"].m, definitions["W"].s) == (1, 2, -3)
     # seed-001 parameters with their defaults
     defaults = {"Length": 2.0, "Diameter": 0.2, "AverageDensity": 1020.0, "Rho": 1025.0,
