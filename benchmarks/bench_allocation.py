@@ -1,7 +1,7 @@
-"""Benchmark of the thrust allocation (SPEC 7.4): microseconds per allocation, median and 99th
-percentile, for the clipped pseudo-inverse and the warm-started QP (DAQP; as the controllers run
-it, least-norm forces first on a rank-6 layout, and with DAQP on every call), on the H100's
-default 8-thruster layout and on the rank-5 6-thruster layout.
+"""Benchmark of the thrust allocation (docs/physics/h100.md#allocation): microseconds per
+allocation, median and 99th percentile, for the clipped pseudo-inverse and the warm-started QP
+(DAQP; as the controllers run it, least-norm forces first on a rank-6 layout, and with DAQP on every
+call), on the H100's default 8-thruster layout and on the rank-5 6-thruster layout.
 
 Three request sequences, each 20 000 wrenches:
 
@@ -59,7 +59,8 @@ def _rz(angle):
 
 
 def layouts():
-    """SPEC 7.3's 8-thruster layout and the 6-thruster standard BlueROV2 (rank 5)."""
+    """The default 8-thruster layout (docs/physics/h100.md#parameters) and the 6-thruster standard
+    BlueROV2 (rank 5)."""
     horizontal_r = [_rz(a) @ np.array([0.156, 0.111, 0.085]) for a in (0.0, 5.05, 1.91, math.pi)]
     horizontal_d = [_rz(b) @ np.array([1.0, -1.0, 0.0]) / math.sqrt(2.0)
                     for b in (0.0, math.pi / 2, 3 * math.pi / 2, math.pi)]

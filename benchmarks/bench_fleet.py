@@ -1,5 +1,6 @@
-"""Benchmark of several vehicles in one run (SPEC 9.4): how fast two AUVs with their stacks and
-their wakes wired step, and that a vehicle alone steps as fast as it did before.
+"""Benchmark of several vehicles in one run (docs/physics/environment.md#several-vehicles): how fast
+two AUVs with their stacks and their wakes wired step, and that a vehicle alone steps as fast as it
+did before.
 
 Prints, measured side by side (the cases interleaved, repeat after repeat; the MEDIAN of the
 repeats is kept, because the 2-core machine is shared and its load moves), each case's stepping

@@ -1,5 +1,5 @@
-"""Benchmark: what the wake ports of the vehicle FMUs (SPEC 9) cost a run that uses no wakes,
-side by side with a checkout from before them.
+"""Benchmark: what the wake ports of the vehicle FMUs (docs/physics/environment.md#wakes) cost a run
+that uses no wakes, side by side with a checkout from before them.
 
 Measured interleaved (before, after, before, after ...: the machine is shared and its load
 moves), the median and the best of the repeats printed with the ratio before / after:
@@ -8,9 +8,9 @@ moves), the median and the best of the repeats printed with the ratio before / a
             master and FMUs (the whole mission, about 34 simulated minutes): the stepping time
             and real-time factor of summary.json, and whether results.csv is the same bytes;
   Auv.fmu   each checkout's Auv.fmu alone through fmpy's low-level calls in cruise (set the 6
-            inputs, fmi2DoStep 0.1 s, get the 22 outputs of SPEC 2.6), microseconds per step;
-            and, after only, the same with another vehicle's row wired in (15 more inputs set,
-            WakeVelocity read): what meeting a wake costs.
+            inputs, fmi2DoStep 0.1 s, get the 22 outputs of docs/physics/auv.md#fmu-interface),
+            microseconds per step; and, after only, the same with another vehicle's row wired in (15
+            more inputs set, WakeVelocity read): what meeting a wake costs.
 
     .venv/bin/python benchmarks/bench_wake_ports.py --before DIR [--repeats 5] [--steps 20000]
 
@@ -33,7 +33,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 
-#: SPEC 2.6's outputs of Auv.fmu, the ones the survey stack reads (no wake port)
+#: The outputs of Auv.fmu (docs/physics/auv.md#fmu-interface), the ones the survey stack reads (no
+#: wake port)
 OUTPUTS = ([f"Pos[{i}]" for i in (1, 2, 3)] + [f"Vel[{i}]" for i in (1, 2, 3)] + [f"Quater[{i}]" for i in (1, 2, 3, 4)]
            + [f"Euler[{i}]" for i in (1, 2, 3)] + ["Heading", "Pitch", "Depth", "Speed", "Altitude", "SeaDepth",
                                                   "Battery", "BatteryFraction", "Thrust"])

@@ -1,5 +1,5 @@
-"""The momentum a vehicle's wake carries (SPEC 9.2): rho U Int(u . e) dA over planes across the
-wake of an AUV in steady cruise, against T - F_D.
+"""The momentum a vehicle's wake carries (docs/physics/environment.md#wake-field): rho U Int(u . e)
+dA over planes across the wake of an AUV in steady cruise, against T - F_D.
 
 A library AUV (casting its wake) flies 150 s at the power given from the survey speed until it
 has settled; its published row (WakeSource) is then integrated over planes normal to e at the

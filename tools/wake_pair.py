@@ -1,5 +1,5 @@
 """Two Auv.fmu instances driven by fmpy alone (no project master), each wired to the other's
-wake (SPEC 9): the figures that show the FMUs' wake ports do what SPEC 9 says.
+wake: the figures that show the FMUs' wake ports do what docs/physics/environment.md#wakes says.
 
 A leader cruises north at `--power` W, 30 m deep, and a follower starts `--gap` m behind it on
 the same line at the same speed (the cruise speed of 30 W, 1.438 m/s), both with CastWake =
@@ -7,7 +7,8 @@ true; at every communication point each one's WakeSource[1..15] is read, then se
 other's WakeSources[1,1..15], then both step (a Jacobi exchange: what either sees does not
 depend on which steps first). Printed:
 
-* the follower's WakeVelocity against SPEC 9.2's field, transcribed without the library
+* the follower's WakeVelocity against the field of the wake law
+  (docs/physics/environment.md#wake-field), transcribed without the library
   (tests/wake_oracle.py), at its position at each step's start from the leader's row then
   ("Step" mode holds that value over the step): the largest difference over the run;
 * the trajectories against a loop of the vehicle library alone (AuvModel and VehicleSimulator,
@@ -158,7 +159,7 @@ def fmu_pair(fmu: Path, seconds: float, gap: float, power: float, step: float, u
 
 
 def oracle_errors(seen: dict) -> np.ndarray:
-    """|WakeVelocity - SPEC 9.2's field| per step: the follower's WakeVelocity after each step
+    """|WakeVelocity - the wake law's field| per step: the follower's WakeVelocity after each step
     against the transcription at its position at the step's start from the row it was given."""
     from tests.wake_oracle import oracle_field
 
@@ -187,7 +188,7 @@ def main(argv=None) -> int:
           f"follower {args.gap:g} m behind, {args.power:g} W, step {args.step:g} s, ExternalWakeUpdate {args.update}")
     errors = oracle_errors(fmus)
     if args.update == "Step":
-        print(f"  follower's WakeVelocity against SPEC 9.2's field (tests/wake_oracle.py): largest difference "
+        print(f"  follower's WakeVelocity against the wake law's field (tests/wake_oracle.py): largest difference "
               f"{errors.max():.3g} m/s over {len(errors)} steps (largest |WakeVelocity| "
               f"{np.linalg.norm(fmus['wake'], axis=1).max():.4f} m/s)")
     else:

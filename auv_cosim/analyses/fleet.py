@@ -1,5 +1,5 @@
-"""The analyses of scenarios with several vehicles (SPEC 9.4), registered with the master through
-entry points (pyproject.toml, ``auv_cosim.analyses``):
+"""The analyses of scenarios with several vehicles (docs/physics/environment.md#several-vehicles),
+registered with the master through entry points (pyproject.toml, ``auv_cosim.analyses``):
 
 - ``convoy``: a follower on a leader's line, what the wake does to it: each one's energy per
   metre run, mean thrust and mean speed, the follower's against the leader's (ratios), the gap

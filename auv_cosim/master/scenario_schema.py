@@ -176,7 +176,7 @@ class ScenarioModel(Strict):
     # several vehicles, each with its stack (expanded into prefixed instances when loaded)
     vehicles: dict[Ident, VehicleSpec] = Field(default_factory=dict)
     # 'A -> B' or 'A -> B[k]': A's WakeSource into row k (default: the first free one) of B's
-    # WakeSources (SPEC 9.4)
+    # WakeSources (docs/physics/environment.md#several-vehicles)
     wakes: list[StrictStr] = Field(default_factory=list)
 
     def noise_seeds(self) -> list[str]:

@@ -517,8 +517,9 @@ def _lay_out(fig, tables: RunTables, box: _SceneBox, steps: list[dict]) -> None:
 
 
 def wake_length_of(scenario: dict) -> float:
-    """How far behind a source the wakes reach (SPEC 9.2: the receivers' WakeLength), for the
-    drawn axis: the longest WakeLength a scenario's instance sets, else the default 50 m."""
+    """How far behind a source the wakes reach (docs/physics/environment.md#wake-field: the
+    receivers' WakeLength), for the drawn axis: the longest WakeLength a scenario's instance sets,
+    else the default 50 m."""
     lengths = []
     for spec in (scenario.get("instances") or {}).values():
         value = ((spec or {}).get("parameters") or {}).get("WakeLength")

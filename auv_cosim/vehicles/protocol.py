@@ -218,7 +218,8 @@ class Vehicle(Protocol):
             signal + "0", each optional), validated, ValueError naming the part.
         startup_warnings(name): texts the FMU logs as warnings after initialisation (a
             vehicle that cannot dive...), empty when all is well.
-    Among other vehicles (optional; SPEC 9, auv_cosim.vehicles.wake; both vehicles have them):
+    Among other vehicles (optional; docs/physics/environment.md#wakes, auv_cosim.vehicles.wake; both
+    vehicles have them):
         EXTRA_INPUTS, EXTRA_OUTPUTS: `SignalTable`s of inputs after the table's (the others'
             wake rows: no column in the input Jacobian) and of outputs after the table's (in
             the FMU's output array, written by `write_outputs` when it is that long).

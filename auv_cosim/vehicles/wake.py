@@ -1,6 +1,6 @@
-"""Wakes of self-propelled bodies (SPEC 9): the row a casting vehicle publishes, the water
-velocity the wake and jet of such a row give at a point, and how a vehicle holds the others'
-rows over a communication step.
+"""Wakes of self-propelled bodies (docs/physics/environment.md#wakes): the row a casting vehicle
+publishes, the water velocity the wake and jet of such a row give at a point, and how a vehicle
+holds the others' rows over a communication step.
 
 Shared by every vehicle: it knows points, directions, forces and rows, nothing of a hull (the
 AUV computes its own resistance from its forces and hands it to `source_row`).
@@ -38,9 +38,9 @@ floats (`hold_wake` fills it at the start of each step):
     45     1 when any row is a source with U > 0, else 0 (then nothing else is read)
     46:49  the field at the step's start position (ExternalWakeUpdate "Step"), NED
 
-Limits (documented in SPEC 9.2): the wake is straight along today's e (right behind a vehicle
-on a straight leg, wrong in a turn); going astern the stern is still its origin; the law is
-linear in the strength, a small wake.
+Limits (docs/physics/environment.md#wake-limits): the wake is straight along today's e (right behind
+a vehicle on a straight leg, wrong in a turn); going astern the stern is still its origin; the law
+is linear in the strength, a small wake.
 """
 from __future__ import annotations
 
@@ -88,7 +88,8 @@ _PROBLEMS = {NOT_FINITE: "is not finite", NEGATIVE: "must not be negative",
 
 @dataclass(frozen=True)
 class WakeParameters(ParameterSet):
-    """How a vehicle meets the others' wakes (SPEC 9.2, 9.3): parameters of the receiving
+    """How a vehicle meets the others' wakes (docs/physics/environment.md#wake-field,
+    docs/physics/environment.md#meeting-wakes): parameters of the receiving
     vehicle, the same names in both vehicle FMUs."""
 
     WakeSpreadRate: float = parameter(
@@ -164,7 +165,8 @@ def _part_geometry(point, origin, direction):
 @jit
 def wake_part_speed(point, origin, direction, strength, sigma0, spread, speed, rho, ramp_length,
                     wake_length):
-    """The speed along `direction` that one part (hull wake or jet) gives at `point` (SPEC 9.2):
+    """The speed along `direction` that one part (hull wake or jet) gives at `point`
+    (docs/physics/environment.md#wake-field):
 
     u = S / (2 pi rho U sigma^2) exp(-r^2 / (2 sigma^2)) ramp(x / D_s) fade(x),
     sigma = sigma_0 + k x; zero where x <= 0, x >= WakeLength or r > 5 sigma.
@@ -290,7 +292,8 @@ def resistance(force, rel_vel):
 @jit
 def source_row_into(pos, rotation, rel_vel, drag, thrust, stern_body, jet_body, diameter,
                     propeller_diameter, rho, min_speed, out, start):
-    """The row a casting vehicle publishes (SPEC 9.1), written into out[start:start + 15]:
+    """The row a casting vehicle publishes (docs/physics/environment.md#wake-source), written into
+    out[start:start + 15]:
 
     p_s = Pos + R stern, p_j = Pos + R jet, e = -R v_r / |v_r|, U = |v_r|, F_D, T, D_s, Dp_s,
     rho_s; all zero when U < `min_speed` (WakeMinSpeed: below it the small-wake law does not
@@ -425,7 +428,8 @@ def with_sources(inputs, sources=None) -> np.ndarray:
 def plane_momentum(row, distance, wake: WakeParameters = WakeParameters(), rings: int = 3000,
                    angles: int = 8) -> float:
     """rho_s U times the integral of u . e over the plane normal to e `distance` downstream of the
-    row's stern (N): the momentum its field carries through that plane, which SPEC 9.2 makes
+    row's stern (N): the momentum its field carries through that plane, which the law
+    (docs/physics/environment.md#wake-field) makes
     (T - F_D) ramp fade (1 - e^-12.5) when the stern and the propeller lie on one line along e
     (each part on its own: -F_D and +T). A check of the law, not physics: a polar midpoint rule
     out to 6 sigma of the wider part, `rings` x `angles` points of `wake_velocity`; its error is

@@ -1,4 +1,5 @@
-"""Linear deep-water (Airy) waves, long-crested, regular or JONSWAP irregular (SPEC 8).
+"""Linear deep-water (Airy) waves, long-crested, regular or JONSWAP irregular
+(docs/physics/environment.md#waves).
 
 Shared by both vehicles: it knows points, times and gravity, nothing of a hull.
 
@@ -35,7 +36,8 @@ WAVE_MODES = {"none": WAVES_NONE, "regular": WAVES_REGULAR, "irregular": WAVES_I
 
 @dataclass(frozen=True)
 class WaveParameters(ParameterSet):
-    """The sea state (SPEC 8), with the names both vehicle FMUs give these parameters.
+    """The sea state (docs/physics/environment.md#waves), with the names both vehicle FMUs give
+    these parameters.
 
     `WaveMode` chooses what is used: 0 "none" (still water, the default), 1 "regular" (one
     component: `WaveAmplitude`, `WavePeriod`, phase 0) or 2 "irregular" (`WaveComponents`

@@ -5,7 +5,8 @@ ground, m/s), Omega (rad/s), Battery (J). Inputs (6): ThrustPower (W), RudderYaw
 RudderDive (rad), ExternalForce (NED, N). The tables STATE, INPUTS and OUTPUTS below are the
 one place of these orders; the compiled functions index with the integers derived from them.
 
-The equations (SPEC 2.3): with the water velocity v_w = R^T V_c(depth) and v_r = LocalVel - v_w,
+The equations (docs/physics/auv.md#equations-of-motion): with the water velocity
+v_w = R^T V_c(depth) and v_r = LocalVel - v_w,
     M (v_r', omega') = tau_total(v_r, omega, ...)            (Coriolis and Munk inside tau)
     LocalVel' = v_r' + d(v_w)/dt = v_r' - omega x v_w + R^T (dV_c/dz) z'
 For a current uniform in NED the last term vanishes and this is the seed's equation. With a
@@ -111,12 +112,12 @@ LOCALS = SignalTable(
     Signal("SurfaceElevation", 1, "m", "Elevation of the sea surface above its mean at the vehicle's "
                                        "north and east (0 without waves)"),
 )
-#: The others' wakes (SPEC 9.3), held after the table's inputs in a block of
-#: auv_cosim.vehicles.wake.WAKE_BLOCK values (up to three rows of other vehicles' WakeSource, then what
-#: the vehicle holds of them over a step), and what this vehicle publishes of its own (SPEC 9.1).
-#: Not in INPUTS and OUTPUTS: the inputs have no column in the input Jacobian (nothing
-#: linearises about another vehicle's wake), and the FMU registers all of them after every
-#: other variable (no value reference moved).
+#: The others' wakes (docs/physics/environment.md#meeting-wakes), held after the table's inputs in a
+#: block of auv_cosim.vehicles.wake.WAKE_BLOCK values (up to three rows of other vehicles'
+#: WakeSource, then what the vehicle holds of them over a step), and what this vehicle publishes of
+#: its own (docs/physics/environment.md#wake-source). Not in INPUTS and OUTPUTS: the inputs have no
+#: column in the input Jacobian (nothing linearises about another vehicle's wake), and the FMU
+#: registers all of them after every other variable (no value reference moved).
 EXTRA_INPUTS = SignalTable(
     Signal("WakeSources", SOURCES_SIZE, SOURCE_UNITS, "Another vehicle's WakeSource (a row of zeros: "
            "none)", SOURCE_LABELS, columns=SOURCE_SIZE),
@@ -210,8 +211,9 @@ C_LIFT_X_FORE = CONSTANTS.add("lift end x, astern", 1,
                               lambda p, e, h, w: p.section_x[0] + p.section_length[0] / 2.0)
 C_LIFT_AREA_FORE = CONSTANTS.add("lift end area, astern", 1,
                                  lambda p, e, h, w: frontal_area(p.section_diameter[0]))
-# The wakes (SPEC 9): how this vehicle meets the others' (the field's parameters, the update
-# mode) and what it casts (its stern, its diameters, whether it casts, from what speed).
+# The wakes (docs/physics/environment.md#wakes): how this vehicle meets the others' (the field's
+# parameters, the update mode) and what it casts (its stern, its diameters, whether it casts, from
+# what speed).
 C_WAKE_SPREAD = CONSTANTS.add("WakeSpreadRate", 1, lambda p, e, h, w: w.WakeSpreadRate)
 C_JET_SPREAD = CONSTANTS.add("JetSpreadRate", 1, lambda p, e, h, w: w.JetSpreadRate)
 C_WAKE_LENGTH = CONSTANTS.add("WakeLength", 1, lambda p, e, h, w: w.WakeLength)
@@ -295,7 +297,8 @@ def _rudder_jacobian(plane, rel_vel, omega, deflection, c):
 @jit
 def hull_wrench(rel_vel, omega, c):
     """The hull's velocity-dependent wrench (a tuple): axial drag, strip theory and slender-body
-    lift (forces 3, 4 and 5 of SPEC 2.3), summed in this order."""
+    lift (docs/physics/auv.md#axial-drag, #cross-flow-strip-theory, #hull-lift), summed in this
+    order."""
     w = axial_drag_wrench(rel_vel, c[C_RHO], c[C_FRONTAL_AREA], c[C_AXIAL_CD])
     w = wrench_add(w, cross_flow_strip_wrench(
         rel_vel, omega, c[C_RHO], c[C_CROSS_FLOW_CD], triple(c, C_SECTION_X),
@@ -307,7 +310,7 @@ def hull_wrench(rel_vel, omega, c):
 
 @jit
 def with_fins(w, rel_vel, omega, rudder_yaw, rudder_dive, c):
-    """w plus the yaw plane's wrench, then the dive plane's (force 7 of SPEC 2.3; nothing
+    """w plus the yaw plane's wrench, then the dive plane's (docs/physics/auv.md#fins; nothing
     without fins)."""
     if c[C_RUDDER_AREA] > 0.0:
         w = wrench_add(w, _rudder(YAW_PLANE, rel_vel, omega, rudder_yaw, c))
@@ -329,18 +332,19 @@ def hydrodynamic_wrench(rel_vel, omega, rudder_yaw, rudder_dive, c):
 
 @jit
 def resisting_force(rel_vel, omega, rudder_yaw, rudder_dive, c):
-    """The force (body frame, a 3-tuple) of the hull and the fins, forces 3, 4, 5 and 7 of SPEC
-    2.3: what the resistance F_D of the published wake source is taken from (SPEC 9.1; the
-    Coriolis terms and the roll damping do no work against the flow)."""
+    """The force (body frame, a 3-tuple) of the hull and the fins: axial drag, strip theory, hull
+    lift and fins (docs/physics/auv.md#equations-of-motion), what the resistance F_D of the
+    published wake source is taken from (docs/physics/environment.md#wake-source; the Coriolis
+    terms and the roll damping do no work against the flow)."""
     w = with_fins(hull_wrench(rel_vel, omega, c), rel_vel, omega, rudder_yaw, rudder_dive, c)
     return (w[0], w[1], w[2])
 
 
 @jit
 def others_wake(x, u, c):
-    """The water velocity of the others' wakes at the body origin, NED (SPEC 9.3), as the step
-    sees it: the value held since its start ("Step") or the field at x ("Evaluation"). Only
-    where `meets_wake(u, U_WAKE)`."""
+    """The water velocity of the others' wakes at the body origin, NED
+    (docs/physics/environment.md#meeting-wakes), as the step sees it: the value held since its start
+    ("Step") or the field at x ("Evaluation"). Only where `meets_wake(u, U_WAKE)`."""
     return held_wake_velocity((x[X_POS], x[X_POS + 1], x[X_POS + 2]), u, U_WAKE,
                               c[C_WAKE_EVALUATION] > 0.0, c[C_WAKE_SPREAD], c[C_JET_SPREAD],
                               c[C_WAKE_LENGTH])
@@ -398,18 +402,20 @@ def _derivative(t, x, u, c, in_waves):
 
 @jit
 def _write_derivative(t, x, u, c, in_waves, xdot):
-    """x' at time t, written into `xdot`; `in_waves` adds the waves of SPEC 8 (and nothing, not even a zero, when
+    """x' at time t, written into `xdot`; `in_waves` adds the waves
+    (docs/physics/environment.md#wave-forces; and nothing, not even a zero, when
     False: still water stays bit for bit what it was).
 
-    The others' wakes (SPEC 9.3) add their water velocity to the current's wherever it enters
-    (v_r and -omega x v_w), held over the step or evaluated at x (`others_wake`); their
-    acceleration is neglected.
+    The others' wakes (docs/physics/environment.md#meeting-wakes) add their water velocity to the
+    current's wherever it enters (v_r and -omega x v_w), held over the step or evaluated at x
+    (`others_wake`); their acceleration is neglected.
 
     In waves the water velocity at the body origin adds the waves' v_w, and their acceleration
     a_w acts through the Froude-Krylov force and the added mass, (rho Vol I + A) R^T a_w at the
     centre of buoyancy (the origin: no moment). In the relative velocity the equations carry,
     M v_r' = tau + (rho Vol I + A) R^T a_w - (m I + A) R^T a_w = tau + (rho Vol - m) R^T a_w,
-    and LocalVel' = v_r' + R^T a_w - omega x v_w^b (the local acceleration only; SPEC 8).
+    and LocalVel' = v_r' + R^T a_w - omega x v_w^b (the local acceleration only;
+    docs/physics/environment.md#wave-forces).
     """
     q = x[X_QUAT:X_QUAT + 4]
     vel = triple(x, X_VEL)
@@ -687,11 +693,11 @@ def write_outputs(t, x, u, c, out):
 
 @jit
 def write_wake_outputs(x, u, c, rotation, water_ned, wake, thrust, out):
-    """The outputs of SPEC 9 written into out after the table's: WakeVelocity (the others' wakes
-    over the step just ended, `wake`) and WakeSource, the row this vehicle publishes
-    (auv_cosim.vehicles.wake.source_row_into): v_r through `water_ned` (the current and the others'
-    wakes, no waves), F_D from the hull and fin forces with that v_r (`resisting_force`), T
-    the Thrust output; all zero unless CastWake."""
+    """The wake outputs (docs/physics/environment.md#wakes) written into out after the table's:
+    WakeVelocity (the others' wakes over the step just ended, `wake`) and WakeSource, the row this
+    vehicle publishes (auv_cosim.vehicles.wake.source_row_into): v_r through `water_ned` (the
+    current and the others' wakes, no waves), F_D from the hull and fin forces with that v_r
+    (`resisting_force`), T the Thrust output; all zero unless CastWake."""
     for i in range(3):
         out[Y_WAKE_VELOCITY + i] = wake[i]
     if not c[C_CAST_WAKE] > 0.0:
@@ -724,7 +730,7 @@ def local_vector(t, x, u, c):
 @jit
 def write_locals(t, x, u, c, out):
     """The values of `LOCALS` at time t written into `out`: the sea surface's elevation at the
-    body origin's north and east (SPEC 8; 0 in still water)."""
+    body origin's north and east (docs/physics/environment.md#waves; 0 in still water)."""
     out[0] = 0.0
     if c[C_WAVE_COUNT] > 0.0:
         n = int(c[C_WAVE_COUNT])

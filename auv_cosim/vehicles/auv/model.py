@@ -65,11 +65,12 @@ class AuvModel:
     #: The same with u, c and xdot in one array (`derivative_packed(t, x, work)`,
     #: auv_cosim.vehicles.packed): what the simulator hands SciPy.
     derivative_packed = staticmethod(dynamics.state_derivative_packed)
-    #: Among others (SPEC 9, auv_cosim.vehicles.wake): up to three of their wake source rows after
-    #: the inputs (`GIVEN_INPUTS` values a caller gives: `wake.with_sources(u, rows)`), held
-    #: over each step in an array of `INPUT_ARRAY_SIZE` (`hold_inputs` fills its end at the
-    #: step's start; `input_problem` words a refused row). The FMU's WakeSources and its outputs
-    #: WakeSource and WakeVelocity (EXTRA_OUTPUTS, after the table's outputs in its array).
+    #: Among others (docs/physics/environment.md#wakes, auv_cosim.vehicles.wake): up to three of
+    #: their wake source rows after the inputs (`GIVEN_INPUTS` values a caller gives:
+    #: `wake.with_sources(u, rows)`), held over each step in an array of `INPUT_ARRAY_SIZE`
+    #: (`hold_inputs` fills its end at the step's start; `input_problem` words a refused row). The
+    #: FMU's WakeSources and its outputs WakeSource and WakeVelocity (EXTRA_OUTPUTS, after the
+    #: table's outputs in its array).
     EXTRA_INPUTS = dynamics.EXTRA_INPUTS
     EXTRA_OUTPUTS = dynamics.EXTRA_OUTPUTS
     GIVEN_INPUTS = dynamics.GIVEN_INPUTS
@@ -89,7 +90,8 @@ class AuvModel:
 
     # --- the equations ----------------------------------------------------------------------
     # Without a time: in still water, whatever the sea (the linearisation's trim points are
-    # still-water ones); with a time t: at t in this model's waves (SPEC 8), as SciPy integrates.
+    # still-water ones); with a time t: at t in this model's waves
+    # (docs/physics/environment.md#waves), as SciPy integrates.
     def derivative(self, x, u, t: Optional[float] = None) -> np.ndarray:
         if t is None:
             return dynamics.state_derivative(np.asarray(x, float), np.asarray(u, float), self.constants)
@@ -122,7 +124,7 @@ class AuvModel:
         """The values of `LOCALS` at time t (the sea surface's elevation above the vehicle)."""
         return dynamics.local_vector(float(t), np.asarray(x, float), np.asarray(u, float), self.constants)
 
-    # --- among others (SPEC 9) ------------------------------------------------------------------
+    # --- among others (docs/physics/environment.md#wakes) -----------------------------------
     def held_inputs(self, x, u) -> np.ndarray:
         """What the vehicle holds over a step that starts at x with the inputs u (the table's, or
         with the others' rows: `wake.with_sources`): the inputs and the wake block filled as the
@@ -130,15 +132,16 @@ class AuvModel:
         return held_inputs(self, x, u)
 
     def wake_source(self, x, held, t: float = 0.0) -> np.ndarray:
-        """The row this vehicle publishes at x (SPEC 9.1, `WakeSource[1..15]`): `held` the inputs
-        held over the step just ended with its wake block (a simulator's `inputs`, or
-        `held_inputs`; the table's inputs alone: no others' wakes)."""
+        """The row this vehicle publishes at x (docs/physics/environment.md#wake-source,
+        `WakeSource[1..15]`): `held` the inputs held over the step just ended with its wake block (a
+        simulator's `inputs`, or `held_inputs`; the table's inputs alone: no others' wakes)."""
         return dynamics.wake_outputs(float(t), np.asarray(x, float), np.asarray(held, float),
                                      self.constants)[:SOURCE_SIZE]
 
     def wake_velocity(self, x, held, t: float = 0.0) -> np.ndarray:
-        """The others' wakes at x over the step just ended (SPEC 9.3, `WakeVelocity`, NED): the
-        value held ("Step") or the field at x from the held rows ("Evaluation")."""
+        """The others' wakes at x over the step just ended
+        (docs/physics/environment.md#meeting-wakes, `WakeVelocity`, NED): the value held ("Step") or
+        the field at x from the held rows ("Evaluation")."""
         return dynamics.wake_outputs(float(t), np.asarray(x, float), np.asarray(held, float),
                                      self.constants)[SOURCE_SIZE:]
 

@@ -129,8 +129,9 @@ PROPELLER_DIAMETER_FRACTION = 0.6
 
 @dataclass(frozen=True)
 class AuvWakeParameters(WakeParameters):
-    """The AUV among others (SPEC 9): how it meets their wakes (`WakeParameters`) and whether it
-    casts its own hull wake and propeller jet (seed 001's `CastWake`, default off)."""
+    """The AUV among others (docs/physics/environment.md#wakes): how it meets their wakes
+    (`WakeParameters`) and whether it casts its own hull wake and propeller jet (seed 001's
+    `CastWake`, default off)."""
 
     CastWake: bool = parameter(False, None, "Publish this vehicle's hull wake and propeller jet as "
                                "WakeSource (false: WakeSource is all zero)", kind="boolean")

@@ -1,6 +1,6 @@
 """What a thruster layout can push: its configuration matrix B, rank, singular values, and the
-wrench directions it cannot produce (SPEC 7.3; seed 004: "mark the reachable subset
-explicitly").
+wrench directions it cannot produce (docs/physics/h100.md#configuration-matrix; seed 004: "mark the
+reachable subset explicitly").
 
 `B = [d_i; r_i x d_i]` (6 x n) maps the thrust of each thruster (N) to the body wrench. Its rank
 is the number of independent wrench directions the layout reaches: 6 is fully actuated. When

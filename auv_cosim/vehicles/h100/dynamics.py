@@ -1,4 +1,5 @@
-"""The H100's state derivative, its analytic Jacobians and its outputs (SPEC 7.1, 7.2, 7.6).
+"""The H100's state derivative, its analytic Jacobians and its outputs
+(docs/physics/h100.md#state, #equations-of-motion, #fmu-interface).
 
 State (13 + n): Pos (0:3, NED position of O, m), Quater (3:7, scalar first, body to NED),
 LocalVel (7:10, velocity of O over ground, body frame, m/s), Omega (10:13, rad/s), and the
@@ -6,7 +7,8 @@ propeller speed of each of the n thrusters as a fraction of its maximum (13:13+n
 Inputs (n + 6): ThrusterCommand (0:n, fraction of full speed), ExternalForce (n:n+3, N, NED, at
 O), ExternalMoment (n+3:n+6, N m, NED axes).
 
-The equations (Fossen 2011 eqs. 3.44, 4.6, 6.43, 10.1; SPEC 7.2): with the water velocity v_c
+The equations (Fossen 2011 eqs. 3.44, 4.6, 6.43, 10.1; docs/physics/h100.md#equations-of-motion):
+with the water velocity v_c
 (current, the others' wakes and the waves, NED) at O, v_c^b = R^T v_c and
 nu_r = (LocalVel - v_c^b, Omega),
 
@@ -14,10 +16,10 @@ nu_r = (LocalVel - v_c^b, Omega),
                        + M_A (R^T a_c - Omega x v_c^b, 0) + tau_FK,
 
 a_c = CurrentDepthGradient z' + a_w the water's acceleration along the path (a_w the waves'),
-tau_FK the waves' Froude-Krylov wrench (the wakes' acceleration is neglected: SPEC 9.3); then
-the kinematics of seed 003 and the propeller lag. The H100 casts no wake (its thrusters' jets
-are out of scope) but meets the others': their rows follow the inputs in a wake block
-(auv_cosim.vehicles.wake), held over each step.
+tau_FK the waves' Froude-Krylov wrench (the wakes' acceleration is neglected:
+docs/physics/environment.md#meeting-wakes); then the kinematics of seed 003 and the propeller lag.
+The H100 casts no wake (its thrusters' jets are out of scope) but meets the others': their rows
+follow the inputs in a wake block (auv_cosim.vehicles.wake), held over each step.
 R is built from q / |q| (the norm-restoring term keeps |q| near one, and a rotation matrix must
 stay orthogonal whatever the integrator does to the norm in between).
 
@@ -119,9 +121,9 @@ def output_table(n):
                               "of its maximum", thrusters))
 
 
-#: The others' wakes (SPEC 9.3): their rows after the inputs (no column of the input Jacobian),
-#: and the velocity they gave over the step just ended, after the outputs in the FMU's array;
-#: the FMU registers them after every other variable.
+#: The others' wakes (docs/physics/environment.md#meeting-wakes): their rows after the inputs (no
+#: column of the input Jacobian), and the velocity they gave over the step just ended, after the
+#: outputs in the FMU's array; the FMU registers them after every other variable.
 EXTRA_INPUTS = SignalTable(
     Signal("WakeSources", SOURCES_SIZE, SOURCE_UNITS, "Another vehicle's WakeSource (a row of zeros: "
            "none)", SOURCE_LABELS, columns=SOURCE_SIZE),
@@ -191,7 +193,7 @@ C_QUAD = CONSTANTS.add("quadratic damping Q_ijk", 216,
                        lambda p, e, sea, wake, waves, terms: p.quadratic_signed_tensor())
 C_DAMPING_TERMS = CONSTANTS.add("count m of the nonzero quadratic damping terms", 1,
                                 lambda p, e, sea, wake, waves, terms: terms.shape[0])
-# how the vehicle meets the others' wakes (SPEC 9.2)
+# how the vehicle meets the others' wakes (docs/physics/environment.md#wake-field)
 C_WAKE_SPREAD = CONSTANTS.add("WakeSpreadRate", 1, lambda p, e, sea, wake, waves, terms: wake.WakeSpreadRate)
 C_JET_SPREAD = CONSTANTS.add("JetSpreadRate", 1, lambda p, e, sea, wake, waves, terms: wake.JetSpreadRate)
 C_WAKE_LENGTH = CONSTANTS.add("WakeLength", 1, lambda p, e, sea, wake, waves, terms: wake.WakeLength)
@@ -282,8 +284,9 @@ def water_motion(t, x, u, c):
 
 @jit
 def others_wake(x, u, c):
-    """The water velocity of the others' wakes at O, NED (SPEC 9.3), as the step sees it: held
-    since its start ("Step") or the field at x ("Evaluation"). Only where `meets_wake`."""
+    """The water velocity of the others' wakes at O, NED
+    (docs/physics/environment.md#meeting-wakes), as the step sees it: held since its start ("Step")
+    or the field at x ("Evaluation"). Only where `meets_wake`."""
     return held_wake_velocity((x[0], x[1], x[2]), u, int(c[C_THRUSTERS]) + 6, c[C_WAKE_EVALUATION] > 0.0,
                               c[C_WAKE_SPREAD], c[C_JET_SPREAD], c[C_WAKE_LENGTH])
 
@@ -658,7 +661,8 @@ def input_jacobian(t, x, u, c):
 
 @jit
 def output_vector(t, x, u, c):
-    """The outputs of SPEC 7.6 as one flat vector, in the order of `output_table(n)`."""
+    """The outputs (docs/physics/h100.md#fmu-interface) as one flat vector, in the order of
+    `output_table(n)`."""
     out = np.empty(OUTPUT_FIXED + 2 * int(c[C_THRUSTERS]))
     output_into(t, x, u, c, out)
     return out

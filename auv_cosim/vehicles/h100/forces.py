@@ -1,4 +1,5 @@
-"""The wrenches on the H100, one pure function each (SPEC 7.2, Fossen 2011 in matrix form).
+"""The wrenches on the H100, one pure function each (docs/physics/h100.md#equations-of-motion,
+Fossen 2011 in matrix form).
 
 Every `*_wrench` function returns what the wrench adds to the right-hand side of
 `(M_RB + M_A) nu' = tau + ...`: a body-frame force in [0:3] (N) and a moment about the body
@@ -404,7 +405,8 @@ def moving_water_added_mass_wrench(added_mass, omega, current_body, fluid_accele
 
 @jit
 def froude_krylov_wrench(fluid_acceleration_body, rho, volume, center_of_buoyancy):
-    """tau_FK = (rho Vol a, rho Vol r_b x a), a = R^T a_w the waves' fluid acceleration (SPEC 8).
+    """tau_FK = (rho Vol a, rho Vol r_b x a), a = R^T a_w the waves' fluid acceleration
+    (docs/physics/environment.md#wave-forces).
 
     The pressure gradient that accelerates the water also acts on the volume the body displaces
     (the undisturbed-pressure force), applied at the centre of buoyancy. Not scaled by the

@@ -18,7 +18,8 @@ from .dynamics import BODY_STATES, input_table, output_table, state_table
 from .forces import steady_speed, weight_and_buoyancy
 from .parameters import H100Parameters
 
-#: The H100's default water: von Benzon et al. 2022 use g = 9.82 m/s2 (SPEC 7.3's W = 132.57 N).
+#: The H100's default water: von Benzon et al. 2022 use g = 9.82 m/s2 (W = 132.57 N,
+#: docs/physics/h100.md#parameters).
 DEFAULT_ENVIRONMENT = Environment(Gravity=9.82)
 
 
@@ -45,7 +46,7 @@ def initial_state(n_thrusters: int, Pos0=(0.0, 0.0, 0.0), Quater0=(1.0, 0.0, 0.0
 
 
 class H100Model:
-    """The H100 of SPEC 7 with fixed parameters, environment and sea (a `Vehicle`).
+    """The H100 (docs/physics/h100.md) with fixed parameters, environment and sea (a `Vehicle`).
 
     Its tables (STATE, INPUTS, OUTPUTS) depend on the number of thrusters: each instance has
     them; `for_thrusters(n)` gives a subclass that has them as class attributes too, which the
@@ -76,10 +77,11 @@ class H100Model:
     #: the fewest a restarted DOP853 step can take.
     INTEGRATOR = "dopri5"
     TOLERANCES = (2e-5, 1e-6)
-    #: Among others (SPEC 9.3, auv_cosim.vehicles.wake): up to three of their wake source rows after
-    #: the inputs (`GIVEN_INPUTS` values a caller gives), held over each step in an array of
-    #: `INPUT_ARRAY_SIZE` (`hold_inputs` fills its end at the step's start); the FMU's
-    #: WakeSources and its output WakeVelocity (EXTRA_OUTPUTS). The H100 casts nothing.
+    #: Among others (docs/physics/environment.md#meeting-wakes, auv_cosim.vehicles.wake): up to
+    #: three of their wake source rows after the inputs (`GIVEN_INPUTS` values a caller gives), held
+    #: over each step in an array of `INPUT_ARRAY_SIZE` (`hold_inputs` fills its end at the step's
+    #: start); the FMU's WakeSources and its output WakeVelocity (EXTRA_OUTPUTS). The H100 casts
+    #: nothing.
     EXTRA_INPUTS = dynamics.EXTRA_INPUTS
     EXTRA_OUTPUTS = dynamics.EXTRA_OUTPUTS
     hold_inputs = staticmethod(dynamics.hold_inputs)
@@ -119,7 +121,8 @@ class H100Model:
         return held_inputs(self, x, u)
 
     def wake_velocity(self, x, held, t: float = 0.0) -> np.ndarray:
-        """The others' wakes at x over the step just ended (SPEC 9.3, `WakeVelocity`, NED)."""
+        """The others' wakes at x over the step just ended
+        (docs/physics/environment.md#meeting-wakes, `WakeVelocity`, NED)."""
         return dynamics.wake_velocity_now(float(t), np.asarray(x, float), np.asarray(held, float),
                                           self.constants)
 
@@ -211,7 +214,8 @@ class H100Model:
         dynamics.output_into(float(t), x, u, self.constants, outputs)
 
     def outputs(self, x, u, t: float = 0.0) -> Dict[str, object]:
-        """The outputs of SPEC 7.6 by name: arrays for vectors, floats for scalars."""
+        """The outputs (docs/physics/h100.md#fmu-interface) by name: arrays for vectors, floats for
+        scalars."""
         flat = self.output_vector(x, u, t)
         result = {}
         for name, (start, size) in self.output_layout.items():

@@ -1,8 +1,9 @@
-"""The H100's parameters (SPEC 7.3, 7.6), declared in the project's one style
+"""The H100's parameters (docs/physics/h100.md#parameters, #fmu-interface), declared in the
+project's one style
 (`auv_cosim.vehicles.parameters.parameter`: unit and description beside each field) and validated on
 construction, SI units throughout.
 
-Field names are the FMU's parameter names, so that the vehicle files, the FMU and the SPEC share
+Field names are the FMU's parameter names, so that the vehicle files, the FMU and the docs share
 one vocabulary. A matrix is a flat tuple of its rows (`shape` in its declaration): `Inertia` is
 (I11, I12, I13, I21, ...), the FMU's `Inertia[i,j]`; `ThrusterPos` / `ThrusterDir` have one row
 of three per thruster, their number fixed by the vehicle file (`vehicles/`). Every check raises a
@@ -45,8 +46,8 @@ def _diagonal(values):
 
 @dataclass(frozen=True)
 class H100Parameters(ParameterSet):
-    """Every parameter of the H100 of SPEC 7.3; the defaults are the BlueROV2 Heavy's (von Benzon
-    et al. 2022, Table A1) with the T200 thrusters' limits (datasheet, 16 V).
+    """Every parameter of the H100 (docs/physics/h100.md#parameters); the defaults are the BlueROV2
+    Heavy's (von Benzon et al. 2022, Table A1) with the T200 thrusters' limits (datasheet, 16 V).
 
     There is no default thruster layout here: the layout comes from a thrusters file, so a
     vehicle without one is refused rather than silently thrust-less.
