@@ -42,7 +42,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from auv_cosim.stacks.h100.allocation import PseudoInverseAllocator, QpAllocator  # noqa: E402
+from auv_cosim.vehicles.h100.stack.allocation import PseudoInverseAllocator, QpAllocator  # noqa: E402
 
 FORWARD, REVERSE = 51.5, 40.2
 

@@ -45,8 +45,8 @@ def child(root: str) -> None:
     sys.path.insert(0, root)
     from pythonfmu.variables import Boolean, Integer, Real
 
-    from auv_cosim.stacks.auv.control_slave import AuvControl
-    from auv_cosim.stacks.auv.instruments_slave import AuvSensors
+    from auv_cosim.vehicles.auv.stack.control_slave import AuvControl
+    from auv_cosim.vehicles.auv.stack.instruments_slave import AuvSensors
     from auv_cosim.vehicles.auv.slave import Auv
 
     figures = {}

@@ -264,11 +264,11 @@ def per_fmu(mapping: dict, fmus: dict, results: Path, folder: Path, before: dict
 # ------------------------------------------------------------------------------ control alone
 def control_alone(controller: str, steps: int) -> float:
     """Microseconds per H100ControlStack.step, plain Python, CPU time of this process."""
-    from auv_cosim.stacks.h100.belief import VehicleBelief
-    from auv_cosim.stacks.h100.control import ControllerConfig
-    from auv_cosim.stacks.h100.guidance import Commands, GuidanceConfig
-    from auv_cosim.stacks.h100.navigation import Measurements
-    from auv_cosim.stacks.h100.stack import H100ControlStack
+    from auv_cosim.vehicles.h100.stack.belief import VehicleBelief
+    from auv_cosim.vehicles.h100.stack.control import ControllerConfig
+    from auv_cosim.vehicles.h100.stack.guidance import Commands, GuidanceConfig
+    from auv_cosim.vehicles.h100.stack.navigation import Measurements
+    from auv_cosim.vehicles.h100.stack.stack import H100ControlStack
     from auv_cosim.vehicles.h100 import load_vehicle
 
     stack = H100ControlStack(VehicleBelief(load_vehicle().params), GuidanceConfig(Mode="hold"),

@@ -1,5 +1,5 @@
 """Benchmark of the AUV plots' own work: the CPU seconds of filling and writing the five PNG plots
-of a run (auv_cosim/analyses/auv_plots.py ``_fill``: lines, limits, legends, layout, drawing, PNG), the
+of a run (auv_cosim/vehicles/auv/host/plots.py ``_fill``: lines, limits, legends, layout, drawing, PNG), the
 figures built first (as the plot process builds them while the run steps), warm, in one process,
 one figure after the other. This is what is left after the last step when the plot process is
 ready; the whole command is ``benchmarks/bench_run.py``.
@@ -34,7 +34,7 @@ def child(rows: str, scenario: str, repeats: int, out: str) -> None:
     run built and filled ``repeats`` times; prints the CPU seconds as JSON."""
     from auv_cosim import master
     from auv_cosim.master.runner import find_scenario
-    from auv_cosim.analyses import auv_plots as ap
+    from auv_cosim.vehicles.auv.host import plots as ap
 
     data, colmap = pickle.loads(Path(rows).read_bytes())
     plan = master.build_plan(master.load_scenario(find_scenario(scenario)))

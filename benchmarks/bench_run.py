@@ -107,7 +107,7 @@ def parts_child(out_dir: str) -> None:
         return r
 
     matplotlib.figure.Figure.savefig = savefig
-    from auv_cosim.analyses import auv_plots
+    from auv_cosim.vehicles.auv.host import plots as auv_plots
 
     real_write_png = auv_plots._write_png
 

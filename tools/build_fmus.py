@@ -7,7 +7,7 @@
     python tools/build_fmus.py --jobs 1        # one FMU at a time (default: one per core, at most 2)
     python tools/build_fmus.py --no-check      # skip fmpy validate / fmutool -check
 
-For each FMU (table FMUS below) the script
+For each FMU the registered units declare (`Unit.fmus`, auv_cosim/units.py; `FMUS` below) the script
 1. hashes its sources (the FMU floors of auv_cosim, its slave script, its vehicle files, this
    file, pythonfmu's version) and skips the FMU when fmus/.build-stamp-NAME holds that hash and
    fmus/NAME.fmu exists;
@@ -24,7 +24,7 @@ For each FMU (table FMUS below) the script
 4. ships numba's cache of the carried modules (compiled by a step of the slave and the spec's
    warm-ups) and the bytecode of every carried source (`add_bytecode`: checked against the
    source's hash, so that a fresh extraction does not compile what it imports), the vehicle
-   file resolved (`write_resolved_vehicle`: the FMU reads no YAML) and `resources/requirements.txt`
+   file prepared by its unit (`prepare_vehicle_file`: the H100's resolved file, the FMU reads no YAML) and `resources/requirements.txt`
    (`add_requirements`: the packages the slave imports and a run loads, pinned);
 5. checks the result with fmpy's validator and `fmutool -input X -check`, and only then moves
    it into fmus/ (atomically) and writes the stamp.
@@ -86,7 +86,7 @@ class FmuSpec:
     #: vehicle files' folder (vehicles/) goes into the FMU's resources.
     vehicle_file: Optional[str] = None
     vehicle_base: str = ""
-    #: "module:function" entries (modules of auv_cosim, relative: "stacks.h100.warm_up:f")
+    #: "module:function" entries (modules of auv_cosim, relative: "vehicles.h100.stack.warm_up:f")
     #: called with the staged vehicle file once the slave has stepped, on the staged package:
     #: the cache also gets what another FMU sharing a module in one host calls of it.
     numba_warm_up: Tuple[str, ...] = ()
@@ -97,36 +97,47 @@ class FmuSpec:
     cache_group: str = ""
 
 
-FMUS: Tuple[FmuSpec, ...] = (
-    FmuSpec("Auv", "auv_cosim/vehicles/auv/slave.py"),
-    # the AUV's instruments and control: each ships the cache of both kernels, since in the survey
-    # stack the first of the two to load brings the modules they share
-    FmuSpec("AuvSensors", "auv_cosim/stacks/auv/instruments_slave.py",
-            numba_warm_up=("stacks.auv.warm_up:exercise_kernels",), cache_group="auv_stack"),
-    FmuSpec("AuvControl", "auv_cosim/stacks/auv/control_slave.py",
-            numba_warm_up=("stacks.auv.warm_up:exercise_kernels",), cache_group="auv_stack"),
-    FmuSpec("H100Sensors", "auv_cosim/stacks/h100/instruments_slave.py"),
-    # One line per H100 layout: the vehicle file fixes the number of thrusters (docs/vehicles.md).
-    # The vehicle's FMU also compiles what the control stack calls of the vehicle library
-    # (the H100 stack loads the vehicle first, so the two share the vehicle's modules).
-    FmuSpec("H100", "auv_cosim/vehicles/h100/slave.py", vehicle_file="vehicles/H100.yaml", vehicle_base="H100",
-            numba_warm_up=("stacks.h100.warm_up:exercise_vehicle_library",), cache_group="h100"),
-    # its control stack, one per layout too: the controllers' model of the vehicle is the vehicle
-    # library on the same vehicle file
-    FmuSpec("H100Control", "auv_cosim/stacks/h100/control_slave.py", vehicle_file="vehicles/H100.yaml",
-            vehicle_base="H100Control", numba_warm_up=("stacks.h100.warm_up:exercise_vehicle_library",),
-            cache_group="h100"),
-    # seed 004's 6-thruster example (4 slanted + 2 longitudinal, rank 5): the vehicle and its
-    # control stack, whose allocation and model are built on the same file (h100_six_thrusters)
-    FmuSpec("H100_6", "auv_cosim/vehicles/h100/slave.py", vehicle_file="vehicles/H100_6_slanted.yaml",
-            vehicle_base="H100", numba_warm_up=("stacks.h100.warm_up:exercise_vehicle_library",), cache_group="h100"),
-    FmuSpec("H100Control_6", "auv_cosim/stacks/h100/control_slave.py", vehicle_file="vehicles/H100_6_slanted.yaml",
-            vehicle_base="H100Control", numba_warm_up=("stacks.h100.warm_up:exercise_vehicle_library",),
-            cache_group="h100"),
-)
+def registered_specs(root: Path = ROOT) -> Tuple[FmuSpec, ...]:
+    """The FMUs the registered units declare (``Unit.fmus``, auv_cosim/units.py), in the units'
+    order: each slave's file relative to ``root`` (absolute when the unit lies elsewhere), each
+    warm-up relative to the package (the FMU carries it under its build's name)."""
+    from auv_cosim import units
 
-#: what `./build.sh run` builds: the FMUs of the survey stack (scenarios/stacks/survey.yaml)
-SURVEY = ("Auv", "AuvSensors", "AuvControl")
+    specs = []
+    for unit, fmu in units.fmus():
+        script = unit.folder / fmu.slave
+        script = script.relative_to(root) if script.is_relative_to(root) else script
+        warm_ups = []
+        for entry in fmu.numba_warm_up:
+            if not entry.startswith(f"{fmu_code.PACKAGE}."):
+                raise SystemExit(f"unit {unit.name}: FMU {fmu.name}: the warm-up {entry!r} is not a module of "
+                                 f"{fmu_code.PACKAGE}, which the FMU carries")
+            warm_ups.append(entry[len(fmu_code.PACKAGE) + 1:])
+        specs.append(FmuSpec(fmu.name, script.as_posix(), fmu.vehicle_file, fmu.vehicle_base, tuple(warm_ups),
+                             fmu.ship_numba_cache, fmu.cache_group))
+    return tuple(specs)
+
+
+def prepare_vehicle_file(spec: FmuSpec, vehicle_file: Path) -> None:
+    """Write beside a staged vehicle file what the FMU reads instead (the unit's
+    ``prepare_vehicle_file``: the H100's resolved file, so that it needs no YAML reader); the
+    unit is the one whose folder holds the slave."""
+    from auv_cosim import units
+
+    for unit in units.units().values():
+        if spec.script.startswith(unit.package.replace(".", "/") + "/") and unit.prepare_vehicle_file:
+            units.load(unit.prepare_vehicle_file)(vehicle_file)
+
+
+def scenario_fmus(name: str) -> List[str]:
+    """The names of the FMUs (``fmus/<Name>.fmu``) a scenario's instances name."""
+    from auv_cosim.master import load_scenario
+    from auv_cosim.master.runner import find_scenario
+
+    loaded = load_scenario(find_scenario(name))
+    return [Path(spec.fmu).stem for spec in loaded.model.instances.values()]
+
+
 #: where the caches of the groups are kept, under the destination
 COMPILED_DIR = ".compiled"
 
@@ -146,6 +157,8 @@ def _tools_module(name: str):
 
 
 fmu_code = _tools_module("fmu_code")
+#: every FMU of the registered units
+FMUS: Tuple[FmuSpec, ...] = registered_specs()
 
 
 def _native_wrapper():
@@ -230,20 +243,9 @@ def stage_carried(spec: FmuSpec, carried: Sequence[str], stage: Path, vendor: st
     folders = [package]
     if spec.vehicle_file:
         shutil.copytree(root / "vehicles", stage / "vehicles", ignore=shutil.ignore_patterns(*IGNORED))
-        write_resolved_vehicle(stage / spec.vehicle_file)
+        prepare_vehicle_file(spec, stage / spec.vehicle_file)
         folders.append(stage / "vehicles")
     return folders
-
-
-def write_resolved_vehicle(vehicle_file: Path) -> Path:
-    """The vehicle file resolved (auv_cosim/vehicles/h100/resolved.py) beside it: what the FMU
-    reads at instantiation instead of the YAML, so that it needs neither pyyaml nor pydantic."""
-    from auv_cosim.vehicles.h100 import load_vehicle
-    from auv_cosim.vehicles.h100.resolved import RESOLVED_SUFFIX, resolved_text
-
-    target = vehicle_file.with_name(vehicle_file.name + RESOLVED_SUFFIX)
-    target.write_text(resolved_text(load_vehicle(str(vehicle_file))))
-    return target
 
 
 # ------------------------------------------------------------------------------ model description
@@ -818,7 +820,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     parser.add_argument("--jobs", type=int, default=None,
                         help=f"children at a time (default: one per core, at most 2: here {default_jobs()})")
     parser.add_argument("--list", action="store_true", help="print the names of the FMUs it builds, and stop")
-    parser.add_argument("--survey", action="store_true", help=f"only the survey's FMUs ({', '.join(SURVEY)})")
+    parser.add_argument("--survey", action="store_true", help="only the FMUs of the survey scenario")
     parser.add_argument("--others", action="store_true", help="only the FMUs that are not the survey's")
     parser.add_argument("--compiled", type=Path, help="where the group caches are kept (default: DEST/.compiled)")
     parser.add_argument("--child-cache", help=argparse.SUPPRESS)   # JSON list of FmuSpec: a group's cache
@@ -847,7 +849,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         parser.error(f"unknown FMU {', '.join(unknown)} (known: {', '.join(specs)})")
     chosen = [specs[name] for name in args.names] if args.names else list(FMUS)
     if args.survey or args.others:
-        chosen = [spec for spec in chosen if (spec.name in SURVEY) == args.survey]
+        survey = scenario_fmus("survey")
+        chosen = [spec for spec in chosen if (spec.name in survey) == args.survey]
     failures = build_all(chosen, args.dest.resolve(), force=args.force, check=args.check,
                          quiet=args.quiet, jobs=args.jobs,
                          compiled=args.compiled.resolve() if args.compiled else None)

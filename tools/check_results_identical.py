@@ -33,7 +33,7 @@ import time
 from pathlib import Path
 from typing import Dict, Optional, Sequence
 
-from auv_cosim.stacks.h100.control import CONTROLLERS
+from auv_cosim.vehicles.h100.stack.control import CONTROLLERS
 
 ROOT = Path(__file__).resolve().parent.parent
 HASHES = ROOT / "tests" / "integration" / "results_sha256.json"
@@ -45,7 +45,7 @@ SHORT_RUNS = {name: ["--stop-time", "60"] for name in (
     "current", "depth_step", "disturbance", "free_drift", "survey", "turning_circle", "zigzag")}
 SHORT_RUNS["battery"] = ["--stop-time", "120", "--set", "vehicle.Battery0=2000"]
 #: ... and the H100's: a minute of station keeping with each controller (each has its own
-#: compiled kernels, auv_cosim/stacks/h100/control_kernel.py), of the depth step and of the six-thruster
+#: compiled kernels, auv_cosim/vehicles/h100/stack/control_kernel.py), of the depth step and of the six-thruster
 #: layout. A name "SCENARIO:VARIANT" runs SCENARIO.
 SHORT_RUNS.update({f"h100_hold:{controller}": ["--stop-time", "60", "--set", f"control.Controller={controller}"]
                    for controller in CONTROLLERS})

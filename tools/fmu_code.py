@@ -31,6 +31,9 @@ from typing import Dict, Iterable, List, Optional, Set
 PACKAGE = "auv_cosim"
 #: the floors every FMU may carry; anything else of auv_cosim stays out of an FMU
 FLOORS = ("compiled", "fmu", "vehicles", "stacks")
+#: what a unit's folder holds for its host alone (auv_cosim/units.py): never carried by an FMU,
+#: and no part of the sources its package name is the hash of
+HOST_SIDE = ("host", "scenarios", "unit.py")
 #: carried by every FMU: the package's door and what the slave's first lines call
 ALWAYS = ("__init__.py", "compiled/__init__.py", "compiled/shipped_cache.py")
 #: appended to every carried __init__.py
@@ -49,6 +52,10 @@ def _ignored(path: Path) -> bool:
     return any(fnmatch.fnmatch(part, pattern) for part in path.parts for pattern in IGNORED)
 
 
+def _host_side(relative: Path) -> bool:
+    return any(part in HOST_SIDE for part in relative.parts)
+
+
 def floor_files(root: Path) -> List[str]:
     """Every file of the FMU floors, relative to root/auv_cosim, sorted (as posix paths)."""
     base = root / PACKAGE
@@ -56,7 +63,7 @@ def floor_files(root: Path) -> List[str]:
     for floor in FLOORS:
         for path in (base / floor).rglob("*"):
             relative = path.relative_to(base)
-            if path.is_file() and not _ignored(relative):
+            if path.is_file() and not _ignored(relative) and not _host_side(relative):
                 files.append(relative.as_posix())
     return sorted(files)
 
@@ -142,6 +149,9 @@ def carried_files(root: Path, script: Path) -> List[str]:
             path = _module_file(root, name)
             if path is None:
                 raise CarryError(f"{script.name} imports {module}: no such module in {root / PACKAGE}")
+            if _host_side(path.relative_to(root / PACKAGE)):
+                raise CarryError(f"{script.name} imports {module}: a unit's {', '.join(HOST_SIDE)} are its host's, "
+                                 f"never an FMU's")
             files.add(path.relative_to(root / PACKAGE).as_posix())
             todo.extend(sorted(project_imports(root, path) - seen))
     return sorted(files)

@@ -50,7 +50,7 @@ H100_STEPS = [(2, 14, (15, 0, 0, 0, 0, 0)), (17, 29, (40, 0, 0, 0, 0, 0)), (32, 
 H100_CHIRP = {"start": 126.0, "stop": 176.0, "amplitude": 30.0, "f0": 0.03, "f1": 0.3}   # surge, N
 
 AUV_TRUTH = {"AxialDragCoeff": 0.25 * 1.2, "CrossFlowDragCoeff": 1.1 * 0.8, "RudderClMax": 0.8 * 1.15}
-#: AuvSensors' default white-noise levels (auv_cosim.stacks.auv.instruments), on the vehicle's outputs
+#: AuvSensors' default white-noise levels (auv_cosim.vehicles.auv.stack.instruments), on the vehicle's outputs
 AUV_NOISE = {"Pos[1]": 0.1, "Pos[2]": 0.1, "Depth": 0.01, "Euler[1]": 0.002, "Euler[2]": 0.002,
              "Heading": 0.005, "Speed": 0.01}
 
@@ -77,7 +77,7 @@ def h100_wrench(t: float) -> np.ndarray:
 def h100_commands(duration: float) -> np.ndarray:
     """(steps, 8) thruster commands, row k held over [k STEP, (k + 1) STEP]: the schedule's wrench
     at the step's middle through the nominal layout (H100Adapter.commands_for)."""
-    from auv_cosim.identification.vehicles import H100Adapter
+    from auv_cosim.vehicles.h100.host.identification import H100Adapter
 
     adapter = H100Adapter()
     steps = int(round(duration / STEP))

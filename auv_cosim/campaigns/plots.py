@@ -79,7 +79,7 @@ def _fixed_margins(fig, nrow: int, ncol: int) -> None:
 #: tick objects made with each axis when a figure is built: matplotlib makes them one by one,
 #: lazily, when a figure is first drawn (a quarter of the 12-panel figure's drawing), and reuses
 #: them afterwards; a panel shows up to about ten. The pixels are the same (as the AUV plots'
-#: ``_TICKS``, auv_cosim/analyses/auv_plots.py).
+#: ``_TICKS``, auv_cosim/vehicles/auv/host/plots.py).
 TICKS = 12
 
 

@@ -309,7 +309,7 @@ class CampaignPlan:
 #: what a local worker process imports before its first run, loaded once by the process the
 #: workers are forked from (see ``start_worker_forkserver``): Dask's worker, the master's run and
 #: the libraries the project's FMUs load from the site packages (numba, lxml through fmpy's
-#: validation). Never the FMUs' own packages (auv_cosim.vehicles, auv_cosim.fmu, auv_cosim.stacks.auv,
+#: validation). Never the FMUs' own packages (auv_cosim.vehicles, auv_cosim.fmu, auv_cosim.vehicles.auv.stack,
 #: pythonfmu): each FMU imports its bundled copy, which a module already loaded would replace.
 #: Last, ``forkserver_exit``, which makes the forkserver's own exit immediate.
 WORKER_PRELOAD = ("distributed", "auv_cosim.campaigns.worker", "auv_cosim.master.runner", "numba", "fmpy.validation",

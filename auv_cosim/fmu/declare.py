@@ -10,7 +10,7 @@ vector whose elements differ, None for a String / Integer / Boolean), `descripti
 `variability` ("fixed" or "tunable"), and for vectors `size`, `labels` (element names for the
 descriptions) and `zero_means` (a vector that may be None: what all zeros stand for in the
 FMU). The helpers that write them live with the plain-Python libraries, which import nothing
-of FMI: `auv_cosim.vehicles.parameters.parameter` and `auv_cosim.stacks.shared.declare.parameter`. This
+of FMI: `auv_cosim.vehicles.parameters.parameter` and `auv_cosim.stacks.declare.parameter`. This
 module reads them: `declaration(field)` for one field, `parameters_of(ConfigClass)` for the
 `Var` rows of a configuration (a vector field: one Real per element), `config_of(ConfigClass,
 values)` for the configuration back from the registered values; `VehicleSlave` registers a

@@ -14,7 +14,7 @@ from .errors import FmuError
 #: the layout of a serialized FMU state (fmi2SerializeFMUstate). Raised whenever a slave's own
 #: ``fmu_get_state`` changes what it holds, so that a state saved by an older build is refused
 #: by name instead of failing on a missing key: 2 since the AUV's instruments and control keep
-#: their state for the compiled kernels (auv_cosim/stacks/auv/instruments_kernel.py, control_kernel.py)
+#: their state for the compiled kernels (auv_cosim/vehicles/auv/stack/instruments_kernel.py, control_kernel.py)
 STATE_FORMAT = 2
 
 

@@ -13,12 +13,13 @@ first noisy sample cannot give exactly) are adjusted until the predicted outputs
 measured ones, each channel weighted by its own noise level estimated from the log.
 `auv-cosim identify` is the command line (auv_cosim/identification/cli.py).
 
-The vehicle libraries are imported only when a fit runs (auv_cosim/identification/vehicles.py).
+Each vehicle's adapter lives in its unit's folder and comes through the registry (auv_cosim/units.py);
+the vehicle libraries are imported only when a fit runs.
 """
 from .log import TrialLog, LogError, read_log
-from .vehicles import VehicleAdapter, vehicle_adapter, VEHICLES
+from .vehicles import VehicleAdapter, vehicle_adapter, vehicle_names
 from .fit import FitResult, identify, predict, rms_position_error
 from .trials import excitation, library_trial
 
-__all__ = ["TrialLog", "LogError", "read_log", "VehicleAdapter", "vehicle_adapter", "VEHICLES",
+__all__ = ["TrialLog", "LogError", "read_log", "VehicleAdapter", "vehicle_adapter", "vehicle_names",
            "FitResult", "identify", "predict", "rms_position_error", "excitation", "library_trial"]

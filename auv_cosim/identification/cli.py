@@ -1,4 +1,5 @@
-"""``auv-cosim identify LOG --vehicle auv|h100 --fit NAME,... --out DIR``."""
+"""``auv-cosim identify LOG --vehicle NAME --fit NAME,... --out DIR`` (NAME: a registered unit with an
+identification adapter, ``auv`` or ``h100`` in this package)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,8 @@ from pathlib import Path
 
 
 def add_identify_parser(sub) -> None:
+    from .vehicles import vehicle_names
+
     p = sub.add_parser(
         "identify", help="fit vehicle parameters to a trial log (lmfit, output error)",
         description="Fit the named parameters of a vehicle to a trial log by simulating the vehicle library "
@@ -15,7 +18,7 @@ def add_identify_parser(sub) -> None:
                     "fit.json, residuals.csv, report.txt, fit.png (measured, nominal and fitted predictions) and a "
                     "vehicle file with the fitted values. Exit status 2 for a log or a name it cannot use.")
     p.add_argument("log", metavar="LOG", help="the trial's results.csv, or any CSV with --columns")
-    p.add_argument("--vehicle", required=True, help="auv or h100")
+    p.add_argument("--vehicle", required=True, choices=vehicle_names(), help="the vehicle (a registered unit)")
     p.add_argument("--fit", required=True, metavar="NAME,...",
                    help="FMU parameter names to fit, e.g. AxialDragCoeff,CrossFlowDragCoeff or "
                         "'LinearDamping[1,1],ThrusterEfficiency'")

@@ -112,50 +112,9 @@ class Shooting:
     # ---- the prediction
     def simulate(self, values: dict[str, float], x0: np.ndarray) -> tuple[dict[str, np.ndarray], np.ndarray]:
         """(each measured channel's prediction over the log, the windows' end-state coordinates
-        (windows - 1, 10) at the next window's first sample)."""
-        from auv_cosim.vehicles.h100 import H100Model
-        from auv_cosim.vehicles.rotation import quaternion_from_euler
-        from auv_cosim.vehicles.simulator import VehicleSimulator
-
-        model = H100Model(self.adapter._parameters(values))
-        n = model.n
-        t, u = self.t, self.u
-        commands = np.clip(u[:, :n], -1.0, 1.0)
-        speeds = np.zeros((len(t), n))
-        for k in range(1, len(t)):     # the propellers' lag s' = (c - s) / T, c held: exact
-            decay = math.exp(-(t[k] - t[k - 1]) / model.params.ThrusterTimeConstant)
-            speeds[k] = commands[k] + (speeds[k - 1] - commands[k]) * decay
-        layout = model.output_layout
-        index = {c: layout[self.adapter._OUTPUT[c][0]][0] + self.adapter._OUTPUT[c][1] for c in self.channels}
-        cols = [index[c] for c in self.channels]
-        coord = [layout[self.adapter._OUTPUT[c][0]][0] + self.adapter._OUTPUT[c][1] for c in STATE]
-        pos = layout["Pos"][0]
-        out = np.empty((len(t), len(self.channels)))
-        ends = np.empty((self.windows - 1, 10))
-        north, east = (float(self.log.measured[c][0]) if c in self.log.measured else 0.0 for c in ("north", "east"))
-        sim = None
-        for w, (a, b) in enumerate(zip(self.starts, self.ends)):
-            s = x0[w]
-            x = model.initial_state(Pos0=(north, east, s[0]), Quater0=quaternion_from_euler(s[1], s[2], s[3]),
-                                    LocalVel0=tuple(s[4:7]), Omega0=tuple(s[7:10]),
-                                    PropellerSpeed0=np.clip(speeds[a], -1.0, 1.0))
-            if sim is None:
-                sim = VehicleSimulator(model, x, rtol=RTOL, atol=ATOL)
-            else:
-                sim.set_state(x)
-            out[a] = model.output_vector(x, u[a], t[a])[cols]
-            last = b if w == self.windows - 1 else b - 1
-            for k in range(a + 1, b + 1):
-                x = sim.advance(t[k - 1], t[k], u[k])   # row k: the commands over [t[k-1], t[k]]
-                if not np.all(np.isfinite(x)):
-                    raise RuntimeError(f"the H100 simulation failed at t = {t[k]:g} s")
-                y = model.output_vector(x, u[k], t[k])
-                if k <= last:
-                    out[k] = y[cols]
-                if k == b and w < self.windows - 1:
-                    ends[w] = y[coord]
-                    north, east = float(y[pos]), float(y[pos + 1])
-        return {c: out[:, i] for i, c in enumerate(self.channels)}, ends
+        (windows - 1, 10) at the next window's first sample): the vehicle's library flown window
+        by window from the starts ``x0``, by its adapter (``simulate_windows``)."""
+        return self.adapter.simulate_windows(self, values, x0)
 
     # ---- residuals and Jacobian
     def _measurement(self, pred) -> np.ndarray:

@@ -10,7 +10,7 @@ import numpy as np
 
 from .log import TrialLog
 
-#: white-noise standard deviations of the H100's instruments (auv_cosim.stacks.auv H100Sensors'
+#: white-noise standard deviations of the H100's instruments (auv_cosim.vehicles.auv.stack H100Sensors'
 #: defaults' order of magnitude: IMU attitude and gyro, DVL, pressure depth)
 H100_NOISE = {"depth": 0.01, "roll": 0.002, "pitch": 0.002, "heading": 0.005, "surge": 0.01, "sway": 0.01,
               "heave": 0.01, "p": 0.005, "q": 0.005, "r": 0.005}

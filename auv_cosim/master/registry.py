@@ -1,12 +1,17 @@
-"""What the master finds rather than imports: the packages installed beside it declare Python
-entry points (``[project.entry-points."GROUP"]`` in their pyproject.toml), and the master loads
-them by group, never a package by name.
+"""What the master finds rather than imports: the units installed beside it (auv_cosim/units.py:
+each vehicle or component registers one ``Unit`` through the entry point group
+``auv_cosim.units``) and the packages that declare a Python entry point of their own
+(``[project.entry-points."GROUP"]`` in their pyproject.toml). The master loads them by name,
+never a package by its own choice.
 
-- ``auv_cosim.commands``: subcommands of ``auv-cosim``; each entry point is a function
-  ``add_parser(subparsers)`` that adds its subparser and sets ``func`` (``sweep``: campaigns).
-- ``auv_cosim.figures``: a ``RunFigures``, what a vehicle's or mission's package adds to every
-  run's summary.json, the CLI's report and the plots (the AUV's: ``auv_cosim.analyses.auv:FIGURES``).
-- ``auv_cosim.analyses``: an ``Analysis`` per name a scenario can list under ``analysis:``.
+- figures: a unit's ``Unit.figures``, a ``RunFigures``: what it adds to every run's
+  summary.json, the CLI's report and the plots (the AUV's: ``auv_cosim.vehicles.auv.host.figures:FIGURES``);
+- analyses: a unit's ``Unit.analyses`` and the entry points of ``auv_cosim.analyses`` (the
+  analyses that are no unit's, such as the fleet's): an ``Analysis`` per name a scenario can
+  list under ``analysis:``;
+- commands: a unit's ``Unit.commands`` and the entry points of ``auv_cosim.commands`` (those of
+  no unit, such as the campaigns' ``sweep``): each a function ``add_parser(subparsers)`` that
+  adds its subparser and sets ``func``.
 
 docs/architecture.md shows how a new vehicle registers its own.
 """
@@ -18,22 +23,36 @@ from dataclasses import dataclass, field
 from importlib.metadata import entry_points
 from typing import Any, Callable
 
+from auv_cosim import units
+
 COMMANDS = "auv_cosim.commands"
+ANALYSES = "auv_cosim.analyses"
 
 
-def _load(group: str, names: set[str] | None = None) -> list[tuple[str, object]]:
-    """(name, loaded object) of every entry point of ``group`` (or of those in ``names``), by
-    name. One that cannot be loaded (its package broken or half installed) is reported on stderr
-    and left out: the rest of the master still works."""
+def _references(group: str, of_units: str) -> list[tuple[str, str]]:
+    """(name, "module:attr") of every entry point of ``group`` and every entry of the units'
+    ``of_units`` mapping, sorted by name (a unit's first where both name one)."""
+    found = {}
+    for unit in units.units().values():
+        for name, reference in getattr(unit, of_units).items():
+            found.setdefault(name, reference)
+    for ep in entry_points(group=group):
+        found.setdefault(ep.name, ep.value)
+    return sorted(found.items())
+
+
+def _load(references: list[tuple[str, str]], what: str, names: set[str] | None = None) -> list[tuple[str, object]]:
+    """(name, loaded object) of every reference (or of those in ``names``), by name. One that
+    cannot be loaded (its package broken or half installed) is reported on stderr and left out:
+    the rest of the master still works."""
     out = []
-    for ep in sorted(entry_points(group=group), key=lambda e: e.name):
-        if names is not None and ep.name not in names:
+    for name, reference in references:
+        if names is not None and name not in names:
             continue  # not loaded at all: its package is not imported
         try:
-            out.append((ep.name, ep.load()))
+            out.append((name, units.load(reference)))
         except Exception as e:
-            print(f"master: ignoring the {group} entry point '{ep.name}' ({ep.value}): "
-                  f"{type(e).__name__}: {e}", file=sys.stderr)
+            print(f"master: ignoring the {what} '{name}' ({reference}): {type(e).__name__}: {e}", file=sys.stderr)
     return out
 
 
@@ -41,18 +60,14 @@ def commands(command: str | None = None) -> list:
     """The ``add_parser(subparsers)`` functions of the extra subcommands: only ``command``'s
     when it is one of them (its package alone is imported), else all (help, or an unknown
     command whose error lists them)."""
-    names = {ep.name for ep in entry_points(group=COMMANDS)}
-    return [fn for _, fn in _load(COMMANDS, {command} if command in names else None)]
-
-
-FIGURES = "auv_cosim.figures"
-ANALYSES = "auv_cosim.analyses"
+    references = _references(COMMANDS, "commands")
+    names = {name for name, _ in references}
+    return [fn for _, fn in _load(references, "command", {command} if command in names else None)]
 
 
 @dataclass(frozen=True)
 class RunFigures:
-    """What a vehicle's or a mission's package adds to every run (entry point group
-    ``auv_cosim.figures``; each entry point names one ``RunFigures`` object):
+    """What a unit adds to every run (``Unit.figures`` names one ``RunFigures`` object):
 
     - ``compute(run)``: top-level keys for summary.json (``run``: ``auv_cosim.master.RunData``);
     - ``empty``: the same keys, with the value of a run without figures (it never got past its
@@ -85,8 +100,8 @@ class RunFigures:
 
 @dataclass(frozen=True)
 class Analysis:
-    """An analysis a scenario can ask for by name under ``analysis:`` (entry point group
-    ``auv_cosim.analyses``: the entry point's name is the analysis's name):
+    """An analysis a scenario can ask for by name under ``analysis:`` (a unit's
+    ``Unit.analyses`` or an entry point of ``auv_cosim.analyses``, under the analysis's name):
 
     - ``options``: the pydantic model of its options (the scenario's ``analysis.NAME``
       mapping, validated with the file and field named);
@@ -110,14 +125,15 @@ _cache: dict[str, dict] = {}
 
 
 def figures() -> dict[str, RunFigures]:
-    """The registered run figures, by entry-point name."""
-    if FIGURES not in _cache:
-        _cache[FIGURES] = dict(_load(FIGURES))
-    return _cache[FIGURES]
+    """The registered units' run figures, by unit name."""
+    if "figures" not in _cache:
+        _cache["figures"] = dict(_load(sorted((name, unit.figures) for name, unit in units.units().items()
+                                              if unit.figures), "figures of the unit"))
+    return _cache["figures"]
 
 
 def analyses() -> dict[str, Analysis]:
     """The registered analyses, by name."""
     if ANALYSES not in _cache:
-        _cache[ANALYSES] = dict(_load(ANALYSES))
+        _cache[ANALYSES] = dict(_load(_references(ANALYSES, "analyses"), "analysis"))
     return _cache[ANALYSES]

@@ -1,7 +1,7 @@
 """The figures of a run, for summary.json. The master knows no vehicle: what a run's figures
 are (distance, energy, mission completion ...), the analyses a scenario can ask for under
 ``analysis:`` and the plots come from the packages registered through entry points
-(``registry.figures()``, ``registry.analyses()``; the AUV's are in ``auv_cosim/analyses/auv.py``). This
+(``registry.figures()``, ``registry.analyses()``; the AUV's are in ``auv_cosim/vehicles/auv/host/figures.py``). This
 module gives them the run (``RunData``) and the helpers every one of them needs."""
 
 from __future__ import annotations

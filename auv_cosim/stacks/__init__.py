@@ -1,10 +1,11 @@
-"""The vehicles' instruments and control stacks as plain Python, one package per vehicle with the
-same files for the same jobs, and what both share (`shared/`: angles, filters, PID, noise, the
-compiled kernels' laws, the parameter declarations, the waypoint format). No FMI in the
-libraries; their parameters are declared with unit and description beside the field they
-configure (`shared.declare.parameter`).
+"""What the vehicles' instruments and control stacks share, as plain Python: angle wraps
+(`angles`), first-order lags (`filters`), the PID law (`pid`), seeded noise (`noise`), the laws
+compiled into the kernels (`kernel_laws`), the parameter declarations (`declare.parameter`: unit
+and description beside the field they configure), the waypoint format (`waypoints`). No FMI here.
 
-Every vehicle's stack package holds (tests/stacks/test_layout.py holds them to it):
+Each vehicle's own stack is the `stack/` package of its unit's folder
+(`auv_cosim/vehicles/<name>/stack/`), with the same files for the same jobs. Every vehicle's
+stack package holds (tests/stacks/test_layout.py holds every registered unit's to it):
 
     instruments.py        the instruments: truth in, readings out (noise, bias, lag, range)
     instruments_slave.py  the thin FMU slave of the instruments (<Vehicle>Sensors.fmu)

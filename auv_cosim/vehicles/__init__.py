@@ -17,7 +17,35 @@ The shared names below are imported on first use (PEP 562): importing a module o
 (`auv_cosim.vehicles.rotation`, say, as the H100's instruments do) does not import the
 integrator and the rest with it. Code inside the package imports from the modules themselves.
 """
+import sys
 from importlib import import_module
+
+
+def lazy_door(package: str, where: dict):
+    """The ``__getattr__`` and ``__dir__`` of a package whose public names (``where``: name ->
+    the module, relative to the package, that defines it) are imported on first use (PEP 562),
+    so that importing one module of the package (a vehicle's stack, its FMU slave) imports
+    none of the others. A submodule is an attribute too, as after an eager import."""
+
+    def __getattr__(name: str):
+        module = sys.modules[package]
+        if name in where:
+            value = getattr(import_module(where[name], package), name)
+            setattr(module, name, value)
+            return value
+        if not name.startswith("__"):
+            try:
+                return import_module(f".{name}", package)
+            except ModuleNotFoundError as e:
+                if e.name != f"{package}.{name}":
+                    raise
+        raise AttributeError(f"module {package!r} has no attribute {name!r}")
+
+    def __dir__():
+        return sorted(set(vars(sys.modules[package])) | set(where))
+
+    return __getattr__, __dir__
+
 
 #: public name -> the module that defines it
 _WHERE = {
@@ -29,15 +57,4 @@ _WHERE = {
 }
 
 __all__ = list(_WHERE)
-
-
-def __getattr__(name: str):
-    if name in _WHERE:
-        value = getattr(import_module(_WHERE[name], __name__), name)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-def __dir__():
-    return sorted(set(globals()) | set(__all__))
+__getattr__, __dir__ = lazy_door(__name__, _WHERE)

@@ -4,7 +4,7 @@ import math
 import numpy as np
 import pytest
 
-from auv_cosim.analyses import h100_figures as figures
+from auv_cosim.vehicles.h100.host import stack_figures as figures
 
 
 def test_station_keeping_rms_and_max_of_a_known_error():

@@ -22,10 +22,10 @@ import math
 import numpy as np
 import pytest
 
-from auv_cosim.stacks.auv.control import ControlConfig
-from auv_cosim.stacks.auv.instruments import SensorConfig
+from auv_cosim.vehicles.auv.stack.control import ControlConfig
+from auv_cosim.vehicles.auv.stack.instruments import SensorConfig
 from auv_cosim.analyses.metrics import step_response
-from auv_cosim.stacks.auv.closed_loop import run_closed_loop
+from auv_cosim.vehicles.auv.stack.closed_loop import run_closed_loop
 
 DT = 0.1
 T_STEP = 30.0          # the vehicle settles at 10 m first (depth integrator trims buoyancy)

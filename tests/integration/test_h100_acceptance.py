@@ -22,7 +22,7 @@ import numpy as np
 import pytest
 
 from tests.harness import build, master
-from auv_cosim.stacks.h100.control import CONTROLLERS
+from auv_cosim.vehicles.h100.stack.control import CONTROLLERS
 
 STATION_KEEPING_S = "60"
 DEPTH_STEP_S = "25"          # the step is at 10 s
@@ -44,7 +44,7 @@ def _run(tmp_path_factory, scenario, controller, stop_time):
 
 def position_rms(run) -> float:
     """3-D RMS of the true position against the control stack's reference (the held point),
-    from results.csv; summary.json's figure (auv_cosim/analyses/h100.py) must agree."""
+    from results.csv; summary.json's figure (auv_cosim/vehicles/h100/host/figures.py) must agree."""
     pos = np.column_stack([run.column(f"vehicle.Pos[{i}]") for i in (1, 2, 3)])
     ref = np.column_stack([run.column(f"control.RefPosition[{i}]") for i in (1, 2, 3)])
     rms = float(np.sqrt(np.mean(np.sum((pos - ref) ** 2, axis=1))))

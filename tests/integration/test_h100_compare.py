@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from tests.harness import build, master
-from auv_cosim.stacks.h100.control import CONTROLLERS
+from auv_cosim.vehicles.h100.stack.control import CONTROLLERS
 
 
 @pytest.fixture(scope="module")

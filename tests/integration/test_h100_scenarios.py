@@ -34,7 +34,7 @@ def test_waves_disturb_the_station_keeping_and_the_vehicle_holds(tmp_path):
     error = _position_error(run)
     assert error.max() < 0.5 and np.sqrt(np.mean(error ** 2)) < 0.25
     assert run.summary["status"] == "completed"
-    # summary.json's H100 figures (auv_cosim/analyses/h100.py, through the master's registry) are these
+    # summary.json's H100 figures (auv_cosim/vehicles/h100/host/figures.py, through the master's registry) are these
     figures = run.summary["h100"]["control"]
     assert (figures["controller"], figures["mode"], figures["layout"]) == ("pid", "hold", {"thrusters": 8, "rank": 6})
     assert figures["position_rms_m"] == pytest.approx(np.sqrt(np.mean(error ** 2)), rel=1e-5)
@@ -58,7 +58,7 @@ def test_six_thruster_layout_reports_what_it_cannot_do_and_flies_what_it_can(tmp
     assert _position_error(run)[-50:].max() < 0.1   # the horizontal position held through the step
     assert {p.rsplit("/", 1)[-1] for p in summary["files"]["plots"]} >= {"track.png", "depth.png", "actuators.png",
                                                                          "thrusters.png", "errors.png"}
-    # summary.json names the direction the layout cannot push (auv_cosim/analyses/h100.py, from the
+    # summary.json names the direction the layout cannot push (auv_cosim/vehicles/h100/host/figures.py, from the
     # vehicle's thruster parameters as the run had them), and the run's report says it
     layout = summary["h100"]["control"]["layout"]
     assert (layout["thrusters"], layout["rank"], layout["unreachable"]) == (6, 5, ["0.09 sway + 1 roll"])

@@ -50,7 +50,7 @@ def test_survey_completes_its_waypoints_and_draws_the_plots(runs):
 def test_the_default_survey_is_a_half_hour_lawn_mower():
     from auv_cosim.master.plan import build_plan
     from auv_cosim.master.scenario import load_scenario
-    from auv_cosim.stacks.auv.guidance import parse_waypoints
+    from auv_cosim.vehicles.auv.stack.guidance import parse_waypoints
     from auv_cosim.master.summary import param
 
     plan = build_plan(load_scenario(REPO / "scenarios" / "survey.yaml"))

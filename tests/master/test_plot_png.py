@@ -1,4 +1,4 @@
-"""The AUV plots' PNG writer (auv_cosim/analyses/auv_plots.py ``_png``): the pixels, the resolution and the
+"""The AUV plots' PNG writer (auv_cosim/vehicles/auv/host/plots.py ``_png``): the pixels, the resolution and the
 Software text of the file matplotlib itself writes for the same figure."""
 from __future__ import annotations
 
@@ -26,7 +26,7 @@ def _figure(plt):
 def test_the_png_writer_writes_what_matplotlib_writes():
     from PIL import Image
 
-    from auv_cosim.analyses.auv_plots import _mpl, _png
+    from auv_cosim.vehicles.auv.host.plots import _mpl, _png
 
     plt = _mpl()
     fig = _figure(plt)

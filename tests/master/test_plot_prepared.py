@@ -1,4 +1,4 @@
-"""The AUV's figures built ahead (auv_cosim/analyses/auv_plots.py ``prepare``: in the plot process, while
+"""The AUV's figures built ahead (auv_cosim/vehicles/auv/host/plots.py ``prepare``: in the plot process, while
 the run steps, by it and a helper process it forks) and filled after the run: the files are
 those drawn in one go, byte for byte, whatever becomes of the helper; and a drawer forked in the
 plot process holds none of its pipes to the master (auv_cosim/master/plot_process.py ``fork_drawer``)."""
@@ -26,7 +26,7 @@ import numpy as np
 from auv_cosim import master
 from auv_cosim.master.layout import layout_row
 from auv_cosim.master.runner import find_scenario
-import auv_cosim.analyses.auv_plots as ap
+import auv_cosim.vehicles.auv.host.plots as ap
 
 out, mode = Path(sys.argv[1]), sys.argv[2]
 r = master.run("depth_step", out_dir=out / "run", stop_time=60, progress=False, echo_messages=False, plots=False)

@@ -245,11 +245,11 @@ def test_a_plot_process_dies_with_a_master_killed_while_it_draws(tmp_path):
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the parent-death signal is Linux's prctl")
 def test_the_child_a_plot_function_forks_dies_with_its_parent(tmp_path):
-    """The AUV's plots share the drawing with a forked child (auv_cosim.analyses.auv_plots). When the
+    """The AUV's plots share the drawing with a forked child (auv_cosim.vehicles.auv.host.plots). When the
     process that forked it is killed by SIGKILL while the child draws (here: a long sleep in its
     place), the child must not live on."""
     pid_file = tmp_path / "drawer.pid"
-    script = ("import os, signal, sys, time, auv_cosim.analyses.auv_plots as ap\n"
+    script = ("import os, signal, sys, time, auv_cosim.vehicles.auv.host.plots as ap\n"
               "ap._mpl = lambda: None\n"
               "def fake_draw(run, out_dir, mine):\n"
               "    if mine('actuators.png'):  # the child's share\n"
@@ -266,7 +266,7 @@ def test_the_child_a_plot_function_forks_dies_with_its_parent(tmp_path):
                           stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=120)
     assert proc.returncode == -9
     if not pid_file.exists():
-        pytest.fail("no child drew: auv_cosim.analyses.auv_plots did not fork (one CPU, or AUV_MASTER_PLOTS=serial?)")
+        pytest.fail("no child drew: auv_cosim.vehicles.auv.host.plots did not fork (one CPU, or AUV_MASTER_PLOTS=serial?)")
     child = int(pid_file.read_text())
     assert _gone_within(child, 10.0), "the drawing child outlived the process that forked it"
 

@@ -1,5 +1,5 @@
 """summary.json's figures are made as the rows stream past (auv_cosim/master/running.py, the
-streams of auv_cosim/analyses/auv.py): the same figures whatever the blocks the rows come in,
+streams of auv_cosim/vehicles/auv/host/figures.py): the same figures whatever the blocks the rows come in,
 the same as a transcription of the figures read off the whole table (numpy over every row, as
 they were computed before they streamed), and in memory that does not grow with the run."""
 from __future__ import annotations

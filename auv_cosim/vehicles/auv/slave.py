@@ -36,7 +36,8 @@ import sys
 from pythonfmu.default_experiment import DefaultExperiment
 
 from ...fmu import VehicleSlave
-from . import AuvModel, AuvParameters, AuvWakeParameters
+from .model import AuvModel
+from .parameters import AuvParameters, AuvWakeParameters
 from ..environment import Environment
 from ..simulator import VehicleSimulator
 from ..waves import WaveParameters

@@ -9,44 +9,28 @@
 
 Modules: `forces` (one pure function per wrench), `parameters` (validated parameters),
 `vehicle_file` (the YAML vehicle files), `configuration` (what a thruster layout can push),
-`dynamics` (the compiled derivative, Jacobians and outputs), `model` (the object around them).
+`dynamics` (the compiled derivative, Jacobians and outputs), `model` (the object around them),
+`slave` (the FMU slave, H100.fmu and H100_6.fmu); `stack/` its instruments and control stack
+(H100Sensors.fmu, H100Control.fmu), `host/` what the host adds to a run, `unit.py` the unit's
+declaration (`auv_cosim.units`).
+
+The names below are imported on first use (PEP 562): the instruments' FMU, which imports the
+stack alone, carries none of the physics; reading a YAML vehicle file (`load_vehicle`) needs
+pyyaml and pydantic, which an FMU (it reads the file resolved at build, `vehicle_for`) does
+not import.
 """
-from typing import Optional, Tuple
+from .. import lazy_door
 
-import numpy as np
+#: public name -> the module that defines it
+_WHERE = {
+    **dict.fromkeys(("LayoutReport", "analyse_layout", "describe_direction"), ".configuration"),
+    **dict.fromkeys(("BODY_STATES", "input_table", "output_table", "state_table"), ".dynamics"),
+    **dict.fromkeys(("H100Model", "initial_state", "linearize"), ".model"),
+    **dict.fromkeys(("DOF_NAMES", "H100Parameters"), ".parameters"),
+    **dict.fromkeys(("DEFAULT_VEHICLE_FILE", "VEHICLES_DIR", "LoadedVehicle", "VehicleFileError", "vehicle_for"),
+                    ".resolved"),
+    "load_vehicle": ".vehicle_file",
+}
 
-from .configuration import LayoutReport, analyse_layout, describe_direction
-from .dynamics import BODY_STATES, input_table, output_table, state_table
-from .model import H100Model, initial_state
-from .parameters import DOF_NAMES, H100Parameters
-from .resolved import DEFAULT_VEHICLE_FILE, VEHICLES_DIR, LoadedVehicle, VehicleFileError, vehicle_for
-
-
-def __getattr__(name):
-    """`load_vehicle` on first use: reading a YAML vehicle file needs pyyaml and pydantic, which
-    an FMU (it reads the file resolved at build, `vehicle_for`) does not import."""
-    if name == "load_vehicle":
-        from .vehicle_file import load_vehicle
-        return load_vehicle
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-def linearize(params: H100Parameters, state, inputs, environment=None, waves=None,
-              t: float = 0.0, reduced: bool = False) -> Tuple[np.ndarray, np.ndarray]:
-    """(A, B) = (dx'/dx, dx'/du) of the H100 at the state and inputs given (a trim point).
-
-    Full state (13 + n: Pos, Quater, LocalVel, Omega, propeller speeds) by default; with
-    `reduced=True` the attitude is the 3-vector of small body rotations (12 + n states, see
-    `H100Model.linearize_reduced`), the form an LQR design wants.
-    """
-    model = H100Model(params, environment, waves)
-    if reduced:
-        return model.linearize_reduced(state, inputs, t)
-    return model.linearize(state, inputs, t)
-
-
-__all__ = [
-    "H100Model", "H100Parameters", "LoadedVehicle", "VehicleFileError", "LayoutReport", "BODY_STATES",
-    "DOF_NAMES", "DEFAULT_VEHICLE_FILE", "VEHICLES_DIR", "analyse_layout", "describe_direction",
-    "initial_state", "linearize", "load_vehicle", "vehicle_for",
-]
+__all__ = list(_WHERE)
+__getattr__, __dir__ = lazy_door(__name__, _WHERE)

@@ -327,7 +327,7 @@ def holding_wrench_into(t, x, u, c, out):
     """The thrust wrench that holds the body velocity of x steady: ``out = -(every wrench of
     the right-hand side but the thrusters')``, since ``(M_RB + M_A) nu' = tau_thrust + rest``
     vanishes exactly when ``tau_thrust = -rest`` (a controller's model feed-forward,
-    auv_cosim/stacks/h100/belief.py). The same sums as `generalized_force` with the thrusters'
+    auv_cosim/vehicles/h100/stack/belief.py). The same sums as `generalized_force` with the thrusters'
     wrench taken as zero (stopped thrusters give exactly +0.0 there), written into `out` (6):
     called every control period, it hands no new array back."""
     tau, _, _ = add_unthrusted_wrenches(t, x, (x[7], x[8], x[9], x[10], x[11], x[12]), u, c, attitude(x[3:7]),

@@ -255,3 +255,17 @@ class H100Model:
         a, _ = self.linearize_reduced(x, self.inputs())
         wrench_per_angle = self.params.mass_matrix() @ a[6:12, 3:6]
         return -float(wrench_per_angle[3, 0]), -float(wrench_per_angle[4, 1])
+
+
+def linearize(params: H100Parameters, state, inputs, environment=None, waves=None,
+              t: float = 0.0, reduced: bool = False) -> Tuple[np.ndarray, np.ndarray]:
+    """(A, B) = (dx'/dx, dx'/du) of the H100 at the state and inputs given (a trim point).
+
+    Full state (13 + n: Pos, Quater, LocalVel, Omega, propeller speeds) by default; with
+    `reduced=True` the attitude is the 3-vector of small body rotations (12 + n states, see
+    `H100Model.linearize_reduced`), the form an LQR design wants.
+    """
+    model = H100Model(params, environment, waves)
+    if reduced:
+        return model.linearize_reduced(state, inputs, t)
+    return model.linearize(state, inputs, t)

@@ -79,3 +79,15 @@ def vehicle_for(resources: str, vehicle_file: str) -> LoadedVehicle:
         return load_resolved(path + RESOLVED_SUFFIX)
     from .vehicle_file import load_vehicle
     return load_vehicle(path)
+
+
+def write_resolved(vehicle_file) -> str:
+    """Write the resolved file beside a vehicle file (the FMU build does, into the FMU's
+    resources: what the FMU reads at instantiation instead of the YAML, so that it needs neither
+    pyyaml nor pydantic); returns its path."""
+    from .vehicle_file import load_vehicle
+
+    target = str(vehicle_file) + RESOLVED_SUFFIX
+    with open(target, "w", encoding="utf-8") as f:
+        f.write(resolved_text(load_vehicle(str(vehicle_file))))
+    return target

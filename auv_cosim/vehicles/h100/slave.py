@@ -32,7 +32,9 @@ from pythonfmu.default_experiment import DefaultExperiment
 
 from ...fmu import VehicleSlave
 from ..environment import Environment
-from . import H100Model, H100Parameters, vehicle_for
+from .model import H100Model
+from .parameters import H100Parameters
+from .resolved import vehicle_for
 from .model import DEFAULT_ENVIRONMENT
 from ..simulator import VehicleSimulator
 from ..wake import WakeParameters

@@ -5,7 +5,7 @@ import math
 
 import pytest
 
-from auv_cosim.stacks.auv.control import ControlConfig, ControlInputs, ControlStack
+from auv_cosim.vehicles.auv.stack.control import ControlConfig, ControlInputs, ControlStack
 
 
 def hold(**kw):

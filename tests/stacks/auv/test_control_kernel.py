@@ -1,4 +1,4 @@
-"""The control stack's compiled step (auv_cosim/stacks/auv/control_kernel.py): the commands of the plain
+"""The control stack's compiled step (auv_cosim/vehicles/auv/stack/control_kernel.py): the commands of the plain
 Python it replaced (transcribed below as `PlainStack`, on the library's own PID, line of sight and
 yo-yo), bit for bit, through every branch (each guidance and dive mode, waypoints reached by
 distance and by passing them, a degenerate segment, the end of the mission, the loops saturated
@@ -6,7 +6,7 @@ and their integrators held, the bottom lock lost and regained, zig-zag reversals
 step length changing, dt = 0, positions on the acceptance circle where Python's hypot decides);
 the kernel compiled equals its own plain-Python execution; the state round-trips; a bad input is
 refused with its name and nothing advances; a freshly unzipped AuvControl.fmu compiles nothing,
-whichever FMU of the survey stack brought auv_cosim.stacks.auv."""
+whichever FMU of the survey stack brought auv_cosim.vehicles.auv.stack."""
 from __future__ import annotations
 
 import json
@@ -17,11 +17,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from auv_cosim.stacks.auv import control_kernel as kernel
-from auv_cosim.stacks.shared.angles import angle_diff, wrap_pi
-from auv_cosim.stacks.auv.control import ControlConfig, ControlInputs, ControlOutputs, ControlStack
-from auv_cosim.stacks.auv.guidance import WaypointManager, YoyoGuidance, parse_waypoints
-from auv_cosim.stacks.shared.pid import PID
+from auv_cosim.vehicles.auv.stack import control_kernel as kernel
+from auv_cosim.stacks.angles import angle_diff, wrap_pi
+from auv_cosim.vehicles.auv.stack.control import ControlConfig, ControlInputs, ControlOutputs, ControlStack
+from auv_cosim.vehicles.auv.stack.guidance import WaypointManager, YoyoGuidance, parse_waypoints
+from auv_cosim.stacks.pid import PID
 from auv_cosim.compiled.jit import JIT_ENABLED
 from tests.plain_python import compiled_left, plain_python
 
@@ -233,7 +233,7 @@ def test_a_bad_input_is_named_and_nothing_advances(field, name):
 
 
 #: a fresh interpreter loads freshly unzipped FMUs in the given order (a module the host imported is
-#: shared: auv_cosim.stacks.auv and auv_cosim.vehicles come from the first FMU that carries them) and steps the
+#: shared: auv_cosim.vehicles.auv.stack and auv_cosim.vehicles come from the first FMU that carries them) and steps the
 #: control; how many compiled functions were loaded from a cache and how many compiled
 SCRIPT = r"""
 fmus = instantiate_all()
@@ -257,7 +257,7 @@ def test_a_freshly_unzipped_control_fmu_compiles_nothing(order):
     from tests.harness import FMU_DIR, build, numba_cache_report
 
     build(*order)
-    result = numba_cache_report(SCRIPT, "auv_cosim.stacks.auv.control_kernel", [FMU_DIR / f"{name}.fmu" for name in order])
+    result = numba_cache_report(SCRIPT, "auv_cosim.vehicles.auv.stack.control_kernel", [FMU_DIR / f"{name}.fmu" for name in order])
     assert not result["kernel"].startswith(str(ROOT)), result   # the FMU's copy, not the checkout's
     assert result["hits"] > 0, result
     assert result["misses"] == {}, result

@@ -3,7 +3,7 @@ import math
 
 import pytest
 
-from auv_cosim.stacks.auv.guidance import (
+from auv_cosim.vehicles.auv.stack.guidance import (
     LineOfSight,
     WaypointError,
     WaypointManager,

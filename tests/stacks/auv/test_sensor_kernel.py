@@ -1,10 +1,10 @@
-"""The instruments' compiled sample (auv_cosim/stacks/auv/instruments_kernel.py): the readings of the plain
+"""The instruments' compiled sample (auv_cosim/vehicles/auv/stack/instruments_kernel.py): the readings of the plain
 Python it replaced (transcribed below as `PlainSuite`, on the library's own lags and wrap), bit
 for bit, through every branch (lags on and off, angles across +-pi, the clamps, bottom lock lost,
 held and re-acquired, a NaN altitude, the step length changing, dt = 0, an infinite position that
 the check lets through); the kernel compiled equals its own plain-Python execution; a bad input
 is refused with its name and nothing advances; a freshly unzipped AuvSensors.fmu compiles nothing,
-whichever FMU of the survey stack brought auv_cosim.stacks.auv."""
+whichever FMU of the survey stack brought auv_cosim.vehicles.auv.stack."""
 from __future__ import annotations
 
 import math
@@ -15,11 +15,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from auv_cosim.stacks.auv import instruments_kernel as kernel
-from auv_cosim.stacks.shared.angles import wrap_pi
-from auv_cosim.stacks.shared.filters import AngleLag, FirstOrderLag
-from auv_cosim.stacks.shared.noise import NormalStream
-from auv_cosim.stacks.auv.instruments import (
+from auv_cosim.vehicles.auv.stack import instruments_kernel as kernel
+from auv_cosim.stacks.angles import wrap_pi
+from auv_cosim.stacks.filters import AngleLag, FirstOrderLag
+from auv_cosim.stacks.noise import NormalStream
+from auv_cosim.vehicles.auv.stack.instruments import (
     NOISE_CHANNELS,
     SensorConfig,
     SensorOutputs,
@@ -181,7 +181,7 @@ def test_a_bad_input_is_named_and_nothing_advances(name, index):
 
 
 #: a fresh interpreter loads freshly unzipped FMUs in the given order (a module the host imported is
-#: shared: auv_cosim.stacks.auv and auv_cosim.vehicles come from the first FMU that carries them) and steps the
+#: shared: auv_cosim.vehicles.auv.stack and auv_cosim.vehicles come from the first FMU that carries them) and steps the
 #: instruments; how many compiled functions were loaded from a cache and how many compiled
 SCRIPT = r"""
 fmus = instantiate_all()
@@ -204,7 +204,7 @@ def test_a_freshly_unzipped_instruments_fmu_compiles_nothing(order):
     from tests.harness import FMU_DIR, build, numba_cache_report
 
     build(*order)
-    result = numba_cache_report(SCRIPT, "auv_cosim.stacks.auv.instruments_kernel", [FMU_DIR / f"{name}.fmu" for name in order])
+    result = numba_cache_report(SCRIPT, "auv_cosim.vehicles.auv.stack.instruments_kernel", [FMU_DIR / f"{name}.fmu" for name in order])
     assert not result["kernel"].startswith(str(ROOT)), result   # the FMU's copy, not the checkout's
     assert result["hits"] > 0, result
     assert result["misses"] == {}, result

@@ -6,8 +6,8 @@ import math
 import numpy as np
 import pytest
 
-from auv_cosim.stacks.shared.noise import NormalStream
-from auv_cosim.stacks.auv.instruments import NOISE_CHANNELS, SensorConfig, SensorSuite, TruthInputs
+from auv_cosim.stacks.noise import NormalStream
+from auv_cosim.vehicles.auv.stack.instruments import NOISE_CHANNELS, SensorConfig, SensorSuite, TruthInputs
 
 
 def random_truth(rng):

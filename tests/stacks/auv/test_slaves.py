@@ -4,9 +4,9 @@ from dataclasses import fields
 
 import pytest
 
-from auv_cosim.stacks.auv import control_slave as auv_control_fmu, instruments_slave as auv_sensors_fmu
-from auv_cosim.stacks.auv.control import ControlConfig
-from auv_cosim.stacks.auv.instruments import SensorConfig
+from auv_cosim.vehicles.auv.stack import control_slave as auv_control_fmu, instruments_slave as auv_sensors_fmu
+from auv_cosim.vehicles.auv.stack.control import ControlConfig
+from auv_cosim.vehicles.auv.stack.instruments import SensorConfig
 from auv_cosim.fmu.units import is_known
 
 

@@ -5,7 +5,7 @@ import math
 import numpy as np
 import pytest
 
-from auv_cosim.stacks.h100.allocation import PseudoInverseAllocator, QpAllocator, thrust_to_command
+from auv_cosim.vehicles.h100.stack.allocation import PseudoInverseAllocator, QpAllocator, thrust_to_command
 from auv_cosim.vehicles.h100.configuration import analyse_matrix
 
 FORWARD, REVERSE = 51.5, 40.2   # T200 at 16 V (SPEC 7.3)

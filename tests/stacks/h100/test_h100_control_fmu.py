@@ -10,7 +10,7 @@ pytest.importorskip("fmpy")
 from fmpy.fmi1 import FMICallException  # noqa: E402
 
 from tests.harness import DISCARD, ERROR, FMU_DIR, Instances, build, unpack  # noqa: E402
-from auv_cosim.stacks.h100.control import CONTROLLERS
+from auv_cosim.vehicles.h100.stack.control import CONTROLLERS
 
 NAME = "H100Control"
 AT_REST = {"MeasuredDepth": 5.0, "UsblPosition": (0.0, 0.0, 5.0), "UsblFixCount": 1, "DepthCommand": 5.0}
@@ -55,10 +55,10 @@ def test_parameters_are_the_configurations_declared_fields(unpacked):
     """One declaration style: every parameter is a field of the stack's configurations, declared
     beside it (unit, description; the field's default is the start value), and nothing else."""
     from auv_cosim.fmu.declare import parameters_of
-    from auv_cosim.stacks.h100.control import ControllerConfig
-    from auv_cosim.stacks.h100.guidance import GuidanceConfig
-    from auv_cosim.stacks.h100.navigation import NavigationConfig
-    from auv_cosim.stacks.h100.stack import StackConfig
+    from auv_cosim.vehicles.h100.stack.control import ControllerConfig
+    from auv_cosim.vehicles.h100.stack.guidance import GuidanceConfig
+    from auv_cosim.vehicles.h100.stack.navigation import NavigationConfig
+    from auv_cosim.vehicles.h100.stack.stack import StackConfig
 
     md, _ = unpacked
     parameters = [v for v in md.modelVariables if v.causality == "parameter"]

@@ -1,10 +1,10 @@
-"""The H100's compiled control kernels (auv_cosim/stacks/h100/control_kernel.py): each computes what its
+"""The H100's compiled control kernels (auv_cosim/vehicles/h100/stack/control_kernel.py): each computes what its
 own plain-Python execution computes, bit for bit, on random inputs through every branch (the
 speed limit, the pitch clamp, the clipping, a non-diagonal mass matrix, the feed-forward off,
 dt = 0, the allocation's three outcomes); the quaternion is the vehicle library's; the
 controllers and the allocation keep their state format; and a freshly unzipped control FMU,
 loaded after the instruments' FMU as in the H100 stack, compiles nothing on its first steps
-(the kernels' cache shipped in every FMU that carries auv_cosim.stacks.auv)."""
+(the kernels' cache shipped in every FMU that carries auv_cosim.vehicles.auv.stack)."""
 from __future__ import annotations
 
 import json
@@ -15,10 +15,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from auv_cosim.stacks.h100 import control_kernel as kernels
+from auv_cosim.vehicles.h100.stack import control_kernel as kernels
 from auv_cosim.compiled.jit import JIT_ENABLED
 from tests.plain_python import compiled_left, plain_python
-from auv_cosim.stacks.h100.control import CONTROLLERS
+from auv_cosim.vehicles.h100.stack.control import CONTROLLERS
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -159,8 +159,8 @@ def test_the_allocation_kernels_compute_what_their_python_computes():
 def test_the_clear_commands_are_the_general_ways():
     """The allocation's compiled usual case against its general way (a list request), both
     allocators, requests clear of the limits and beyond them."""
-    from auv_cosim.stacks.h100.allocation import PseudoInverseAllocator, QpAllocator
-    from auv_cosim.stacks.h100.belief import VehicleBelief
+    from auv_cosim.vehicles.h100.stack.allocation import PseudoInverseAllocator, QpAllocator
+    from auv_cosim.vehicles.h100.stack.belief import VehicleBelief
     from auv_cosim.vehicles.h100 import load_vehicle
 
     params = load_vehicle().params
@@ -182,10 +182,10 @@ def test_the_clear_commands_are_the_general_ways():
 def test_a_restored_controller_continues_bit_for_bit(name):
     """get_state / set_state around the kept arrays: a controller restored from another's state
     (as JSON would carry it) gives the same wrenches from then on."""
-    from auv_cosim.stacks.h100.belief import VehicleBelief
-    from auv_cosim.stacks.h100.control import ControllerConfig, make_controller
-    from auv_cosim.stacks.h100.guidance import Reference
-    from auv_cosim.stacks.h100.navigation import Estimate
+    from auv_cosim.vehicles.h100.stack.belief import VehicleBelief
+    from auv_cosim.vehicles.h100.stack.control import ControllerConfig, make_controller
+    from auv_cosim.vehicles.h100.stack.guidance import Reference
+    from auv_cosim.vehicles.h100.stack.navigation import Estimate
     from auv_cosim.vehicles.h100 import load_vehicle
 
     belief = VehicleBelief(load_vehicle().params)
@@ -209,7 +209,7 @@ def test_a_restored_controller_continues_bit_for_bit(name):
 
 
 #: a fresh interpreter loads freshly unzipped FMUs as the H100 stack does (the instruments first:
-#: auv_cosim.stacks.auv is then theirs, shared by the control FMU) and steps the control FMU with each
+#: auv_cosim.vehicles.auv.stack is then theirs, shared by the control FMU) and steps the control FMU with each
 #: controller and allocator; how many compiled functions were loaded from a cache and compiled
 SCRIPT = r"""
 def load(path, name):
@@ -248,7 +248,7 @@ def test_a_freshly_unzipped_control_fmu_compiles_nothing(first, control):
     from tests.harness import FMU_DIR, build, numba_cache_report
 
     build(*first, control)
-    result = numba_cache_report(SCRIPT, "auv_cosim.stacks.h100.control_kernel",
+    result = numba_cache_report(SCRIPT, "auv_cosim.vehicles.h100.stack.control_kernel",
                                 [FMU_DIR / f"{n}.fmu" for n in (*first, control)])
     # the kernels are those of the FMU loaded first (a module the host imported is shared)
     assert not result["kernel"].startswith(str(ROOT)), result

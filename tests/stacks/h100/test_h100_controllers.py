@@ -7,12 +7,12 @@ import numpy as np
 import pytest
 from scipy.integrate import ode
 
-from auv_cosim.stacks.h100.belief import VehicleBelief
-from auv_cosim.stacks.h100.control import CONTROLLERS, ControllerConfig, Lqr, make_controller
-from auv_cosim.stacks.h100.guidance import Commands, GuidanceConfig, Reference
-from auv_cosim.stacks.h100.instruments import H100Instruments, InstrumentConfig, Truth
-from auv_cosim.stacks.h100.navigation import Estimate, Measurements
-from auv_cosim.stacks.h100.stack import H100ControlStack
+from auv_cosim.vehicles.h100.stack.belief import VehicleBelief
+from auv_cosim.vehicles.h100.stack.control import CONTROLLERS, ControllerConfig, Lqr, make_controller
+from auv_cosim.vehicles.h100.stack.guidance import Commands, GuidanceConfig, Reference
+from auv_cosim.vehicles.h100.stack.instruments import H100Instruments, InstrumentConfig, Truth
+from auv_cosim.vehicles.h100.stack.navigation import Estimate, Measurements
+from auv_cosim.vehicles.h100.stack.stack import H100ControlStack
 from auv_cosim.vehicles.h100 import H100Model, load_vehicle
 
 

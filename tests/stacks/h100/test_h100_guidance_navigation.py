@@ -5,9 +5,9 @@ import math
 import numpy as np
 import pytest
 
-from auv_cosim.stacks.h100.guidance import AxisFilter, Commands, Guidance, GuidanceConfig
-from auv_cosim.stacks.h100.instruments import H100Instruments, InstrumentConfig, Truth
-from auv_cosim.stacks.h100.navigation import Measurements, Navigation, NavigationConfig
+from auv_cosim.vehicles.h100.stack.guidance import AxisFilter, Commands, Guidance, GuidanceConfig
+from auv_cosim.vehicles.h100.stack.instruments import H100Instruments, InstrumentConfig, Truth
+from auv_cosim.vehicles.h100.stack.navigation import Measurements, Navigation, NavigationConfig
 
 
 def _fly(config, commands=Commands(depth=5.0), seconds=60.0, start=(1.0, 2.0, 5.0), heading=0.3):

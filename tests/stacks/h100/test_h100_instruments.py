@@ -5,7 +5,7 @@ import math
 import numpy as np
 import pytest
 
-from auv_cosim.stacks.h100.instruments import H100Instruments, InstrumentConfig, Truth
+from auv_cosim.vehicles.h100.stack.instruments import H100Instruments, InstrumentConfig, Truth
 
 
 def _truth(t=0.0):
@@ -120,7 +120,7 @@ def test_non_finite_truth_is_refused_by_name():
 def test_the_slave_publishes_each_reading_under_its_own_name():
     """H100Sensors writes all its Real outputs in one assignment (its _publish): each output
     variable, read by name, holds the reading of that name, with noise on (every value differs)."""
-    from auv_cosim.stacks.h100.instruments_slave import H100Sensors
+    from auv_cosim.vehicles.h100.stack.instruments_slave import H100Sensors
 
     slave = H100Sensors(instance_name="sensors")
     refs = {v.name: ref for ref, v in slave.vars.items()}

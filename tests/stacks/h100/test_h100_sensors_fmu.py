@@ -56,7 +56,7 @@ def test_parameters_are_the_configurations_declared_fields(unpacked):
     """One declaration style: every parameter is a field of InstrumentConfig, declared beside it
     (unit, description; the field's default is the start value; a vector one Real per axis)."""
     from auv_cosim.fmu.declare import parameters_of
-    from auv_cosim.stacks.h100.instruments import InstrumentConfig
+    from auv_cosim.vehicles.h100.stack.instruments import InstrumentConfig
 
     md, _ = unpacked
     parameters = [v for v in md.modelVariables if v.causality == "parameter"]

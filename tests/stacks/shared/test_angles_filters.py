@@ -4,8 +4,8 @@ import math
 import numpy as np
 import pytest
 
-from auv_cosim.stacks.shared.angles import angle_diff, wrap_pi
-from auv_cosim.stacks.shared.filters import AngleLag, FirstOrderLag, lag_coefficient
+from auv_cosim.stacks.angles import angle_diff, wrap_pi
+from auv_cosim.stacks.filters import AngleLag, FirstOrderLag, lag_coefficient
 
 
 @pytest.mark.parametrize("a, expected", [

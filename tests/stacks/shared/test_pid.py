@@ -4,7 +4,7 @@ import math
 
 import pytest
 
-from auv_cosim.stacks.shared.pid import PID
+from auv_cosim.stacks.pid import PID
 
 
 def test_proportional_and_limits():

@@ -248,7 +248,7 @@ def test_the_shipped_numba_cache_holds_what_the_control_stack_calls(unpacked, ve
     """In the H100 stack the controllers' belief runs on the vehicle library H100.fmu brought
     (modules are shared in one host), so H100.fmu's cache must hold the Jacobians the LQR is
     designed on and the motion wrench, not only the vehicle's step: a first run compiled them
-    for minutes otherwise (auv_cosim/stacks/h100/warm_up.py, issue 12). The same for the
+    for minutes otherwise (auv_cosim/vehicles/h100/stack/warm_up.py, issue 12). The same for the
     6-thruster layout's H100_6.fmu (h100_six_thrusters: 19 s of compilation on a first run)."""
     import importlib.util
     import os

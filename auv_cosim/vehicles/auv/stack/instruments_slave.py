@@ -1,0 +1,116 @@
+"""pythonfmu slave ``AuvSensors``: the instruments (thin wrapper of auv_cosim.vehicles.auv.stack.instruments).
+
+Timing: the readings returned after ``do_step(t, h)`` are the instruments' readings of the
+truth inputs set before that call, the lags advanced by ``h``; the readings available right
+after initialisation are those of the inputs set during initialisation (lags start there).
+Stepping the vehicle first and feeding its new outputs to this FMU therefore gives
+measurements of the truth at ``t + h`` (Gauss-Seidel order, no added delay).
+
+Failures (see auv_cosim.fmu.slave): a bad parameter (negative noise std or lag, non-positive
+range, negative Seed) fails fmi2ExitInitializationMode (fmi2Error; fmi2Fatal under pythonfmu's
+stock binary) with an error that names it; a NaN input fails fmi2DoStep (fmi2Error; fmi2Discard
+under pythonfmu's) with an error logged, nothing advanced.
+
+FMU state: the variables plus the noise generator's ``bit_generator.state``, every lag state
+and the held DVL altitude; a restored run continues bit for bit.
+"""
+from __future__ import annotations
+
+import copy
+
+from ....fmu import FmuError, FmuSlave
+from ....fmu.declare import Var, parameters_of, register_with_real_arrays
+
+from .instruments import SensorConfig, SensorSuite
+
+#: The parameters: the configuration's fields, declared beside them (auv_cosim/vehicles/auv/stack/instruments.py).
+PARAMETERS = parameters_of(SensorConfig)
+
+INPUTS = (
+    [Var(f"Pos[{i}]", "Real", "input", 0.0, "m", f"True position, NED component {i}") for i in (1, 2, 3)]
+    + [Var(f"Euler[{i}]", "Real", "input", 0.0, "rad", d) for i, d in
+       ((1, "True roll"), (2, "True pitch, positive nose up"), (3, "True heading (yaw), 0 = north, pi/2 = east"))]
+    + [Var("Depth", "Real", "input", 0.0, "m", "True depth, positive down"),
+       Var("Speed", "Real", "input", 0.0, "m/s", "True forward speed through the water"),
+       Var("Altitude", "Real", "input", 1.0e6, "m", "True height above the seafloor (NaN/inf: no seafloor)")]
+    + [Var(f"Vel[{i}]", "Real", "input", 0.0, "m/s", f"True velocity, NED component {i} (not used yet)") for i in (1, 2, 3)]
+)
+
+OUTPUTS = [
+    Var("MeasuredDepth", "Real", "output", 0.0, "m", "Pressure depth sensor reading"),
+    Var("MeasuredRoll", "Real", "output", 0.0, "rad", "AHRS roll, wrapped to (-pi, pi]"),
+    Var("MeasuredPitch", "Real", "output", 0.0, "rad", "AHRS pitch, positive nose up"),
+    Var("MeasuredHeading", "Real", "output", 0.0, "rad", "AHRS heading, wrapped to (-pi, pi], 0 = north, pi/2 = east"),
+    Var("MeasuredSpeed", "Real", "output", 0.0, "m/s", "DVL speed through the water"),
+    Var("MeasuredAltitude", "Real", "output", 0.0, "m", "DVL altitude; last good value while AltitudeValid is false (0 before the first lock)"),
+    Var("AltitudeValid", "Boolean", "output", False, None, "DVL bottom lock: true while the altitude is within DvlRange"),
+    Var("NavNorth", "Real", "output", 0.0, "m", "Navigation position north, used by guidance"),
+    Var("NavEast", "Real", "output", 0.0, "m", "Navigation position east, used by guidance"),
+]
+
+TABLE = PARAMETERS + INPUTS + OUTPUTS
+
+
+class AuvSensors(FmuSlave):
+    """The instruments of the survey AUV (auv_cosim.vehicles.auv.stack.instruments.SensorSuite)."""
+
+    author = "auv-cosim"
+    version = "0.1.0"
+    description = ("Instruments of the survey AUV: pressure depth sensor, AHRS, DVL (speed, "
+                   "altitude with bottom lock) and navigation position; seeded noise, bias, "
+                   "first-order lag and range per instrument")
+    fmu_capabilities = {"canGetAndSetFMUstate": True, "canSerializeFMUstate": True}
+
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        self.values = {}
+        # the Real inputs and outputs in the arrays self.real_inputs and self.real_outputs, in the
+        # order of INPUTS and OUTPUTS: what the suite's compiled sample reads and writes
+        register_with_real_arrays(self, TABLE)
+        self.suite = None
+
+    # ---------------------------------------------------------------- mapping
+    def _config(self) -> SensorConfig:
+        try:
+            config = SensorConfig(**{v.name: self.values[v.name] for v in PARAMETERS})
+            config.validate()
+        except ValueError as error:
+            raise FmuError(f"parameter {error}") from None
+        return config
+
+    def _first_reading(self) -> SensorSuite:
+        suite = SensorSuite(self._config())
+        try:
+            self.values["AltitudeValid"] = suite.initialize_into(self.real_inputs, self.real_outputs)
+        except ValueError as error:
+            raise FmuError(str(error)) from None
+        return suite
+
+    # ---------------------------------------------------------------- FMI hooks
+    def fmu_initial_outputs(self) -> None:
+        # a throw-away suite: reading outputs during initialisation must not consume noise
+        self._first_reading()
+
+    def fmu_exit_initialization(self) -> None:
+        self.suite = self._first_reading()
+        self.parameters_changed = False
+
+    def fmu_do_step(self, current_time: float, step_size: float) -> None:
+        if not step_size >= 0.0:
+            raise FmuError(f"communication step size {step_size} must not be negative")
+        try:   # INPUTS and OUTPUTS are in the order of the suite's arrays (sensor_kernel)
+            self.values["AltitudeValid"] = self.suite.sample_into(self.real_inputs, self.real_outputs,
+                                                                  float(step_size))
+        except ValueError as error:   # a NaN input: nothing has advanced yet
+            raise FmuError(str(error)) from None
+
+    def fmu_get_state(self):
+        return {"suite": None if self.suite is None else copy.deepcopy(self.suite.get_state())}
+
+    def fmu_set_state(self, internal) -> None:
+        if internal["suite"] is None:
+            self.suite = None
+            return
+        self.suite = SensorSuite(self._config())
+        self.suite.set_state(copy.deepcopy(internal["suite"]))
+        self.parameters_changed = False
