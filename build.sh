@@ -117,7 +117,7 @@ case "${1:-}" in
         echo "build.sh: flying the survey"
         t0=$(now)
         status=0
-        "$VENV/bin/auv-cosim" run scenarios/survey.yaml "$@" || status=$?
+        "$VENV/bin/auv-cosim" run survey "$@" || status=$?
         echo "build.sh: flown in $(since "$t0") s"
         exit "$status"
         ;;

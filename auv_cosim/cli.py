@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 from auv_cosim.master import registry
-from auv_cosim.master.scenario import SCENARIO_DIR, ScenarioError, display_path, list_scenarios, scenario_fmus
+from auv_cosim.master.scenario import ScenarioError, display_path, list_scenarios, scenario_fmus
 
 
 def _parse_set(items: list[str]) -> dict[str, str]:
@@ -283,14 +283,15 @@ def cmd_validate(args) -> int:
 
 
 def cmd_list(args) -> int:
-    directory = Path(args.dir) if args.dir else SCENARIO_DIR
-    if not directory.is_dir():
+    directory = Path(args.dir) if args.dir else None
+    if directory is not None and not directory.is_dir():
         why = "is not a folder" if directory.exists() else "no such folder"
         print(f"error: --dir: {display_path(directory)}: {why}", file=sys.stderr)
         return 2
     items = list_scenarios(directory)
     if not items:
-        print(f"no scenarios in {display_path(directory)}", file=sys.stderr)
+        where = display_path(directory) if directory is not None else "the registered units' scenario folders"
+        print(f"no scenarios in {where}", file=sys.stderr)
         return 1
     width = max(len(n) for n, _, _ in items)
     for name, desc, path in items:
@@ -311,7 +312,8 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", metavar="COMMAND", required=True)
 
     r = sub.add_parser("run", help="run a scenario and write results.csv, summary.json and plots",
-                       description="Run a scenario file (or the name of one in scenarios/). Writes results.csv "
+                       description="Run a scenario file (or the name of one of the registered units' scenarios, "
+                                   "auv-cosim list). Writes results.csv "
                                    "(every communication step), summary.json and PNG plots into the output folder. "
                                    "Exit status: 0 completed, 1 failed (FMU error, NaN), 2 scenario refused, 130 interrupted.")
     r.add_argument("scenario", metavar="SCENARIO",
@@ -393,15 +395,16 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
 
     v = sub.add_parser("validate", help="check FMUs with fmpy's validator",
                        description="Validate FMUs with fmpy.validation.validate_fmu (modelDescription schema, "
-                                   "variables, model structure, start values, units). Default: every FMU the scenarios in "
-                                   "scenarios/ (and scenarios/stacks/) name. Exit status 1 when any FMU is missing or has "
+                                   "variables, model structure, start values, units). Default: every FMU the registered units' "
+                                   "scenarios (and their stack files) name. Exit status 1 when any FMU is missing or has "
                                    "a problem.")
     v.add_argument("fmus", metavar="FMU", nargs="*", help="FMU files (default: those the project's scenarios name)")
     v.set_defaults(func=cmd_validate)
 
     ls = sub.add_parser("list", help="list the scenarios, one line each",
-                        description="List the scenario files in scenarios/ with their description.")
-    ls.add_argument("--dir", metavar="DIR", help="scenario folder (default: scenarios/ of the project)")
+                        description="List the scenarios of the registered units (their names run as "
+                                    "`auv-cosim run NAME`) with their description.")
+    ls.add_argument("--dir", metavar="DIR", help="a scenario folder (default: every registered unit's)")
     ls.set_defaults(func=cmd_list)
 
     # the commands of other packages (sweep: auv_cosim.campaigns, identify: identification) come

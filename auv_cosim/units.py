@@ -35,9 +35,11 @@ class Fmu:
     - ``name``: the model identifier, the slave's class name and the file's stem;
     - ``slave``: the slave's module file, relative to the unit's folder (``"slave.py"``,
       ``"stack/control_slave.py"``);
-    - ``vehicle_file``: for a vehicle built from a file, that file (relative to the project's
-      root); the slave class ``vehicle_base`` is written out as class ``name`` with it, and the
-      unit's ``prepare_vehicle_file`` writes beside it what the FMU reads;
+    - ``vehicle_file``: for a vehicle built from a file, that file, relative to the unit's
+      ``vehicle_files`` folder (``"H100.yaml"``); the slave class ``vehicle_base`` is written out
+      as class ``name`` with it (as ``vehicles/<vehicle_file>``: the folder is the FMU's
+      ``resources/vehicles/``), and the unit's ``prepare_vehicle_file`` writes beside it what
+      the FMU reads;
     - ``numba_warm_up``: ``"module:function"`` entries (modules of auv_cosim) called with the
       staged vehicle file once the slave has stepped, so that the shipped numba cache also holds
       what another FMU sharing a module in one host calls of it;
@@ -78,6 +80,10 @@ class Unit:
     - ``name``: the unit's name (``--vehicle NAME`` of ``auv-cosim identify``);
     - ``package``: the unit's package (its folder), e.g. ``"auv_cosim.vehicles.auv"``;
     - ``fmus``: the FMUs it builds (``Fmu``);
+    - ``scenarios``: its folder of scenarios (package data, relative to the unit's folder; its
+      stack files in a ``stacks/`` folder inside), whose names ``auv-cosim run NAME`` finds;
+    - ``vehicle_files``: its folder of vehicle files (package data, relative to the unit's
+      folder), carried by each FMU built from one as ``resources/vehicles/``;
     - ``figures``: ``"module:attr"`` of its ``auv_cosim.master.registry.RunFigures``, what it
       adds to every run's summary.json, report and plots;
     - ``analyses``: analysis name -> ``"module:attr"`` of an ``Analysis`` a scenario can ask
@@ -93,6 +99,8 @@ class Unit:
     package: str
     description: str = ""
     fmus: Tuple[Fmu, ...] = ()
+    scenarios: Optional[str] = None
+    vehicle_files: Optional[str] = None
     figures: Optional[str] = None
     analyses: Mapping[str, str] = field(default_factory=dict)
     commands: Mapping[str, str] = field(default_factory=dict)
@@ -141,3 +149,9 @@ def load(reference: str):
 def fmus() -> list:
     """(unit, fmu) of every FMU of every registered unit, in the units' order."""
     return [(unit, fmu) for unit in units().values() for fmu in unit.fmus]
+
+
+def scenario_folders() -> list:
+    """The scenario folders of the registered units that have one, in the units' order: where a
+    scenario's bare name is looked up (auv_cosim.master.find_scenario)."""
+    return [unit.folder / unit.scenarios for unit in units().values() if unit.scenarios]

@@ -28,6 +28,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from auv_cosim.master import find_scenario
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -76,7 +77,7 @@ def main() -> int:
     for n in ("Auv", "AuvSensors", "AuvControl"):
         shutil.copy2(REPO_ROOT / "fmus" / f"{n}.fmu", snap / f"{n}.fmu")
     scenario = str(snap / "survey.yaml")
-    Path(scenario).write_text(f"include: {REPO_ROOT / 'scenarios' / 'survey.yaml'}\nname: survey\ninstances:\n"
+    Path(scenario).write_text(f"include: {find_scenario('survey')}\nname: survey\ninstances:\n"
                               + "".join(f"  {i}: {{fmu: {snap / (n + '.fmu')}}}\n"
                                         for i, n in (("vehicle", "Auv"), ("sensors", "AuvSensors"), ("control", "AuvControl"))))
     vary = {"control.CruiseSpeed": [1.2, 1.3, 1.4, 1.5]}

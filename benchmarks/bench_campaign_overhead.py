@@ -22,6 +22,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from auv_cosim.master import find_scenario
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -31,7 +32,7 @@ def one_run(out: Path, seed: int, stop_time: float, plots: bool) -> dict:
     from auv_cosim.master import run
 
     cpu, wall = time.process_time(), time.perf_counter()
-    result = run(str(ROOT / "scenarios" / "depth_step.yaml"), out_dir=out, stop_time=stop_time, progress=False,
+    result = run(str(find_scenario("depth_step")), out_dir=out, stop_time=stop_time, progress=False,
                  plots=plots, echo_messages=False, overrides={"sensors.Seed": seed})
     wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
     if result.status != "completed":

@@ -31,9 +31,10 @@ import sys
 import tempfile
 import textwrap
 from pathlib import Path
+from auv_cosim.master import find_scenario
 
 ROOT = Path(__file__).resolve().parents[1]
-STACK = ROOT / "scenarios" / "stacks" / "survey.yaml"
+STACK = find_scenario("stacks/survey")
 
 
 def pair_scenario(seconds: float, wakes: bool) -> str:

@@ -45,6 +45,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from auv_cosim.master import find_scenario
 
 ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
@@ -88,11 +89,17 @@ def snapshot(folder: Path, tree: Path = ROOT, noop_twins: bool = True) -> dict:
     return paths
 
 
+def _scenarios(tree: Path) -> Path:
+    """`tree`'s H100 scenario folder (its unit's, or scenarios/ in an older checkout)."""
+    unit = tree / "auv_cosim" / "vehicles" / "h100" / "scenarios"
+    return unit if unit.is_dir() else tree / "scenarios"
+
+
 def hold_mapping(controller: str, seconds: float, fmus: dict, noop: bool, tree: Path = ROOT) -> dict:
-    """`tree`'s scenarios/h100_hold.yaml as a mapping: `seconds` long, plots off, the controller
+    """`tree`'s h100_hold scenario as a mapping: `seconds` long, plots off, the controller
     chosen, the FMUs of the snapshot (the real ones or their no-op twins)."""
-    scenario = yaml.safe_load((tree / "scenarios" / "h100_hold.yaml").read_text())
-    scenario["include"] = str(tree / "scenarios" / "stacks" / "h100.yaml")
+    scenario = yaml.safe_load((_scenarios(tree) / "h100_hold.yaml").read_text())
+    scenario["include"] = str(_scenarios(tree) / "stacks" / "h100.yaml")
     scenario["stop_time"] = seconds
     scenario["plots"] = False
     instances = scenario.setdefault("instances", {})
@@ -158,7 +165,7 @@ def read_results(path: Path) -> dict:
 
 def instance_parameters(mapping: dict, instance: str) -> dict:
     """The instance's parameters of the stack file and the scenario, vectors element by element."""
-    stack = yaml.safe_load((ROOT / "scenarios" / "stacks" / "h100.yaml").read_text())
+    stack = yaml.safe_load((find_scenario("stacks/h100")).read_text())
     merged = dict(stack["instances"][instance].get("parameters", {}))
     merged.update(mapping["instances"].get(instance, {}).get("parameters", {}))
     flat = {}
@@ -173,7 +180,7 @@ def instance_parameters(mapping: dict, instance: str) -> dict:
 def input_sources(instance: str, columns: dict) -> dict:
     """input variable of `instance` -> the recorded column that feeds it (the stack's
     connections, vectors element by element)."""
-    stack = yaml.safe_load((ROOT / "scenarios" / "stacks" / "h100.yaml").read_text())
+    stack = yaml.safe_load((find_scenario("stacks/h100")).read_text())
     sources = {}
     for connection in stack["connections"]:
         source, target = (part.strip() for part in connection.split("->"))

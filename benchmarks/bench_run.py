@@ -38,6 +38,7 @@ stepping (summary.json: what the plot process, preparing while the run steps, co
 of the project as two more interleaved cases: DIR is e.g. ``git archive COMMIT | tar -x -C
 DIR`` with its ``fmus/`` built or copied; it runs with this interpreter (``auv-cosim``
 from DIR imports DIR's master and analyses). A before/after measured side by side, under the
+from auv_cosim.master import find_scenario
 same load.
 
 results.csv of every run is compared with /work/baseline/survey/results.csv when that file is
@@ -189,8 +190,8 @@ def import_child() -> None:
 # ------------------------------------------------------------------------------ the floor
 def floor_scenario(folder: Path, fmus: dict, stop_time: float) -> Path:
     """scenarios/survey.yaml with the no-op twins, stop_when off, the survey's simulated time."""
-    scenario = yaml.safe_load((ROOT / "scenarios" / "survey.yaml").read_text())
-    scenario["include"] = str(ROOT / "scenarios" / "stacks" / "survey.yaml")
+    scenario = yaml.safe_load((find_scenario("survey")).read_text())
+    scenario["include"] = str(find_scenario("stacks/survey"))
     scenario.pop("stop_when", None)
     scenario["stop_time"] = stop_time
     scenario["plots"] = False

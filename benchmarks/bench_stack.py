@@ -56,6 +56,7 @@ import tempfile
 import time
 from ctypes import c_double, c_int, c_uint
 from pathlib import Path
+from auv_cosim.master import find_scenario
 
 ROOT = Path(__file__).resolve().parent.parent
 if "--root" in sys.argv[:-1]:   # measure another checkout's code and FMUs (see --before)
@@ -103,8 +104,8 @@ def snapshot(folder: Path) -> dict:
 def survey_mapping(hours: float, fmus: dict, noop: bool) -> dict:
     """scenarios/survey.yaml as a mapping, with enough lawn-mower lines for `hours` of mission
     (the mission must still be running at the end), stop_when off, the FMUs of the snapshot."""
-    scenario = yaml.safe_load((ROOT / "scenarios" / "survey.yaml").read_text())
-    scenario["include"] = str(ROOT / "scenarios" / "stacks" / "survey.yaml")
+    scenario = yaml.safe_load((find_scenario("survey")).read_text())
+    scenario["include"] = str(find_scenario("stacks/survey"))
     scenario.pop("stop_when", None)
     scenario["stop_time"] = round(hours * 3600.0, 6)
     scenario["plots"] = False
@@ -362,7 +363,7 @@ KIND_NAMES = {0: "set", 1: "set", 2: "doStep", 3: "get", 4: "get"}   # auv_cosim
 
 def instance_order() -> list:
     """The calling order of the survey stack's instances (scenarios/stacks/survey.yaml)."""
-    return list(yaml.safe_load((ROOT / "scenarios" / "stacks" / "survey.yaml").read_text())["order"])
+    return list(yaml.safe_load((find_scenario("stacks/survey")).read_text())["order"])
 
 
 def timed_pieces():

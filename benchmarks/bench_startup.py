@@ -42,6 +42,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from auv_cosim.master import find_scenario
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -58,7 +59,7 @@ def stack_mapping(stack: str, fmus: dict, noop: bool) -> dict:
     the no-op twins end in Noop)."""
     if stack == "survey":
         return survey_mapping(0.01, fmus, noop=noop)
-    return {"include": str(ROOT / "scenarios" / "h100_hold.yaml"), "plots": False,
+    return {"include": str(find_scenario("h100_hold")), "plots": False,
             "instances": {instance: {"fmu": str(fmus[name + ("Noop" if noop else "")])}
                           for instance, name in STACKS[stack].items()}}
 

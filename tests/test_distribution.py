@@ -35,6 +35,14 @@ def test_a_wheel_installs_exactly_one_import_package(tmp_path):
     tops = {name.split("/")[0] for name in names if not name.split("/")[0].endswith(".dist-info")}
     assert tops == {"auv_cosim"}
     assert "auv-cosim = auv_cosim.__main__:main" in entry_points
+    # every unit, its scenarios and stack files, and the H100's vehicle files, as package data
+    from auv_cosim import units
+    for name, unit in units.units().items():
+        assert f'{name} = {unit.package}.unit:UNIT' in entry_points, name
+        folder = unit.folder.relative_to(ROOT)
+        for kind in filter(None, (unit.scenarios, unit.vehicle_files)):
+            tracked = sorted(p.relative_to(ROOT).as_posix() for p in (unit.folder / kind).rglob("*.yaml"))
+            assert tracked and set(tracked) <= set(names), (folder, kind)
 
 
 def _help(*command: str) -> str:

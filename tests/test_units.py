@@ -97,3 +97,45 @@ def test_a_broken_unit_is_reported_and_left_out(monkeypatch, capsys):
     assert "ignoring the unit 'broken' (nowhere.unit:UNIT): ImportError: No module named 'nowhere'" in err
     assert "ignoring the unit 'other' (y:UNIT): not a Unit named 'other'" in err
     assert "ignoring the unit 'misnamed' (z:UNIT): not a Unit named 'misnamed'" in err
+
+
+def test_every_scenario_is_found_by_its_name_in_its_units_folder():
+    from auv_cosim.master import find_scenario, list_scenarios
+
+    listed = list_scenarios()
+    names = [path.stem for _, _, path in listed]
+    assert len(names) == len(set(names)), "two units have a scenario of the same name"
+    assert {"survey", "convoy", "wake_crossing", "h100_hold", "ident_h100"} <= set(names)
+    folders = units.scenario_folders()
+    for _, _, path in listed:
+        assert find_scenario(path.stem) == path and path.parent in folders
+    assert find_scenario("stacks/h100").parent.parent == units.units()["h100"].folder / "scenarios"
+
+
+def test_an_include_is_the_file_beside_the_including_one_before_a_units(tmp_path):
+    """A user's own stack file of a unit's stack file's name wins; without one, the unit's."""
+    from auv_cosim.master import load_scenario
+
+    (tmp_path / "stacks").mkdir()
+    own = (tmp_path / "stacks" / "survey.yaml")
+    own.write_text((units.units()["auv"].folder / "scenarios" / "stacks" / "survey.yaml").read_text()
+                   .replace("step: 0.1 ", "step: 0.2 "))
+    mine = tmp_path / "mine.yaml"
+    mine.write_text("include: stacks/survey.yaml\nstop_time: 1\n")
+    assert load_scenario(mine).model.step == 0.2
+    own.unlink()
+    assert load_scenario(mine).model.step == 0.1
+    (tmp_path / "bad.yaml").write_text("include: stacks/nowhere.yaml\n")
+    with pytest.raises(Exception, match=r"bad.yaml: include\[0\]: included file not found: stacks/nowhere.yaml"):
+        load_scenario(tmp_path / "bad.yaml")
+
+
+def test_no_file_of_the_h100_lies_outside_its_folder():
+    """`git ls-files | grep -i h100`: only the unit's folder, the tests, the docs and the benchmarks."""
+    listed = subprocess.run(["git", "ls-files"], cwd=ROOT, capture_output=True, text=True)
+    if listed.returncode != 0:
+        pytest.skip("not a git checkout")
+    folder = units.units()["h100"].package.replace(".", "/") + "/"
+    outside = [name for name in listed.stdout.split() if "h100" in name.lower()
+               and not name.startswith((folder, "tests/", "docs/", "benchmarks/"))]
+    assert outside == []

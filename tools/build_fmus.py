@@ -82,8 +82,9 @@ class FmuSpec:
     name: str                       # model identifier = class name = fmus/<name>.fmu
     script: str                     # the slave's module file, relative to the root (or absolute)
     #: A vehicle built from a file (the H100): `script`'s slave class `vehicle_base` is written
-    #: out as class NAME with this `vehicle_file` unless both are already the script's; the
-    #: vehicle files' folder (vehicles/) goes into the FMU's resources.
+    #: out as class NAME with this `vehicle_file` (``vehicles/NAME.yaml``, relative to the FMU's
+    #: resources) unless both are already the script's; the vehicle files' folder
+    #: (`vehicle_files`, default: its unit's) goes into the FMU's resources as vehicles/.
     vehicle_file: Optional[str] = None
     vehicle_base: str = ""
     #: "module:function" entries (modules of auv_cosim, relative: "vehicles.h100.stack.warm_up:f")
@@ -95,6 +96,9 @@ class FmuSpec:
     ship_numba_cache: bool = True
     #: FMUs of one group ship one cache, compiled once for all of them (see the module)
     cache_group: str = ""
+    #: the folder of vehicle files (relative to the root, or absolute); None: the unit's whose
+    #: folder holds the slave (`Unit.vehicle_files`)
+    vehicle_files: Optional[str] = None
 
 
 def registered_specs(root: Path = ROOT) -> Tuple[FmuSpec, ...]:
@@ -113,9 +117,25 @@ def registered_specs(root: Path = ROOT) -> Tuple[FmuSpec, ...]:
                 raise SystemExit(f"unit {unit.name}: FMU {fmu.name}: the warm-up {entry!r} is not a module of "
                                  f"{fmu_code.PACKAGE}, which the FMU carries")
             warm_ups.append(entry[len(fmu_code.PACKAGE) + 1:])
-        specs.append(FmuSpec(fmu.name, script.as_posix(), fmu.vehicle_file, fmu.vehicle_base, tuple(warm_ups),
-                             fmu.ship_numba_cache, fmu.cache_group))
+        vehicle_files = None
+        if fmu.vehicle_file:
+            vehicle_files = unit.folder / unit.vehicle_files
+            vehicle_files = (vehicle_files.relative_to(root) if vehicle_files.is_relative_to(root)
+                             else vehicle_files).as_posix()
+        specs.append(FmuSpec(fmu.name, script.as_posix(), fmu.vehicle_file and f"vehicles/{fmu.vehicle_file}",
+                             fmu.vehicle_base, tuple(warm_ups), fmu.ship_numba_cache, fmu.cache_group,
+                             vehicle_files))
     return tuple(specs)
+
+
+def _unit_of(spec: FmuSpec):
+    """The registered unit whose folder holds the spec's slave, or None."""
+    from auv_cosim import units
+
+    for unit in units.units().values():
+        if spec.script.startswith(unit.package.replace(".", "/") + "/"):
+            return unit
+    return None
 
 
 def prepare_vehicle_file(spec: FmuSpec, vehicle_file: Path) -> None:
@@ -124,9 +144,19 @@ def prepare_vehicle_file(spec: FmuSpec, vehicle_file: Path) -> None:
     unit is the one whose folder holds the slave."""
     from auv_cosim import units
 
-    for unit in units.units().values():
-        if spec.script.startswith(unit.package.replace(".", "/") + "/") and unit.prepare_vehicle_file:
-            units.load(unit.prepare_vehicle_file)(vehicle_file)
+    unit = _unit_of(spec)
+    if unit is not None and unit.prepare_vehicle_file:
+        units.load(unit.prepare_vehicle_file)(vehicle_file)
+
+
+def vehicle_files_dir(spec: FmuSpec, root: Path) -> Path:
+    """The folder of vehicle files an FMU built from one carries as resources/vehicles/."""
+    if spec.vehicle_files:
+        return Path(spec.vehicle_files) if Path(spec.vehicle_files).is_absolute() else root / spec.vehicle_files
+    unit = _unit_of(spec)
+    if unit is None or not unit.vehicle_files:
+        raise SystemExit(f"{spec.name}: built from {spec.vehicle_file}, but no folder of vehicle files is known")
+    return unit.folder / unit.vehicle_files
 
 
 def scenario_fmus(name: str) -> List[str]:
@@ -176,8 +206,9 @@ def _script_path(spec: FmuSpec, root: Path) -> Path:
     return Path(spec.script) if Path(spec.script).is_absolute() else root / spec.script
 
 
-def _vehicle_files(root: Path) -> List[Path]:
-    return sorted(p for p in (root / "vehicles").rglob("*") if p.is_file() and not fmu_code._ignored(p))
+def _vehicle_files(spec: FmuSpec, root: Path) -> List[Path]:
+    folder = vehicle_files_dir(spec, root)
+    return sorted(p for p in folder.rglob("*") if p.is_file() and not fmu_code._ignored(p.relative_to(folder)))
 
 
 def source_digest(spec: FmuSpec, root: Path = ROOT, extra: Sequence[Path] = (),
@@ -198,8 +229,8 @@ def source_digest(spec: FmuSpec, root: Path = ROOT, extra: Sequence[Path] = (),
     digest.update(_native_wrapper().digest_text().encode())
     script = _script_path(spec, root)
     digest.update(script.read_bytes())
-    for path in _vehicle_files(root) if spec.vehicle_file else ():
-        digest.update(f"\0{path.relative_to(root).as_posix()}\0".encode())
+    for path in _vehicle_files(spec, root) if spec.vehicle_file else ():
+        digest.update(f"\0{path.relative_to(vehicle_files_dir(spec, root)).as_posix()}\0".encode())
         digest.update(path.read_bytes())
     return digest.hexdigest()
 
@@ -214,7 +245,8 @@ def stage_sources(spec: FmuSpec, stage: Path, vendor: str, root: Path = ROOT, pa
     if package:
         staged = fmu_code.stage_package(root, stage, vendor)
         pin_source_times(str(staged))
-        shutil.copytree(root / "vehicles", stage / "vehicles", ignore=shutil.ignore_patterns(*IGNORED))
+        if spec.vehicle_file:
+            shutil.copytree(vehicle_files_dir(spec, root), stage / "vehicles", ignore=shutil.ignore_patterns(*IGNORED))
     text = fmu_code.staged_script(root, _script_path(spec, root), vendor)
     if spec.vehicle_file:
         declared = f'    vehicle_file = "{spec.vehicle_file}"\n'
@@ -242,7 +274,7 @@ def stage_carried(spec: FmuSpec, carried: Sequence[str], stage: Path, vendor: st
     pin_source_times(str(package))
     folders = [package]
     if spec.vehicle_file:
-        shutil.copytree(root / "vehicles", stage / "vehicles", ignore=shutil.ignore_patterns(*IGNORED))
+        shutil.copytree(vehicle_files_dir(spec, root), stage / "vehicles", ignore=shutil.ignore_patterns(*IGNORED))
         prepare_vehicle_file(spec, stage / spec.vehicle_file)
         folders.append(stage / "vehicles")
     return folders
@@ -694,13 +726,14 @@ def build_lock(dest: Path):
 def _spec_json(spec: FmuSpec) -> str:
     return json.dumps({"name": spec.name, "script": spec.script, "vehicle_file": spec.vehicle_file,
                        "vehicle_base": spec.vehicle_base, "numba_warm_up": list(spec.numba_warm_up),
-                       "ship_numba_cache": spec.ship_numba_cache, "cache_group": spec.cache_group})
+                       "ship_numba_cache": spec.ship_numba_cache, "cache_group": spec.cache_group,
+                       "vehicle_files": spec.vehicle_files})
 
 
 def _spec_from(fields: dict) -> FmuSpec:
     return FmuSpec(fields["name"], fields["script"], fields.get("vehicle_file"), fields.get("vehicle_base", ""),
                    tuple(fields.get("numba_warm_up", ())), fields.get("ship_numba_cache", True),
-                   fields.get("cache_group", ""))
+                   fields.get("cache_group", ""), fields.get("vehicle_files"))
 
 
 def _shown(path: Path, root: Path) -> str:

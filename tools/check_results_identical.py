@@ -54,7 +54,10 @@ SHORT_RUNS["h100_six_thrusters"] = ["--stop-time", "60"]
 
 
 def scenario_names() -> list:
-    return sorted(p.stem for p in (ROOT / "scenarios").glob("*.yaml"))
+    """Every scenario of the registered units (auv-cosim list), by name."""
+    from auv_cosim.master import list_scenarios
+
+    return sorted(path.stem for _, _, path in list_scenarios())
 
 
 def sha256_of(path: Path) -> str:
@@ -97,7 +100,7 @@ def check(names: Sequence[str], reference: Optional[Path] = None,
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("names", nargs="*", help="scenarios (default: every scenarios/*.yaml)")
+    parser.add_argument("names", nargs="*", help="scenarios (default: every registered unit's, auv-cosim list)")
     parser.add_argument("--reference", type=Path,
                         help="folder of reference runs (REFERENCE/NAME/results.csv) to cmp against")
     parser.add_argument("--record", action="store_true",

@@ -31,9 +31,11 @@ from typing import Dict, Iterable, List, Optional, Set
 PACKAGE = "auv_cosim"
 #: the floors every FMU may carry; anything else of auv_cosim stays out of an FMU
 FLOORS = ("compiled", "fmu", "vehicles", "stacks")
-#: what a unit's folder holds for its host alone (auv_cosim/units.py): never carried by an FMU,
-#: and no part of the sources its package name is the hash of
-HOST_SIDE = ("host", "scenarios", "unit.py")
+#: what a unit's folder holds that is no FMU code (auv_cosim/units.py): its host's side, its
+#: declaration, its scenarios and vehicle files (an FMU built from a vehicle file carries the
+#: files as resources/vehicles/); never carried as code, and no part of the sources the FMUs'
+#: package name is the hash of
+HOST_SIDE = ("host", "scenarios", "vehicle_files", "unit.py")
 #: carried by every FMU: the package's door and what the slave's first lines call
 ALWAYS = ("__init__.py", "compiled/__init__.py", "compiled/shipped_cache.py")
 #: appended to every carried __init__.py
@@ -150,8 +152,7 @@ def carried_files(root: Path, script: Path) -> List[str]:
             if path is None:
                 raise CarryError(f"{script.name} imports {module}: no such module in {root / PACKAGE}")
             if _host_side(path.relative_to(root / PACKAGE)):
-                raise CarryError(f"{script.name} imports {module}: a unit's {', '.join(HOST_SIDE)} are its host's, "
-                                 f"never an FMU's")
+                raise CarryError(f"{script.name} imports {module}: a unit's {', '.join(HOST_SIDE)} are no FMU's code")
             files.add(path.relative_to(root / PACKAGE).as_posix())
             todo.extend(sorted(project_imports(root, path) - seen))
     return sorted(files)

@@ -32,7 +32,7 @@ import numpy as np
 REPO = Path(__file__).resolve().parents[1]
 STEP = 0.1
 
-#: the H100's true vehicle (FMU parameter -> value; nominal: vehicles/H100.yaml)
+#: the H100's true vehicle (FMU parameter -> value; nominal: the H100 unit's vehicle_files/H100.yaml)
 H100_TRUTH = {"LinearDamping[1,1]": 13.7 * 1.3, "LinearDamping[3,3]": 33.0 * 1.3,
               "QuadraticDamping[1,1]": 141.0 * 1.3, "QuadraticDamping[2,2]": 217.0 * 1.3,
               "QuadraticDamping[3,3]": 190.0 * 1.3, "QuadraticDamping[6,6]": 1.5 * 1.3,

@@ -32,6 +32,7 @@ import tempfile
 import textwrap
 import time
 from pathlib import Path
+from auv_cosim.master import find_scenario
 
 ROOT = Path(__file__).resolve().parent.parent
 NAMES = ("Auv", "AuvSensors", "AuvControl")
@@ -80,7 +81,7 @@ def prove(fmus: Path, folder: Path, args, stock: bool) -> list[tuple[str, collec
     scenario = folder / "survey_short.yaml"
     instances = "".join(f"  {instance}:\n    fmu: {fmus / (name + '.fmu')}\n" for instance, name in
                         (("vehicle", "Auv"), ("sensors", "AuvSensors"), ("control", "AuvControl")))
-    scenario.write_text(f"include: {ROOT / 'scenarios' / 'survey.yaml'}\nname: survey_short\n"
+    scenario.write_text(f"include: {find_scenario('survey')}\nname: survey_short\n"
                         f"stop_time: {args.survey_stop}\ninstances:\n{instances}")
     ssp = folder / "survey_short.ssp"
     subprocess.run([sys.executable, "-m", "auv_cosim", "export-ssp", str(scenario), str(ssp)], cwd=ROOT,
@@ -123,7 +124,7 @@ def compare(folder: Path, args) -> None:
 
     def rows_of(algorithm: str) -> tuple[Path, list[dict]]:
         scenario = folder / f"survey_{algorithm}.yaml"
-        scenario.write_text(f"include: {ROOT / 'scenarios' / 'survey.yaml'}\nname: survey_{algorithm}\n"
+        scenario.write_text(f"include: {find_scenario('survey')}\nname: survey_{algorithm}\n"
                             f"algorithm: {algorithm}\nstop_time: {args.survey_stop}\n")
         ssp = folder / f"survey_{algorithm}.ssp"
         subprocess.run([sys.executable, "-m", "auv_cosim", "export-ssp", str(scenario), str(ssp)], cwd=ROOT,

@@ -6,7 +6,7 @@ overrides applied, includes merged) and an inputs hash. ``auv_cosim.campaigns`` 
 
 A campaign file (YAML, validated with pydantic; every error names the file and the field)::
 
-    scenario: ../scenarios/survey.yaml    # relative to this file, or a bare name in scenarios/
+    scenario: survey                      # a scenario's name, or its file (relative to this file)
     name: survey-current                  # optional; default: the scenario's name
     vary:                                 # the runs are the product of these lists (in order)
       vehicle.CurrentVelocity[2]: [0.0, 0.2, 0.4]
@@ -49,6 +49,7 @@ from pydantic import (
 from auv_cosim.master import (
     REPO_ROOT,
     ScenarioError,
+    find_scenario,
     display_path,
     format_loc,
     load_yaml,
@@ -162,11 +163,10 @@ def is_campaign_file(path: str | os.PathLike) -> bool:
 
 
 def find_scenario_path(text: str, base: Path) -> Path:
-    """A scenario named relative to ``base``, the cwd, or as a bare name in scenarios/."""
+    """A scenario named relative to ``base``, the cwd, or by its name in a unit's scenario
+    folder (the master's ``find_scenario``)."""
     p = Path(os.path.expanduser(text))
-    candidates = [p] if p.is_absolute() else [base / p, Path.cwd() / p]
-    if not p.suffix and p.parent == Path("."):
-        candidates += [REPO_ROOT / "scenarios" / f"{p}{ext}" for ext in (".yaml", ".yml")]
+    candidates = [p] if p.is_absolute() else [base / p, Path.cwd() / p, find_scenario(text)]
     for c in candidates:
         if c.is_file():
             return c.resolve()

@@ -1,7 +1,7 @@
 """Trials made with the vehicle library itself, for when a vehicle's FMU is not at hand: the
 library with the true parameters, flown open loop over an excitation, and Gaussian instrument
 noise (seeded) on every measured channel. A trial flown by the master through the FMU and its
-instruments is the real thing (scenarios/ident_*.yaml); this is its stand-in, the same
+instruments is the real thing (the ident_* scenarios); this is its stand-in, the same
 equations without the FMI layer."""
 
 from __future__ import annotations

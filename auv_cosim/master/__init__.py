@@ -1,7 +1,7 @@
 """fmpy-driven co-simulation master.
 
     from auv_cosim.master import run
-    result = run("scenarios/survey.yaml", out_dir="results/survey")
+    result = run("survey", out_dir="results/survey")   # a scenario's name, or its file
     result.status, result.summary["distance_run_m"], result.column("vehicle.Depth")
 
 See docs/master.md for the scenario format, the calling order and the results. The names below
@@ -26,7 +26,7 @@ _WHERE = {
     # what sees a run's communication points, and what paces its loop (docs/master.md, "The loop")
     **dict.fromkeys(("Observer", "Pacer"), ".loop"),
     # load and resolve one
-    **dict.fromkeys(("load_scenario", "list_scenarios", "ScenarioError", "resolve_fmu_path", "REPO_ROOT",
+    **dict.fromkeys(("load_scenario", "list_scenarios", "find_scenario", "ScenarioError", "resolve_fmu_path", "REPO_ROOT",
                      "override_start_value", "load_yaml"), ".scenario"),
     **dict.fromkeys(("build_plan", "Plan"), ".plan"),
     # an FMU's variables and values for them

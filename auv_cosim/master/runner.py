@@ -24,7 +24,7 @@ from .fmu_cache import FmuArchiveError, extract_fmu
 from .plan import Plan, build_plan
 from .plot_process import PlotProcess
 from .scenario import (
-    SCENARIO_DIR,
+    find_scenario,
     LoadedScenario,
     ScenarioError,
     display_path,
@@ -76,19 +76,6 @@ class RunResult:
         if name == "time":
             return self.data[:, 0]
         return self.data[:, self.colmap[name]]
-
-
-def find_scenario(text: str | os.PathLike) -> Path:
-    """A scenario given as a path, or as a bare name of a file in scenarios/."""
-    p = Path(text)
-    if p.is_file():
-        return p
-    if not p.suffix and p.parent == Path("."):
-        for ext in (".yaml", ".yml"):
-            cand = SCENARIO_DIR / f"{p}{ext}"
-            if cand.is_file():
-                return cand
-    return p  # let the loader report it
 
 
 def _connections_doc(plan: Plan) -> dict:

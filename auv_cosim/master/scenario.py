@@ -5,7 +5,9 @@ auv_cosim/master/scenario_schema.py; ``extra='forbid'`` everywhere, so a misspel
 error, not a silent default); the stacks of its vehicles are renamed for them by
 auv_cosim/master/scenario_vehicles.py before they are merged. ``include:`` pulls in other
 files (a shared wiring such as ``stacks/survey.yaml``) that are merged *before* the including
-file, so the including file overrides them. The merge rules are deliberately simple:
+file, so the including file overrides them; a relative include is the file beside the including
+one, else the same name in a registered unit's scenario folder (``_included``). The merge rules
+are deliberately simple:
 
 - scalar fields (``name``, ``stop_time``, ``step``, ``order``, ``stop_when``, ``record`` ...):
   the later file wins;
@@ -42,7 +44,44 @@ from .scenario_schema import ScenarioModel
 from .scenario_vehicles import NOT_IN_A_VEHICLE, combine_vehicles, renamed_for
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
-SCENARIO_DIR = REPO_ROOT / "scenarios"
+
+
+def scenario_folders() -> list[Path]:
+    """The registered units' scenario folders (auv_cosim/units.py), where a scenario's name is
+    looked up: the master knows no vehicle, so which scenarios there are is the units' word."""
+    from auv_cosim import units
+
+    return units.scenario_folders()
+
+
+def find_scenario(text: str | os.PathLike) -> Path:
+    """A scenario given as a path (a file), or by its name in a unit's scenario folder: ``survey``
+    or ``survey.yaml``, ``stacks/survey`` for a stack file (the first unit's that has it). A
+    name found nowhere is returned as given, for the loader to report."""
+    p = Path(os.path.expanduser(str(text)))
+    if p.is_file() or p.is_absolute():
+        return p
+    for folder in scenario_folders():
+        for candidate in (folder / p, *(folder / f"{p}{ext}" for ext in (".yaml", ".yml") if not p.suffix)):
+            if candidate.is_file():
+                return candidate
+    return p
+
+
+def _included(rel: str, beside: Path) -> tuple[Path, Path]:
+    """(the file an ``include:`` names, where it was first looked for): absolute as given;
+    relative, beside the including file (``beside``, its folder), else the same relative name in
+    a unit's scenario folder (a fleet scenario of one unit includes another unit's stack file by
+    its name there: ``stacks/h100.yaml``)."""
+    if os.path.isabs(rel):
+        return Path(rel), Path(rel)
+    first = beside / rel
+    if first.is_file():
+        return first, first
+    for folder in scenario_folders():
+        if (folder / rel).is_file():
+            return folder / rel, first
+    return first, first
 
 
 # --------------------------------------------------------------------------------------------
@@ -259,9 +298,9 @@ def _load_tree(path: Path, stack: tuple[Path, ...], via: str | None,
         inc = [inc]
     files: list[tuple] = []
     for i, rel in enumerate(inc):
-        target = Path(rel) if os.path.isabs(rel) else path.parent / rel
+        target, looked = _included(rel, path.parent)
         if not target.is_file():
-            raise ScenarioError(shown, f"include[{i}]", f"included file not found: {rel} (looked for {display_path(target)})")
+            raise ScenarioError(shown, f"include[{i}]", f"included file not found: {rel} (looked for {display_path(looked)})")
         files += _load_tree(target, stack + (path,), shown, seen)
     for name, spec in (raw.get("vehicles") or {}).items():
         files += _vehicle_files(path, shown, name, spec or {}, stack + (path,))
@@ -285,10 +324,10 @@ def _vehicle_files(path: Path, shown: str, vehicle: str, spec: dict, stack: tupl
     out: list[tuple] = []
     seen: set = set()
     for i, rel in enumerate(inc):
-        target = Path(rel) if os.path.isabs(rel) else path.parent / rel
+        target, looked = _included(rel, path.parent)
         if not target.is_file():
             raise ScenarioError(shown, f"vehicles.{vehicle}.include[{i}]",
-                                f"included file not found: {rel} (looked for {display_path(target)})")
+                                f"included file not found: {rel} (looked for {display_path(looked)})")
         for p, raw, label, _ in _load_tree(target, stack, shown, seen):
             where = f"{label} (vehicle {vehicle})"
             out.append((p, _renamed_for(raw, vehicle, where), where, vehicle))
@@ -330,7 +369,7 @@ def parse_connection(text: str) -> tuple[str, str, str, str] | None:
 def _scenario_files(source: str | os.PathLike | dict) -> tuple[Path, list[tuple]]:
     """The scenario's file (for an in-memory scenario, a name in the cwd) and every file it
     reads, in merge order (`_load_tree`): (path, mapping, name in messages, vehicle or None).
-    An in-memory scenario's includes resolve against the cwd, then scenarios/."""
+    An in-memory scenario's includes resolve against the cwd, then the units' scenario folders."""
     if isinstance(source, dict):
         # an in-memory scenario: includes and relative paths resolve against the cwd
         file = Path.cwd() / "<scenario>.yaml"
@@ -344,9 +383,7 @@ def _scenario_files(source: str | os.PathLike | dict) -> tuple[Path, list[tuple]
         seen: set = set()
         inc = raw.get("include") or []
         for i, rel in enumerate([inc] if isinstance(inc, str) else inc):
-            target = Path(rel)
-            if not target.is_file():
-                target = SCENARIO_DIR / rel
+            target, _ = _included(rel, Path.cwd())
             if not target.is_file():
                 raise ScenarioError(shown, f"include[{i}]", f"included file not found: {rel}")
             files += _load_tree(target, (), shown, seen)
@@ -684,15 +721,16 @@ def resolve_fmu_path(text: str, declared_in: Path | None) -> tuple[Path | None, 
 
 
 def scenario_fmus(directory: Path | None = None) -> list[Path]:
-    """The FMU files the scenarios under ``directory`` (default: the project's, ``scenarios/``,
-    with their ``stacks/``) name as ``instances.NAME.fmu``, found as a run finds them, sorted
+    """The FMU files the scenarios under ``directory`` (default: every registered unit's scenario
+    folder, with its ``stacks/``) name as ``instances.NAME.fmu``, found as a run finds them, sorted
     and once each: what ``auv-cosim validate`` checks by default. The master knows no
     vehicle, so which FMUs make the project is the scenarios' word. An FMU not found is listed
     where the project keeps it (under the project root), so that it can be reported missing;
     a scenario file that cannot be read names none (``list`` and ``run`` report it)."""
-    directory = directory or SCENARIO_DIR
     found: dict[Path, None] = {}
-    for path in sorted(directory.glob("*.y*ml")) + sorted(directory.glob("*/*.y*ml")):
+    files = [p for folder in ([directory] if directory else scenario_folders())
+             for p in sorted(folder.glob("*.y*ml")) + sorted(folder.glob("*/*.y*ml"))]
+    for path in files:
         try:
             raw = _read_yaml(path, None)
         except ScenarioError:
@@ -707,10 +745,12 @@ def scenario_fmus(directory: Path | None = None) -> list[Path]:
 
 
 def list_scenarios(directory: Path | None = None) -> list[tuple[str, str, Path]]:
-    """(name, description, path) of every scenario file directly under ``directory``."""
-    directory = directory or SCENARIO_DIR
+    """(name, description, path) of every scenario file directly under ``directory`` (default:
+    every registered unit's scenario folder, one after another)."""
     out = []
-    for path in sorted(directory.glob("*.yaml")) + sorted(directory.glob("*.yml")):
+    files = [p for folder in ([directory] if directory else scenario_folders())
+             for p in sorted(folder.glob("*.yaml")) + sorted(folder.glob("*.yml"))]
+    for path in files:
         try:
             raw = _read_yaml(path, None)
             name = raw.get("name") or path.stem

@@ -14,12 +14,13 @@ from pathlib import Path
 
 import pytest
 import yaml
+from auv_cosim.master import find_scenario
 
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "tests" / "master"))
 from master_helpers import _env, master  # noqa: E402
 
-DEPTH_STEP = (REPO / "scenarios" / "depth_step.yaml").as_posix()
+DEPTH_STEP = (find_scenario("depth_step")).as_posix()
 
 
 @pytest.fixture(scope="module")

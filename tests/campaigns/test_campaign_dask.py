@@ -30,6 +30,7 @@ import auv_cosim.campaigns.plots  # noqa: F401  (imported lazily by auv_cosim.ca
 from auv_cosim.campaigns import CampaignPlan, build_campaign, execute, sweep
 from auv_cosim.campaigns.worker import runs_executed
 from auv_cosim.master.scenario import REPO_ROOT
+from auv_cosim.master import find_scenario
 
 FMUS_BUILT = all((REPO_ROOT / "fmus" / f"{n}.fmu").is_file() for n in ("Auv", "AuvSensors", "AuvControl"))
 pytestmark = pytest.mark.skipif(not FMUS_BUILT, reason="FMUs not built (./build.sh)")
@@ -49,7 +50,7 @@ def survey(tmp_path_factory) -> str:
     for n in ("Auv", "AuvSensors", "AuvControl"):
         shutil.copy2(REPO_ROOT / "fmus" / f"{n}.fmu", d / f"{n}.fmu")
     f = d / "survey.yaml"
-    f.write_text(f"include: {REPO_ROOT / 'scenarios' / 'survey.yaml'}\n"
+    f.write_text(f"include: {find_scenario('survey')}\n"
                  f"name: survey\n"
                  f"instances:\n"
                  f"  vehicle: {{fmu: {d / 'Auv.fmu'}}}\n"

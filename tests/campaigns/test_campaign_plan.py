@@ -38,6 +38,7 @@ from auv_cosim.master import REPO_ROOT, build_plan, coerce_value, file_sha256, l
 # imported at collection, not in the tests: tests/master/ is a package named `master` as well
 from auv_cosim.campaigns import plots as campaign_plots
 from auv_cosim.campaigns import worker as campaign_worker
+from auv_cosim.master import find_scenario
 
 
 def coerce(value, typ, what, from_text):
@@ -318,7 +319,7 @@ def test_bad_variables_refused_before_anything_runs(tmp_path, vary, seeds, words
 def test_seeds_vary_the_noise_seed_the_scenario_declares(tmp_path):
     """No vehicle's seed in the campaign code: the stack names it (noise_seed), a campaign
     may name another (seed_variable), and a scenario without one is refused, saying so."""
-    stack = (REPO_ROOT / "scenarios" / "stacks" / "survey.yaml").as_posix()
+    stack = (find_scenario("stacks/survey")).as_posix()
     assert CampaignPlan(build_campaign("survey", None, 2, out_dir=tmp_path / "a", stop_time=5)).seed_variable == "sensors.Seed"
     mine = _write(tmp_path / "mine.yaml", f"include: {stack}\nstop_time: 5\ninstances: {{imu: {{fmu: fmus/AuvSensors.fmu}}}}\n"
                                           "noise_seed: imu.Seed\n")
@@ -340,7 +341,7 @@ def test_seeds_vary_the_noise_seed_the_scenario_declares(tmp_path):
 
 @needs_fmus
 def test_cli_refusal_exit_code_and_message(tmp_path, capsys):
-    f = _write(tmp_path / "c.yaml", f"scenario: {REPO_ROOT / 'scenarios' / 'survey.yaml'}\nvary: {{vehicle.Lenght: [1.0]}}\n")
+    f = _write(tmp_path / "c.yaml", f"scenario: {find_scenario('survey')}\nvary: {{vehicle.Lenght: [1.0]}}\n")
     args = _parser().parse_args(["sweep", str(f), "--out", str(tmp_path / "o")])
     assert cmd_sweep(args) == 2
     err = capsys.readouterr().err

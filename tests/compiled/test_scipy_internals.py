@@ -38,7 +38,7 @@ def test_the_auv_flies_the_same_bits_either_way():
 
 
 def test_the_h100_flies_the_same_bits_either_way():
-    m = H100Model(load_vehicle("vehicles/H100.yaml").params)
+    m = H100Model(load_vehicle().params)
     x0 = m.initial_state()
     u = np.zeros(m.INPUTS.size)
     u[:4] = 0.4

@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 from auv_cosim.cli import main as cli
+from auv_cosim.vehicles.h100 import VEHICLES_DIR
 
-REPO = Path(__file__).resolve().parents[2]
 NINE = ("LinearDamping[1,1],LinearDamping[3,3],QuadraticDamping[1,1],QuadraticDamping[2,2],QuadraticDamping[3,3],"
         "QuadraticDamping[6,6],AddedMass[1,1],AddedMass[3,3],ThrusterEfficiency")
 CHANNELS = ["vehicle.Pos[1]", "vehicle.Pos[2]", "vehicle.Depth", "vehicle.Euler[1]", "vehicle.Euler[2]",
@@ -48,7 +48,7 @@ def set_value(lines: list[str], column: str, row: int, text: str) -> None:
 def test_1_a_vehicle_file_with_fewer_thrusters_than_the_log_s_commands_is_refused(tmp_path, capsys):
     log = h100_log(tmp_path / "log.csv")
     for vehicle_file in ("BlueROV2.yaml", "H100_6_slanted.yaml"):
-        assert identify(log, tmp_path, "--vehicle-file", str(REPO / "vehicles" / vehicle_file)) == 2
+        assert identify(log, tmp_path, "--vehicle-file", str(Path(VEHICLES_DIR) / vehicle_file)) == 2
         err = capsys.readouterr().err
         assert "8 thruster commands (vehicle.ThrusterCommand[1] .. [8])" in err, err
         assert f"the vehicle file {vehicle_file} has 6 thrusters" in err, err

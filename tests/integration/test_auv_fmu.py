@@ -374,7 +374,9 @@ def test_fmu_bundles_its_sources():
     assert f"resources/{vendor}/vehicles/auv/model.py" in names
     assert f"resources/{vendor}/fmu/vehicle_slave.py" in names
     assert f"resources/{vendor}/fmu/slave.py" in names
-    assert not [n for n in names if n.startswith((f"resources/{vendor}/vehicles/h100/", f"resources/{vendor}/stacks/"))]
+    assert not [n for n in names if n.startswith((f"resources/{vendor}/vehicles/h100/", f"resources/{vendor}/stacks/",
+                                                  f"resources/{vendor}/vehicles/auv/stack/",
+                                                  f"resources/{vendor}/vehicles/auv/host/"))]
     assert root.find("CoSimulation").get("canGetAndSetFMUstate") == "true"
     # numba's cache is shipped (compiled at build time; see auv_cosim/compiled/shipped_cache.py), beside
     # the sources' bytecode (tests/integration/test_fmu_bytecode.py)

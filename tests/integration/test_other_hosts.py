@@ -27,6 +27,7 @@ from pathlib import Path
 import pytest
 
 from tests.wrapper_kind import has_native_wrapper
+from auv_cosim.master import find_scenario
 
 ROOT = Path(__file__).resolve().parents[2]
 AUV = ROOT / "fmus" / "Auv.fmu"
@@ -94,7 +95,7 @@ def survey(tmp_path_factory):
     folder = tmp_path_factory.mktemp("survey")
     scenario = folder / "survey_jacobi.yaml"
     scenario.write_text(textwrap.dedent(f"""\
-        include: {ROOT / 'scenarios' / 'survey.yaml'}
+        include: {find_scenario('survey')}
         name: survey_jacobi
         algorithm: jacobi
         stop_time: {SURVEY_STOP}

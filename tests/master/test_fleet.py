@@ -12,9 +12,10 @@ import pytest
 from auv_cosim.master import ScenarioError, build_plan, load_scenario
 from auv_cosim.master.view import wake_axis
 from master_helpers import REPO, master
+from auv_cosim.master import find_scenario
 
-STACK = REPO / "scenarios" / "stacks" / "survey.yaml"
-H100_STACK = REPO / "scenarios" / "stacks" / "h100.yaml"
+STACK = find_scenario("stacks/survey")
+H100_STACK = find_scenario("stacks/h100")
 
 
 def _auv(name: str, north: float, seed: int, extra: str = "") -> str:
@@ -330,7 +331,7 @@ def test_seeds_give_every_vehicle_its_own_noise_in_every_run(tmp_path):
 def test_the_h100_meets_the_auv_wake_as_it_passes(tmp_path, fmus_built):
     """wake_crossing: one sea (no density warning), the wake on the H100 after the AUV passed
     over it (28.6 s at 1.4 m/s from 40 m); with the H100 back in fresh water the master warns."""
-    assert build_plan(load_scenario(REPO / "scenarios" / "wake_crossing.yaml")).warnings == []
+    assert build_plan(load_scenario(find_scenario("wake_crossing"))).warnings == []
     run = master("run", "wake_crossing", "--stop-time", "60", "--set", "rov.Rho=1000", "--no-plots",
                  out=tmp_path / "crossing")
     assert run.rc == 0, run

@@ -15,6 +15,7 @@ import pytest
 
 from auv_cosim.master import fmu_cache
 from master_helpers import REPO, _env, master
+from auv_cosim.master import find_scenario
 
 pytestmark = pytest.mark.usefixtures("fmus_built")
 
@@ -174,7 +175,7 @@ def test_an_fmu_that_does_not_load_is_a_named_error(tmp_path):
             if not item.filename.startswith("binaries/"):
                 dst.writestr(item, src.read(item.filename))
     scenario = tmp_path / "broken.yaml"
-    scenario.write_text(f"include: {(REPO / 'scenarios' / 'depth_step.yaml').as_posix()}\n"
+    scenario.write_text(f"include: {(find_scenario('depth_step')).as_posix()}\n"
                         f"instances:\n  control:\n    fmu: {broken.as_posix()}\n")
 
     r = master("run", str(scenario), "--no-plots", "--stop-time", "1", out=tmp_path / "out")

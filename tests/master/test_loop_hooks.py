@@ -13,10 +13,11 @@ import pytest
 from auv_cosim.master import native_loop, run
 from auv_cosim.master.loop import ROWS_BLOCK, Observer
 from master_helpers import REPO
+from auv_cosim.master import find_scenario
 
 pytestmark = pytest.mark.usefixtures("fmus_built")
 
-DEPTH_STEP = (REPO / "scenarios" / "depth_step.yaml").as_posix()
+DEPTH_STEP = (find_scenario("depth_step")).as_posix()
 
 
 def _loops():

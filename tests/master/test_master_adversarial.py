@@ -20,11 +20,12 @@ from auv_cosim.master import ScenarioError, load_scenario
 from auv_cosim.master.plan import build_plan
 
 from master_helpers import REPO, _env, master, popen_master
+from auv_cosim.master import find_scenario
 
 pytestmark = pytest.mark.usefixtures("fmus_built")
 
-DEPTH_STEP = (REPO / "scenarios" / "depth_step.yaml").as_posix()
-STACK = (REPO / "scenarios" / "stacks" / "survey.yaml").as_posix()
+DEPTH_STEP = (find_scenario("depth_step")).as_posix()
+STACK = (find_scenario("stacks/survey")).as_posix()
 
 
 def write(tmp_path: Path, name: str, text: str) -> Path:

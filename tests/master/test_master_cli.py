@@ -8,8 +8,9 @@ from auv_cosim.cli import main
 from auv_cosim.master.scenario import scenario_fmus
 
 from master_helpers import REPO, master
+from auv_cosim.master import find_scenario
 
-STACK = (REPO / "scenarios" / "stacks" / "survey.yaml").as_posix()
+STACK = (find_scenario("stacks/survey")).as_posix()
 SCENARIOS = ["battery", "current", "depth_step", "disturbance", "free_drift", "survey", "turning_circle", "zigzag"]
 
 
@@ -67,7 +68,7 @@ def test_two_runs_give_byte_identical_results(tmp_path, fmus_built):
 
 def test_jacobi_runs_and_reads_every_connection_from_the_previous_step(tmp_path, fmus_built):
     scen = tmp_path / "jacobi.yaml"
-    scen.write_text(f"include: {(REPO / 'scenarios' / 'depth_step.yaml').as_posix()}\nname: jacobi\nalgorithm: jacobi\nstop_time: 10\n")
+    scen.write_text(f"include: {(find_scenario('depth_step')).as_posix()}\nname: jacobi\nalgorithm: jacobi\nstop_time: 10\n")
     r = master("run", str(scen), "--no-plots", out=tmp_path / "out")
     assert r.rc == 0, r
     s = r.summary
@@ -122,7 +123,7 @@ def test_degenerate_stop_time_or_step_is_refused_before_anything_runs(flag, valu
 
 def test_degenerate_step_in_a_file_names_the_file(tmp_path, capsys):
     scenario = tmp_path / "bad_step.yaml"
-    scenario.write_text(f"include: {(REPO / 'scenarios' / 'depth_step.yaml').as_posix()}\nstep: .inf\n")
+    scenario.write_text(f"include: {(find_scenario('depth_step')).as_posix()}\nstep: .inf\n")
     assert main(["run", str(scenario), "--out", str(tmp_path / "out"), "--no-progress"]) == 2
     err = capsys.readouterr().err
     assert "bad_step.yaml: step: Input should be a finite number" in err

@@ -11,10 +11,11 @@ from pathlib import Path
 import pytest
 
 from master_helpers import REPO, master, popen_master
+from auv_cosim.master import find_scenario
 
 pytestmark = pytest.mark.usefixtures("fmus_built")
 
-STACK = (REPO / "scenarios" / "stacks" / "survey.yaml").as_posix()
+STACK = (find_scenario("stacks/survey")).as_posix()
 PREVIOUS = "time,vehicle.Depth\n0.0,1.0\n0.1,1.0\n"
 
 
@@ -94,7 +95,7 @@ def test_fmu_error_mid_run_stops_keeps_the_rows_and_names_instance_variable_time
     # a NaN reaches vehicle.ThrustPower through a signal at t = 3 s; the Auv FMU refuses it
     scen = tmp_path / "nan.yaml"
     scen.write_text(f"""
-include: {(REPO / 'scenarios' / 'depth_step.yaml').as_posix()}
+include: {(find_scenario('depth_step')).as_posix()}
 name: nan_thrust
 stop_time: 20
 disconnect: [vehicle.ThrustPower]

@@ -13,8 +13,9 @@ from auv_cosim.master.scenario import ScenarioError, load_scenario
 from auv_cosim.master.signals import evaluate, find_step
 
 from master_helpers import REPO
+from auv_cosim.master import find_scenario, list_scenarios
 
-STACK = (REPO / "scenarios" / "stacks" / "survey.yaml").as_posix()
+STACK = (find_scenario("stacks/survey")).as_posix()
 pytestmark = pytest.mark.usefixtures("fmus_built")
 
 
@@ -30,15 +31,15 @@ def problems_of(tmp_path, text: str, name="s.yaml", overrides=None) -> str:
     return str(e.value)
 
 
-@pytest.mark.parametrize("scenario", sorted(p.stem for p in (REPO / "scenarios").glob("*.yaml")))
+@pytest.mark.parametrize("scenario", sorted(p.stem for _, _, p in list_scenarios()))
 def test_every_scenario_file_resolves(scenario):
-    plan = build_plan(load_scenario(REPO / "scenarios" / f"{scenario}.yaml"))
+    plan = build_plan(load_scenario(find_scenario(scenario)))
     assert plan.n_steps > 0
     assert plan.model.description
 
 
 def test_survey_stack_order_and_what_each_connection_reads():
-    plan = build_plan(load_scenario(REPO / "scenarios" / "survey.yaml"))
+    plan = build_plan(load_scenario(find_scenario("survey")))
     assert plan.order == ["control", "vehicle", "sensors"]
     assert plan.init_order == ["vehicle", "sensors", "control"]
     kinds = {(c.src, c.dst): c.kind for c in plan.connections}
@@ -170,12 +171,12 @@ def test_signals():
 def test_set_replaces_a_signal_and_refuses_a_connected_input():
     from auv_cosim.master.signals import evaluate as ev
 
-    loaded = load_scenario(REPO / "scenarios" / "depth_step.yaml", _parse_set(["control.DepthCommand=12"]))
+    loaded = load_scenario(find_scenario("depth_step"), _parse_set(["control.DepthCommand=12"]))
     plan = build_plan(loaded)
     sig = next(s for s in plan.signals if s.target == "control.DepthCommand")
     assert np.all(ev(sig.spec, np.array([0.0, 100.0]), 0.1) == 12.0)
     with pytest.raises(ScenarioError) as e:
-        build_plan(load_scenario(REPO / "scenarios" / "depth_step.yaml", _parse_set(["vehicle.ThrustPower=50"])))
+        build_plan(load_scenario(find_scenario("depth_step"), _parse_set(["vehicle.ThrustPower=50"])))
     assert "--set: vehicle.ThrustPower: vehicle.ThrustPower is driven by connection" in str(e.value)
 
 

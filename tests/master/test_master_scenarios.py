@@ -7,6 +7,7 @@ import math
 import pytest
 
 from master_helpers import REPO
+from auv_cosim.master import find_scenario
 
 pytestmark = pytest.mark.usefixtures("fmus_built")
 
@@ -53,7 +54,7 @@ def test_the_default_survey_is_a_half_hour_lawn_mower():
     from auv_cosim.vehicles.auv.stack.guidance import parse_waypoints
     from auv_cosim.master.summary import param
 
-    plan = build_plan(load_scenario(REPO / "scenarios" / "survey.yaml"))
+    plan = build_plan(load_scenario(find_scenario("survey")))
     wps = parse_waypoints(param(plan, "control", "Waypoints"))
     legs = [math.dist(a[:2], b[:2]) for a, b in zip(wps, wps[1:])]
     lines = [d for d in legs if d > 400]
@@ -158,7 +159,7 @@ def test_noise_seed_names_an_integer_parameter(tmp_path, fmus_built, seed, words
     from auv_cosim.master.scenario import ScenarioError, load_scenario
 
     f = tmp_path / "s.yaml"
-    f.write_text(f"include: {(REPO / 'scenarios' / 'stacks' / 'survey.yaml').as_posix()}\nstop_time: 1\nnoise_seed: {seed}\n")
+    f.write_text(f"include: {(find_scenario('stacks/survey')).as_posix()}\nstop_time: 1\nnoise_seed: {seed}\n")
     if words is None:
         assert build_plan(load_scenario(f)).loaded.model.noise_seed == seed
         return
@@ -170,5 +171,5 @@ def test_noise_seed_names_an_integer_parameter(tmp_path, fmus_built, seed, words
 def test_the_stacks_noise_seed_goes_with_the_removed_sensors():
     from auv_cosim.master.scenario import load_scenario
 
-    assert load_scenario(REPO / "scenarios" / "depth_step.yaml").model.noise_seed == "sensors.Seed"
-    assert load_scenario(REPO / "scenarios" / "free_drift.yaml").model.noise_seed is None
+    assert load_scenario(find_scenario("depth_step")).model.noise_seed == "sensors.Seed"
+    assert load_scenario(find_scenario("free_drift")).model.noise_seed is None

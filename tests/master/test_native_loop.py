@@ -16,6 +16,7 @@ from auv_cosim.master import native_loop, run
 from auv_cosim.master.layout import RowLayout
 from auv_cosim.master.loop import TIME_BLOCK, NativeSteps, PythonSteps
 from master_helpers import REPO
+from auv_cosim.master import find_scenario
 
 pytestmark = pytest.mark.usefixtures("fmus_built")
 
@@ -23,7 +24,7 @@ pytestmark = pytest.mark.usefixtures("fmus_built")
 _EMPTY = RowLayout(["time"], {"time": 0}, {}, slice(1, 1), None)
 _NO_STOPS = None
 
-STACK = (REPO / "scenarios" / "stacks" / "survey.yaml").as_posix()
+STACK = (find_scenario("stacks/survey")).as_posix()
 
 
 @pytest.fixture(scope="module")
@@ -68,7 +69,7 @@ def _same(mapping: dict, tmp_path: Path, monkeypatch, **kwargs):
 def test_signals_stop_condition_with_run_on_and_discrete_connections(c_loop, tmp_path, monkeypatch, algorithm):
     # the survey stack carries Integer and Boolean connections (AltitudeValid, WaypointIndex,
     # MissionFinished); the depth command is a step signal; the stop fires mid-block and runs on
-    mapping = {"include": (REPO / "scenarios" / "depth_step.yaml").as_posix(), "stop_time": 200.0,
+    mapping = {"include": (find_scenario("depth_step")).as_posix(), "stop_time": 200.0,
                "algorithm": algorithm, "stop_when": {"condition": "vehicle.Depth > 10.5", "after": 7.3}}
     a, _ = _same(mapping, tmp_path, monkeypatch)
     assert a.status == "completed" and "stop condition met" in a.reason
@@ -77,14 +78,14 @@ def test_signals_stop_condition_with_run_on_and_discrete_connections(c_loop, tmp
 
 def test_a_run_longer_than_a_time_block_and_a_flush(c_loop, tmp_path, monkeypatch):
     # 4096 steps make a time block (TIME_BLOCK): the signal table is computed anew
-    mapping = {"include": (REPO / "scenarios" / "depth_step.yaml").as_posix(), "stop_time": 450.0}
+    mapping = {"include": (find_scenario("depth_step")).as_posix(), "stop_time": 450.0}
     a, _ = _same(mapping, tmp_path, monkeypatch)
     assert a.summary["steps"] > TIME_BLOCK
 
 
 def test_with_the_progress_bar(c_loop, tmp_path, monkeypatch):
     # the bar is updated every 10 s of simulated time: the C loop hands back there
-    mapping = {"include": (REPO / "scenarios" / "depth_step.yaml").as_posix(), "stop_time": 35.0}
+    mapping = {"include": (find_scenario("depth_step")).as_posix(), "stop_time": 35.0}
     _same(mapping, tmp_path, monkeypatch, progress=True)
 
 
@@ -106,7 +107,7 @@ def test_a_non_finite_value_on_a_connection(c_loop, nan_fmu, tmp_path, monkeypat
 
 def test_an_fmu_error_in_the_middle_of_a_block(c_loop, tmp_path, monkeypatch):
     # a negative thrust power from a signal at t = 12.3 s: the Auv FMU refuses it in fmi2DoStep
-    mapping = {"include": (REPO / "scenarios" / "depth_step.yaml").as_posix(), "stop_time": 40.0,
+    mapping = {"include": (find_scenario("depth_step")).as_posix(), "stop_time": 40.0,
                "disconnect": ["vehicle.ThrustPower"],
                "signals": {"vehicle.ThrustPower": {"step": {"time": 12.3, "before": 30.0, "after": float("inf")}}}}
     a, _ = _same(mapping, tmp_path, monkeypatch)
@@ -142,7 +143,7 @@ def test_timing_the_calls_changes_nothing_and_times_every_call(c_loop, tmp_path,
     calls timed; each call of the survey stack's step timed, in the engine's order (per instance
     its transfers in, fmi2DoStep, its reads), and nothing timed once it is stopped."""
     np = pytest.importorskip("numpy")
-    mapping = {"include": (REPO / "scenarios" / "survey.yaml").as_posix(), "stop_time": 30.0}
+    mapping = {"include": (find_scenario("survey")).as_posix(), "stop_time": 30.0}
     plain = _run(mapping, tmp_path / "plain", "c", monkeypatch)
     ns, kinds = np.zeros(64, dtype=np.int64), np.full(64, -1, dtype=np.int64)
     native_loop.time_calls(ns, kinds)

@@ -18,10 +18,11 @@ from auv_cosim.cli import main as cli
 from auv_cosim.master.plan import build_plan
 
 from master_helpers import REPO, master
+from auv_cosim.master import find_scenario
 
 pytestmark = pytest.mark.usefixtures("fmus_built")
 
-DEPTH_STEP = (REPO / "scenarios" / "depth_step.yaml").as_posix()
+DEPTH_STEP = (find_scenario("depth_step")).as_posix()
 
 
 def leftovers(folder: Path) -> list[str]:
@@ -124,7 +125,7 @@ def test_06_the_resolved_scenario_of_a_run_with_disconnect_runs_again_as_it_is(t
     the connections made (and an FMU named relative to its scenario by a path found from the
     results folder), so it plans as the scenario did, from another folder."""
     scenario, fmu = scenario_with_its_fmu(tmp_path)
-    scenario.write_text(f"include: {(REPO / 'scenarios' / 'turning_circle.yaml').as_posix()}\nstop_time: 0.2\n"
+    scenario.write_text(f"include: {(find_scenario('turning_circle')).as_posix()}\nstop_time: 0.2\n"
                         f"instances:\n  vehicle: {{fmu: Auv.fmu}}\n")
     out = tmp_path / "results" / "a"
     r = master("run", str(scenario), "--no-plots", "-q", out=out)

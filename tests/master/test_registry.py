@@ -14,8 +14,9 @@ from auv_cosim.master.scenario import ScenarioError
 from auv_cosim.master.summary import build_summary
 
 from master_helpers import REPO
+from auv_cosim.master import find_scenario
 
-STACK = (REPO / "scenarios" / "stacks" / "survey.yaml").as_posix()
+STACK = (find_scenario("stacks/survey")).as_posix()
 
 
 def test_the_auv_side_is_registered():

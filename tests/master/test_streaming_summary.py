@@ -14,6 +14,7 @@ from auv_cosim.master.summary import SummaryObserver, build_summary
 from auv_cosim.analyses.metrics import StepResponse, step_response
 
 from master_helpers import REPO
+from auv_cosim.master import find_scenario
 
 
 def _blocks(data: np.ndarray, sizes) -> list[np.ndarray]:
@@ -154,13 +155,13 @@ def _old_vehicle_figures(d, v):
 @pytest.fixture(scope="module")
 def survey_run(tmp_path_factory, fmus_built):
     out = tmp_path_factory.mktemp("streamed") / "survey"
-    return run(REPO / "scenarios" / "survey.yaml", out_dir=out, stop_time=300, plots=False, progress=False,
+    return run(find_scenario("survey"), out_dir=out, stop_time=300, plots=False, progress=False,
                echo_messages=False)
 
 
 def test_the_streamed_figures_are_those_of_the_whole_table_in_any_blocks(survey_run):
     res = survey_run
-    plan = build_plan(load_scenario(REPO / "scenarios" / "survey.yaml"), stop_time=300)
+    plan = build_plan(load_scenario(find_scenario("survey")), stop_time=300)
     whole = build_summary(plan, res.data, res.colmap)
     streamed = {k: res.summary[k] for k in whole}
     assert streamed == whole                        # 256-row blocks (the run) against one block
@@ -185,7 +186,7 @@ def test_the_streamed_figures_are_those_of_the_whole_table_in_any_blocks(survey_
 
 
 def test_a_run_that_keeps_no_rows_has_the_same_summary(survey_run, tmp_path):
-    res = run(REPO / "scenarios" / "survey.yaml", out_dir=tmp_path / "flat", stop_time=300, plots=False,
+    res = run(find_scenario("survey"), out_dir=tmp_path / "flat", stop_time=300, plots=False,
               progress=False, echo_messages=False, keep_rows=False)
     assert res.data is None and res.rows == survey_run.rows == 3001
     volatile = ("started", "startup_time_s", "stepping_time_s", "real_time_factor", "wall_time_s", "files")
@@ -197,7 +198,7 @@ def test_a_run_that_keeps_no_rows_has_the_same_summary(survey_run, tmp_path):
 
 def test_a_week_at_sea_is_planned_not_refused(fmus_built):
     """The step count is no longer limited by a table kept in memory."""
-    plan = build_plan(load_scenario(REPO / "scenarios" / "depth_step.yaml"), stop_time=604800)
+    plan = build_plan(load_scenario(find_scenario("depth_step")), stop_time=604800)
     assert plan.n_steps == 6048000
 
 
@@ -226,9 +227,9 @@ def _old_zigzag(t, psi, rud, ref, check):
 
 
 def test_the_zigzag_streams_as_it_was_read_off_the_whole_table(tmp_path, fmus_built):
-    res = run(REPO / "scenarios" / "zigzag.yaml", out_dir=tmp_path / "z", stop_time=200, plots=False, progress=False,
+    res = run(find_scenario("zigzag"), out_dir=tmp_path / "z", stop_time=200, plots=False, progress=False,
               echo_messages=False)
-    plan = build_plan(load_scenario(REPO / "scenarios" / "zigzag.yaml"), stop_time=200)
+    plan = build_plan(load_scenario(find_scenario("zigzag")), stop_time=200)
     col = lambda n: res.data[:, res.colmap[n]]  # noqa: E731
     psi = col("vehicle.Heading") if "vehicle.Heading" in res.colmap else col("vehicle.Euler[3]")
     ref = col("control.HeadingCommand") if "control.HeadingCommand" in res.colmap else np.zeros_like(psi)

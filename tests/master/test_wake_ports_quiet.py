@@ -13,11 +13,12 @@ from auv_cosim.master.layout import layout_row
 from auv_cosim.master.plan import build_plan, is_wake_port
 
 from master_helpers import REPO, master
+from auv_cosim.master import find_scenario
 
 pytestmark = pytest.mark.usefixtures("fmus_built")
 
-SURVEY = (REPO / "scenarios" / "survey.yaml").as_posix()
-H100 = (REPO / "scenarios" / "h100_hold.yaml").as_posix()
+SURVEY = (find_scenario("survey")).as_posix()
+H100 = (find_scenario("h100_hold")).as_posix()
 
 
 def _plan(tmp_path: Path, text: str):

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from tests.integration.test_other_hosts import largest_difference, master_run, need, run_host
+from auv_cosim.master import find_scenario
 
 pytestmark = pytest.mark.usefixtures("fmus_built")
 ROOT = Path(__file__).resolve().parents[2]
@@ -29,7 +30,7 @@ def exported(tmp_path_factory):
     folder = tmp_path_factory.mktemp("osp")
     scenario = folder / "survey_jacobi.yaml"
     scenario.write_text(textwrap.dedent(f"""\
-        include: {ROOT / 'scenarios' / 'survey.yaml'}
+        include: {find_scenario('survey')}
         name: survey_jacobi
         algorithm: jacobi
         stop_time: {STOP}
@@ -87,7 +88,7 @@ def convoy(tmp_path_factory):
     need("libcosimpy")
     folder = tmp_path_factory.mktemp("convoy")
     scenario = folder / "convoy_jacobi.yaml"
-    scenario.write_text(f"include: {ROOT / 'scenarios' / 'convoy.yaml'}\nname: convoy_jacobi\nalgorithm: jacobi\n"
+    scenario.write_text(f"include: {find_scenario('convoy')}\nname: convoy_jacobi\nalgorithm: jacobi\n"
                         f"stop_time: 40\nstop_when: null\n")
     done = _cli("export-osp", str(scenario), str(folder / "osp"))
     assert done.returncode == 0, done.stderr

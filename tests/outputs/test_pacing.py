@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 from auv_cosim.outputs.pacing import RealTimePacer
+from auv_cosim.master import find_scenario
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -103,7 +104,7 @@ def test_a_paced_run_is_never_early_and_gives_the_same_results(tmp_path):
     point let go at or after its due time, and results.csv is byte for byte the unpaced one."""
     from auv_cosim.master import run
 
-    scenario = {"include": (REPO / "scenarios" / "depth_step.yaml").as_posix(), "stop_time": 3.0}
+    scenario = {"include": (find_scenario("depth_step")).as_posix(), "stop_time": 3.0}
     plain = run(json.loads(json.dumps(scenario)), out_dir=tmp_path / "plain", plots=False, echo_messages=False)
     pacer = RealTimePacer(20.0)
     paced = run(json.loads(json.dumps(scenario)), out_dir=tmp_path / "paced", plots=False, echo_messages=False,

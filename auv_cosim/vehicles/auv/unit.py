@@ -13,6 +13,7 @@ UNIT = Unit(
     name="auv",
     package="auv_cosim.vehicles.auv",
     description="the survey AUV of seeds 000 and 001: vehicle, instruments, control",
+    scenarios="scenarios",
     fmus=(
         Fmu("Auv", "slave.py"),
         Fmu("AuvSensors", "stack/instruments_slave.py", numba_warm_up=_STACK_WARM_UP, cache_group="auv_stack"),

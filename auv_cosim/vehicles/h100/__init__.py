@@ -1,7 +1,7 @@
 """The H100 ROV of SPEC 7 (seed 004, with seed 002's matrices) as a plain Python library.
 
     from auv_cosim.vehicles.h100 import H100Model, load_vehicle, linearize
-    vehicle = load_vehicle()                       # vehicles/H100.yaml, 8 thrusters
+    vehicle = load_vehicle()                       # vehicle_files/H100.yaml, 8 thrusters
     model = H100Model(vehicle.params)
     x = model.initial_state(Pos0=(0, 0, 5))
     u = model.inputs(commands=[1, 1, -1, -1, 0, 0, 0, 0])

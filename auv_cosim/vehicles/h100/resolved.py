@@ -19,10 +19,9 @@ from typing import Tuple
 
 from .parameters import H100Parameters
 
-#: The repository's folder of vehicle files (an FMU's resources/vehicles/), and the default H100's
-#: file in it.
-VEHICLES_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))),
-                            "vehicles")
+#: The H100's folder of vehicle files (package data of its unit; an FMU carries it as
+#: resources/vehicles/), and the default H100's file in it.
+VEHICLES_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "vehicle_files")
 DEFAULT_VEHICLE_FILE = os.path.join(VEHICLES_DIR, "H100.yaml")
 
 #: what the build appends to the vehicle file's name for its resolved copy
@@ -70,11 +69,16 @@ def load_resolved(path: str) -> LoadedVehicle:
                          source=os.path.join(os.path.dirname(os.path.abspath(path)), data["source"]))
 
 
-def vehicle_for(resources: str, vehicle_file: str) -> LoadedVehicle:
-    """The vehicle an FMU (or a slave made in a checkout) is built for: the resolved file the
+def vehicle_for(resources, vehicle_file: str) -> LoadedVehicle:
+    """The vehicle an FMU (or a slave made outside one) is built for: the resolved file the
     build wrote beside `vehicle_file` in `resources` when there is one, else the vehicle file
-    itself (read with yaml and pydantic, imported only then)."""
-    path = os.path.join(resources, vehicle_file)
+    itself (read with yaml and pydantic, imported only then). `resources` None: a slave made
+    outside an FMU, whose `vehicle_file` (``vehicles/NAME.yaml``, as in an FMU's resources)
+    is the unit's own (VEHICLES_DIR)."""
+    if resources is None:
+        path = os.path.join(VEHICLES_DIR, os.path.relpath(vehicle_file, "vehicles"))
+    else:
+        path = os.path.join(resources, vehicle_file)
     if os.path.isfile(path + RESOLVED_SUFFIX):
         return load_resolved(path + RESOLVED_SUFFIX)
     from .vehicle_file import load_vehicle

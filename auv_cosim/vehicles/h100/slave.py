@@ -6,7 +6,7 @@ parameters (auv_cosim/vehicles/h100/parameters.py, auv_cosim/vehicles/environmen
 is the vehicle file: the number of thrusters n is fixed when the FMU is built (FMI 2.0 has no
 structural parameters), so each FMU is built for one vehicle file, bundled in its resources.
 
-tools/build_fmus.py builds `fmus/H100.fmu` from this script and `vehicles/H100.yaml`. Another
+tools/build_fmus.py builds `fmus/H100.fmu` from this script and `vehicle_files/H100.yaml`. Another
 layout is another vehicle file and one more build line (docs/vehicles.md): the builder then writes this
 script under the FMU's own name (`NAME_vehicle_fmu.py`, class `NAME`, its `vehicle_file`), a
 module name of its own, since FMUs in one process share their modules.
@@ -25,7 +25,6 @@ layout logs a warning naming what it cannot push.
 """
 from __future__ import annotations
 
-from pathlib import Path
 import sys
 
 from pythonfmu.default_experiment import DefaultExperiment
@@ -60,9 +59,8 @@ class H100(VehicleSlave):
 
     def __init__(self, **kwargs):
         # The layout first: the thruster count sizes the variables registered by the base class.
-        # a slave made outside an FMU finds `vehicle_file` in the checkout
-        resources = kwargs.get("resources") or str(Path(__file__).resolve().parents[3])
-        vehicle = vehicle_for(resources, self.vehicle_file)   # resolved at build in an FMU
+        # an FMU reads the file resolved at build; a slave made outside an FMU, the unit's own
+        vehicle = vehicle_for(kwargs.get("resources") or None, self.vehicle_file)
         n = vehicle.params.thruster_count
         self.vehicle_class = H100Model.for_thrusters(n)
         self.parameter_defaults = (vehicle.params, DEFAULT_ENVIRONMENT, WaveParameters())

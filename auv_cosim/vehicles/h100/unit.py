@@ -18,14 +18,16 @@ def _layout(suffix: str, vehicle_file: str) -> tuple:
                 vehicle_base="H100Control", numba_warm_up=_WARM_UP, cache_group="h100"))
 
 
-_H100, _CONTROL = _layout("", "vehicles/H100.yaml")
+_H100, _CONTROL = _layout("", "H100.yaml")
 # seed 004's 6-thruster example (4 slanted + 2 longitudinal, rank 5): h100_six_thrusters
-_H100_6, _CONTROL_6 = _layout("_6", "vehicles/H100_6_slanted.yaml")
+_H100_6, _CONTROL_6 = _layout("_6", "H100_6_slanted.yaml")
 
 UNIT = Unit(
     name="h100",
     package="auv_cosim.vehicles.h100",
     description="the H100 ROV of seed 004: vehicle (8 or 6 thrusters), instruments, control",
+    scenarios="scenarios",
+    vehicle_files="vehicle_files",
     fmus=(Fmu("H100Sensors", "stack/instruments_slave.py"), _H100, _CONTROL, _H100_6, _CONTROL_6),
     figures="auv_cosim.vehicles.h100.host.figures:FIGURES",
     commands={"compare": "auv_cosim.vehicles.h100.host.compare:add_parser"},

@@ -20,7 +20,6 @@ import copy
 import math
 import sys
 from operator import itemgetter
-from pathlib import Path
 
 from ....fmu import FmuError, FmuSlave
 from ....fmu.declare import Var, config_of, parameters_of, register_with_real_outputs
@@ -100,10 +99,9 @@ class H100Control(FmuSlave):
         super().__init__(**kwargs)
         from ..resolved import vehicle_for
 
-        # a slave made outside an FMU finds `vehicle_file` in the checkout; an FMU reads the file
-        # resolved at build (no pyyaml, no pydantic)
-        resources = kwargs.get("resources") or str(Path(__file__).resolve().parents[3])
-        self.vehicle = vehicle_for(resources, self.vehicle_file)
+        # an FMU reads the file resolved at build (no pyyaml, no pydantic); a slave made outside
+        # an FMU, the unit's own vehicle file
+        self.vehicle = vehicle_for(kwargs.get("resources") or None, self.vehicle_file)
         self.thruster_count = self.vehicle.params.thruster_count
         self.values = {}
         self.table = PARAMETERS + INPUTS + _outputs(self.thruster_count)
