@@ -216,14 +216,6 @@ def _whole(stream, d: RunData):
     return stream.result()
 
 
-def vehicle_figures(plan: Plan, d: RunData, v: str) -> dict:
-    return _whole(VehicleFigures(d.colmap, v), d)
-
-
-def control_figures(plan: Plan, d: RunData, c: str, v: str | None) -> dict:
-    return _whole(ControlFigures(plan, d.colmap, c, v), d)
-
-
 def _heading(d: RunData, v: str):
     h = d.get(f"{v}.Heading")
     if h is None:
@@ -272,19 +264,6 @@ def turning_circle(plan: Plan, d: RunData, opts) -> dict:
     if arc < 2 * math.pi:
         out["warning"] = f"only {math.degrees(arc):.0f} deg of steady turn after the transient; run longer for a full circle"
     return out
-
-
-class _Known:
-    """A stream whose figures are known before any row (an analysis that cannot be made)."""
-
-    def __init__(self, figures: dict):
-        self.figures = figures
-
-    def rows(self, block: np.ndarray) -> None:
-        pass
-
-    def result(self) -> dict:
-        return self.figures
 
 
 class DepthStepStream:

@@ -11,7 +11,7 @@ velocity over ground and the body rates.
 """
 from __future__ import annotations
 
-from typing import List, Optional, Sequence, Tuple
+from typing import List, Tuple
 
 import numpy as np
 
@@ -29,12 +29,6 @@ class VehicleBelief:
         self.model = H100Model(params)
         self.thruster_count = params.thruster_count
         self.mass_matrix = params.mass_matrix()
-        self.mass_inverse = np.linalg.inv(self.mass_matrix)
-        #: the mass matrix's non-zero entries row by row, (column, value): M v in floats; its
-        #: diagonal alone when that is all there is (the usual case: CG at the origin)
-        self._mass_rows = [[(j, float(m)) for j, m in enumerate(row) if m != 0.0] for row in self.mass_matrix]
-        diagonal = np.diag(self.mass_matrix)
-        self._mass_diagonal = diagonal.tolist() if np.array_equal(np.diag(diagonal), self.mass_matrix) else None
         self.configuration = self.model.layout().matrix
         self.efficiency_belief = float(efficiency_belief)
         #: the thrusters' states of the state vector the motion wrench is evaluated on (stopped)
@@ -45,23 +39,12 @@ class VehicleBelief:
         self._holding = np.zeros(6)
         #: the mass matrix for the compiled control laws (control_kernel.py), and whether it is diagonal
         self.mass_array = np.ascontiguousarray(self.mass_matrix, dtype=float)
-        self.mass_is_diagonal = self._mass_diagonal is not None
+        #: the usual case (CG at the origin): the kernels multiply by the diagonal alone
+        self.mass_is_diagonal = bool(np.array_equal(np.diag(np.diag(self.mass_matrix)), self.mass_matrix))
         #: at rest, level, 10 m down: the LQR's first operating point. Computed here, whatever
         #: the controller, so that building the FMU compiles (and ships in numba's cache) every
         #: function of the vehicle library a controller may call.
         self.rest_linearization = self.linearize(10.0, np.zeros(6))
-
-    def mass_times(self, v: Sequence[float], plus: Optional[Sequence[float]] = None) -> List[float]:
-        """``M v`` (M the believed rigid-body plus added mass), or ``M v + plus``, as floats: the
-        products of the non-zero entries only, which on six numbers is cheaper than a numpy
-        product (and the sum in the same pass: one list, not two)."""
-        if plus is not None:
-            if self._mass_diagonal is not None:
-                return [m * x + w for m, x, w in zip(self._mass_diagonal, v, plus)]
-            return [sum([m * v[j] for j, m in row]) + w for row, w in zip(self._mass_rows, plus)]
-        if self._mass_diagonal is not None:
-            return [m * x for m, x in zip(self._mass_diagonal, v)]
-        return [sum([m * v[j] for j, m in row]) for row in self._mass_rows]
 
     def motion_wrench(self, pos, euler, nu) -> List[float]:
         """The wrench the thrusters must add to hold ``nu`` steady at this pose: minus the sum of

@@ -84,7 +84,7 @@ def rotation_into(roll, pitch, yaw, r):
 
 @jit
 def to_body_into(r, v0, v1, v2, out, at):
-    """``R^T v`` into ``out[at:at + 3]`` (frames.to_body)."""
+    """``R^T v`` into ``out[at:at + 3]``: an NED vector in body axes (R of Fossen 2011 eq. 2.18)."""
     out[at] = r[0] * v0 + r[3] * v1 + r[6] * v2
     out[at + 1] = r[1] * v0 + r[4] * v1 + r[7] * v2
     out[at + 2] = r[2] * v0 + r[5] * v1 + r[8] * v2
@@ -92,7 +92,10 @@ def to_body_into(r, v0, v1, v2, out, at):
 
 @jit
 def body_rates_into(sr, cr, sp, cp, rate0, rate1, rate2, out, at):
-    """``T(Theta)^-1 Theta'`` into ``out[at:at + 3]`` (frames.body_rates)."""
+    """``T(Theta)^-1 Theta'`` into ``out[at:at + 3]``: the body rates of Euler angle rates::
+
+        T^-1 = [[1, 0, -s theta], [0, c phi, c theta s phi], [0, -s phi, c theta c phi]]
+    """
     out[at] = rate0 - sp * rate2
     out[at + 1] = cr * rate1 + cp * sr * rate2
     out[at + 2] = -sr * rate1 + cp * cr * rate2
@@ -124,7 +127,7 @@ def pose_into(io, x):
 
 @jit
 def mass_times_one(mass, diagonal, v, j):
-    """``(M v)_j`` (belief.mass_times without ``plus``)."""
+    """``(M v)_j``, M the believed mass matrix (belief.mass_array; its diagonal alone when ``diagonal``)."""
     if diagonal:
         return mass[j, j] * v[j]
     s = 0.0
@@ -315,7 +318,8 @@ def smc_surface(io, integral, lam, with_integral, dt, x, work):
     ref_acc[5] = io[REF_HEADING_ACC]
     for j in range(6):
         work[j] = integral[j] + dt * err[j]
-    # eta~' from the estimate: J nu - eta'_ref (frames.to_ned and euler_rates)
+    # eta~' from the estimate: J nu - eta'_ref (R nu_linear, and T(Theta) omega of Fossen 2011
+    # eq. 2.41, the pitch clamped to PITCH_LIMIT)
     n0, n1, n2 = io[EST_NU], io[EST_NU + 1], io[EST_NU + 2]
     rate0 = r[0] * n0 + r[1] * n1 + r[2] * n2
     rate1 = r[3] * n0 + r[4] * n1 + r[5] * n2

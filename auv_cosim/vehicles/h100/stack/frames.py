@@ -1,5 +1,6 @@
 """Frames of the H100's controllers: ZYX Euler angles (roll, pitch, yaw) to the rotation body ->
-NED and the Euler-rate transformation (Fossen 2011 eqs. 2.18, 2.41).
+NED (Fossen 2011 eq. 2.18); the compiled control step (control_kernel.py) turns vectors and
+Euler rates with what an :class:`Attitude` holds.
 
 In plain Python floats, not numpy: the controllers turn a handful of 3-vectors per control
 period, and one numpy call on a 3-vector costs about as much as the whole product in floats.
@@ -13,7 +14,7 @@ trigonometric functions eight to twelve times a step.
 from __future__ import annotations
 
 import math
-from typing import List, Sequence, Tuple
+from typing import Sequence, Tuple
 
 Rotation = Tuple[float, float, float, float, float, float, float, float, float]
 
@@ -41,44 +42,3 @@ class Attitude:
         self.r = (cy * cp, -sy * cr + cy * sp * sr, sy * sr + cy * cr * sp,
                   sy * cp, cy * cr + sr * sp * sy, -cy * sr + sp * sy * cr,
                   -sp, cp * sr, cp * cr)
-
-
-def to_ned(r: Rotation, v: Sequence[float]) -> List[float]:
-    """``R v``: a body-axis vector in NED."""
-    return [r[0] * v[0] + r[1] * v[1] + r[2] * v[2],
-            r[3] * v[0] + r[4] * v[1] + r[5] * v[2],
-            r[6] * v[0] + r[7] * v[1] + r[8] * v[2]]
-
-
-def to_body(r: Rotation, v: Sequence[float]) -> List[float]:
-    """``R^T v``: an NED vector in body axes."""
-    return [r[0] * v[0] + r[3] * v[1] + r[6] * v[2],
-            r[1] * v[0] + r[4] * v[1] + r[7] * v[2],
-            r[2] * v[0] + r[5] * v[1] + r[8] * v[2]]
-
-
-def euler_rates(a: Attitude, omega: Sequence[float]) -> List[float]:
-    """``T(Theta) omega``: the Euler angle rates of the body rates at the attitude ``a``
-    (Fossen 2011 eq. 2.41)::
-
-        T = [[1, s phi t theta, c phi t theta], [0, c phi, -s phi], [0, s phi / c theta, c phi / c theta]]
-
-    singular at pitch +-90 deg, where the pitch is clamped to PITCH_LIMIT."""
-    theta = a.euler[1]
-    if -PITCH_LIMIT <= theta <= PITCH_LIMIT:
-        tp, cp = math.tan(theta), a.cp
-    else:
-        pitch = max(min(theta, PITCH_LIMIT), -PITCH_LIMIT)
-        tp, cp = math.tan(pitch), math.cos(pitch)
-    sr, cr = a.sr, a.cr
-    p, q, r = omega[0], omega[1], omega[2]
-    return [p + sr * tp * q + cr * tp * r, cr * q - sr * r, (sr * q + cr * r) / cp]
-
-
-def body_rates(a: Attitude, rates: Sequence[float]) -> List[float]:
-    """``T(Theta)^-1 Theta'``: the body rates of Euler angle rates at the attitude ``a``::
-
-        T^-1 = [[1, 0, -s theta], [0, c phi, c theta s phi], [0, -s phi, c theta c phi]]
-    """
-    sr, cr, sp, cp = a.sr, a.cr, a.sp, a.cp
-    return [rates[0] - sp * rates[2], cr * rates[1] + cp * sr * rates[2], -sr * rates[1] + cp * cr * rates[2]]
