@@ -90,7 +90,9 @@ def test_every_vehicle_file_reads_the_same_with_the_loader_used():
     what PyYAML's pure-Python safe loader gives, for every vehicle file shipped."""
     from auv_cosim.vehicles.h100 import vehicle_file
 
-    files = sorted((Path(__file__).resolve().parents[3] / "vehicles").rglob("*.yaml"))
+    from auv_cosim.vehicles.h100.resolved import VEHICLES_DIR
+
+    files = sorted(Path(VEHICLES_DIR).rglob("*.yaml"))
     assert files
     for path in files:
         text = path.read_text(encoding="utf-8")
