@@ -120,39 +120,36 @@ def cmd_run(args) -> int:
 
 
 def build_missing_fmus(scenario, overrides=None) -> list[str]:
-    """Build the FMUs of the project's own (``fmus/NAME.fmu``, which ``tools/build_fmus.py`` of
-    the checkout builds) that the scenario names and that are missing, saying so on stderr
-    (``./build.sh run`` builds only the survey's); returns their names. Nothing when the
-    scenario cannot be read (the run reports it) or outside a checkout."""
-    import subprocess
-
-    from auv_cosim.master import REPO_ROOT, load_scenario, resolve_fmu_path
+    """Build the FMUs of the registered units that the scenario names (``<Name>.fmu``) and that
+    are missing, into ``units.fmu_folder()`` (the clone's ``fmus/``, else the per-user cache),
+    saying so on stderr with the folder; returns their names. Nothing when the scenario cannot
+    be read (the run reports it)."""
+    from auv_cosim import units
+    from auv_cosim.master import load_scenario, resolve_fmu_path
     from auv_cosim.master.runner import find_scenario
 
-    tool = REPO_ROOT / "tools" / "build_fmus.py"
-    if not tool.is_file():
-        return []
     try:
         loaded = load_scenario(scenario if isinstance(scenario, dict) else find_scenario(scenario), overrides)
     except (ScenarioError, OSError, ValueError):
         return []
-    fmus = (REPO_ROOT / "fmus").resolve()
+    known = units.fmu_names()
     missing = []
     for name, spec in loaded.model.instances.items():
-        found, looked = resolve_fmu_path(spec.fmu, loaded.fmu_dirs.get(name))
-        if found is None:
-            missing += [p.stem for p in looked if p.parent == fmus and p.suffix == ".fmu" and p.stem not in missing]
-    known = subprocess.run([sys.executable, str(tool), "--list"], capture_output=True, text=True).stdout.split()
-    missing = [m for m in missing if m in known]
+        found, _looked = resolve_fmu_path(spec.fmu, loaded.fmu_dirs.get(name))
+        stem = Path(spec.fmu).stem
+        if found is None and Path(spec.fmu).suffix == ".fmu" and stem in known and stem not in missing:
+            missing.append(stem)
     if missing:
-        shown = ", ".join(f"fmus/{m}.fmu" for m in missing)
-        print(f"auv-cosim: building {shown}: the scenario needs {'them' if len(missing) > 1 else 'it'} "
-              f"(./build.sh builds every FMU)", file=sys.stderr, flush=True)
-        try:   # the build's lines go where this line went (stdout stays the run's report)
-            out = sys.stderr.fileno()
-        except (AttributeError, OSError, ValueError):
-            out = None
-        subprocess.run([sys.executable, str(tool), "-q", *missing], stdout=out)
+        from auv_cosim.build.command import build_into
+
+        folder = units.fmu_folder()
+        clone = units.checkout() is not None
+        shown = ", ".join(f"{m}.fmu" for m in missing)
+        print(f"auv-cosim: building {shown} into {display_path(folder) if clone else folder}/: the scenario needs "
+              f"{'them' if len(missing) > 1 else 'it'}"
+              f"{' (./build.sh builds every FMU)' if clone else ' (built once, kept for the next runs)'}",
+              file=sys.stderr, flush=True)
+        build_into(missing, folder)
     return missing
 
 

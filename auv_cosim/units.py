@@ -155,3 +155,58 @@ def scenario_folders() -> list:
     """The scenario folders of the registered units that have one, in the units' order: where a
     scenario's bare name is looked up (auv_cosim.master.find_scenario)."""
     return [unit.folder / unit.scenarios for unit in units().values() if unit.scenarios]
+
+
+# ------------------------------------------------------------------------------ where the FMUs are
+#: the cache of built FMUs outside a clone: $XDG_CACHE_HOME/auv-cosim/fmus-built/ (~/.cache/...)
+CACHE_SUBFOLDER = ("auv-cosim", "fmus-built")
+#: what of a package's files goes into the name of its cache folder (its sources and data)
+_HASHED = (".py", ".c", ".h", ".yaml", ".yml")
+
+
+def checkout() -> Optional[Path]:
+    """The clone this package runs from (the folder above ``auv_cosim`` holding pyproject.toml
+    and the build's tools/), or None for an installed package (a wheel in site-packages)."""
+    here = Path(__file__).resolve().parent.parent
+    return here if (here / "pyproject.toml").is_file() and (here / "tools" / "build_fmus.py").is_file() else None
+
+
+def _sources_digest() -> str:
+    """A hash of the installed package's files and of every registered unit's folder outside it
+    (another distribution's): FMUs built from other sources go to another folder."""
+    import hashlib
+
+    digest = hashlib.sha256()
+    package = Path(__file__).resolve().parent
+    outside = {u.folder.resolve() for u in units().values()}
+    folders = [package] + sorted(f for f in outside if not f.is_relative_to(package))
+    for folder in folders:
+        for path in sorted(folder.rglob("*")):
+            if path.suffix in _HASHED and "__pycache__" not in path.parts and path.is_file():
+                digest.update(f"\0{path.relative_to(folder).as_posix()}\0".encode())
+                digest.update(path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+def fmu_folder() -> Path:
+    """Where the units' FMUs are built to and found (``<Name>.fmu``): the clone's ``fmus/`` in a
+    clone (``./build.sh`` builds them there), else a per-user cache named after the package's
+    version and the hash of its sources, ``$XDG_CACHE_HOME/auv-cosim/fmus-built/<version>-<hash>/``
+    (``~/.cache`` when XDG_CACHE_HOME is unset)."""
+    import os
+    from importlib.metadata import PackageNotFoundError, version
+
+    root = checkout()
+    if root is not None:
+        return root / "fmus"
+    try:
+        release = version("auv-cosim")
+    except PackageNotFoundError:
+        release = "unknown"
+    base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    return base.joinpath(*CACHE_SUBFOLDER, f"{release}-{_sources_digest()}")
+
+
+def fmu_names() -> set:
+    """The names of every FMU the registered units build."""
+    return {fmu.name for _unit, fmu in fmus()}

@@ -5,7 +5,7 @@ pythonfmu 0.7.0's native binary, which releases its interpreter guard twice when
 exits (a static shared_ptr is destroyed by the C++ exit handlers, then reset again by the
 library's destructor): glibc aborts now and then with "corrupted double-linked list" after
 every test has passed, and the exit status would turn a green run red (the project's wrapper,
-native/python_fmu.c, does not; tests/integration/test_native_wrapper.py checks hosts that exit
+auv_cosim/build/native/python_fmu.c, does not; tests/integration/test_native_wrapper.py checks hosts that exit
 normally). Once pytest has reported, the process therefore ends with os._exit and the
 session's own status, skipping the C exit handlers. `auv-cosim`
 does the same (auv_cosim/__main__.py).

@@ -8,6 +8,8 @@ import ast
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parents[1] / "auv_cosim"
+#: the clone's tools (the FMU build's wrapper, the checks and demos) are held to the same measure
+TOOLS = PACKAGE.parent / "tools"
 MAX_FUNCTION_LINES = 120
 MAX_MODULE_LINES = 800
 
@@ -31,6 +33,14 @@ def too_long(root: Path = PACKAGE) -> list[str]:
 
 def test_no_function_over_120_lines_and_no_module_over_800():
     assert too_long() == []
+
+
+def test_the_tools_too():
+    assert sorted(TOOLS.glob("*.py")) and too_long(TOOLS) == []
+
+
+def test_the_build_is_measured_as_part_of_the_package():
+    assert (PACKAGE / "build" / "driver.py").is_file()   # auv_cosim/build/ is below PACKAGE: too_long() reads it
 
 
 def test_the_measure_sees_a_long_method_and_a_long_module(tmp_path):

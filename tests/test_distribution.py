@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-COMMANDS = ("run", "view", "export-ssp", "validate", "list", "compare", "identify", "sweep")
+COMMANDS = ("run", "view", "export-ssp", "validate", "list", "build", "compare", "identify", "sweep")
 
 
 def test_a_wheel_installs_exactly_one_import_package(tmp_path):

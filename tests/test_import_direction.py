@@ -10,12 +10,13 @@ module outside its folder.
        host/:   anything of the unit, and the master's public API, campaigns, analyses, identification
     master (knows no vehicle: finds the units through the registry)  <-  campaigns  <-  analyses
       (of the ground floor: its number rule, compiled.numbers, shared with the vehicle files)
-    cli (the command: the master, and the commands the units and entry points register)
+    build (the FMU build: units, the floors, the master's loader)
+    cli (the command: the master, the build, and the commands the units and entry points register)
 
 Every import statement of every module is read (those inside functions too), so a lazy import
 is held to the same rule as one at the top. The floors an FMU carries (compiled, fmu, the shared
 vehicles and stacks, a unit's physics and stack) import each other relatively, so that an FMU
-can carry them under a name of its own build (tools/fmu_code.py).
+can carry them under a name of its own build (auv_cosim/build/carry.py).
 tests/campaigns/test_campaign_boundary.py checks that the campaign package uses only names of
 ``master.__all__``."""
 from __future__ import annotations
@@ -58,7 +59,10 @@ ALLOWED = {
     # what a run writes for other tools (MCAP, bags, Parquet, OSP) and its real-time pacing:
     # observers and a pacer of the master's loop
     "outputs": {"master"},
-    "cli": {"master", "outputs", "units"},    # the command; its other commands come by the registry
+    # the FMU build: the units' declarations, the FMU floors it stages and completes, the master's
+    # compiler finder and scenario loader (which FMUs a scenario names)
+    "build": {"compiled", "fmu", "units", "master"},
+    "cli": {"master", "outputs", "units", "build"},    # the command; its other commands come by the registry
     "__main__": {"master", "cli"},
     "__init__": set(),
 }

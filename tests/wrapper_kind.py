@@ -1,20 +1,16 @@
 """Which native wrapper an FMU carries, and so which status its failures return.
 
-tools/build_fmus.py puts the project's wrapper (native/python_fmu.c) into each FMU when a C
+The build (auv_cosim/build/) puts the project's wrapper (auv_cosim/build/native/python_fmu.c) into each FMU when a C
 compiler is found, else keeps pythonfmu 0.7.0's stock binary; the two report failures
 differently (auv_cosim/fmu/slave.py, "Status codes"). Tests that check a status ask here.
 """
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-OK, WARNING, DISCARD, ERROR, FATAL = 0, 1, 2, 3, 4
+from auv_cosim.build import native_wrapper
 
-_spec = importlib.util.spec_from_file_location("_native_wrapper_tool", ROOT / "tools" / "native_wrapper.py")
-native_wrapper = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(native_wrapper)
+OK, WARNING, DISCARD, ERROR, FATAL = 0, 1, 2, 3, 4
 
 
 def has_native_wrapper(fmu: Path) -> bool:

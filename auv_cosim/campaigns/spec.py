@@ -51,6 +51,7 @@ from auv_cosim.master import (
     ScenarioError,
     find_scenario,
     display_path,
+    fmu_reference,
     format_loc,
     load_yaml,
     override_start_value,
@@ -456,13 +457,10 @@ class RunSpec:
 
 
 def fmu_text_for(path: Path) -> str:
-    """How a resolved scenario names an FMU: relative to the project root when it is inside
-    it (the master resolves such paths against the project root on every machine that has the
-    project installed), else absolute."""
-    try:
-        return Path(path).resolve().relative_to(REPO_ROOT).as_posix()
-    except ValueError:
-        return str(Path(path).resolve())
+    """How a resolved scenario names an FMU: as the master finds it again on every machine that
+    has the package installed (``fmu_reference``: a unit's FMU as ``fmus/<Name>.fmu``, a file
+    of the clone relative to it, anything else absolute)."""
+    return fmu_reference(path)
 
 
 def derived_seeds(seed: int, others: tuple[str, ...] | list[str]) -> dict[str, int]:

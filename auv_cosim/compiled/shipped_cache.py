@@ -2,7 +2,7 @@
 numba's compiled-code cache it ships made valid there.
 
 Every slave script of a built FMU starts with ``carry_fmu_code(__file__)`` (written there by
-the build, tools/fmu_code.py), before it imports anything else of the package:
+the build, auv_cosim/build/carry.py), before it imports anything else of the package:
 
 * The FMU carries the project's code under its build's own package name, and only the modules
   its slave needs. When another FMU of the same build was loaded first into the interpreter,

@@ -22,7 +22,7 @@ A subclass registers its variables in `__init__` and implements the `fmu_*` hook
 
 Status codes. Two native wrappers may run a slave, and they differ:
 
-* The project's own (native/python_fmu.c, compiled into every FMU by tools/build_fmus.py when
+* The project's own (auv_cosim/build/native/python_fmu.c, compiled into every FMU by tools/build_fmus.py when
   a C compiler is found). It constructs the slave with `fmi2_exception_status=True`. Any
   exception is the call's status: `fmi2Error` (or the exception's integer `fmi2_status`), its
   text logged to the host; the instance is then in Error and keeps every reference: `fmi2Reset`,

@@ -4,7 +4,7 @@ The FMI rules on which variable may be set when (a fixed parameter after initial
 output at any time: refused with fmi2Error), the declared ranges (a value set beyond one:
 fmi2Warning, logged once per variable), the errors that name the FMU and the value reference
 (never a Python file), and the fast paths a host stepping many times takes: the prepared
-transfers of the Python side and the direct transfers of the native wrapper (native/direct_transfers.c),
+transfers of the Python side and the direct transfers of the native wrapper (auv_cosim/build/native/direct_transfers.c),
 which read and write the values where they live without running Python.
 """
 from __future__ import annotations
@@ -358,7 +358,7 @@ class Transfers:
                 return not (hasattr(found, "__set__") or hasattr(found, "__delete__"))
         return True
 
-    # Direct transfers. The project's native wrapper (native/direct_transfers.c) can serve a host's
+    # Direct transfers. The project's native wrapper (auv_cosim/build/native/direct_transfers.c) can serve a host's
     # fmi2Get*/fmi2Set* without running any Python code: it asks `_native_plan` where each
     # value lives and then reads or writes it there itself, at every call with those references,
     # until `_native_epoch` changes (a new phase, a registration). A plan describes exactly what

@@ -26,7 +26,8 @@ _WHERE = {
     # what sees a run's communication points, and what paces its loop (docs/master.md, "The loop")
     **dict.fromkeys(("Observer", "Pacer"), ".loop"),
     # load and resolve one
-    **dict.fromkeys(("load_scenario", "list_scenarios", "find_scenario", "ScenarioError", "resolve_fmu_path", "REPO_ROOT",
+    **dict.fromkeys(("load_scenario", "list_scenarios", "find_scenario", "ScenarioError", "resolve_fmu_path",
+                     "fmu_reference", "REPO_ROOT",
                      "override_start_value", "load_yaml"), ".scenario"),
     **dict.fromkeys(("build_plan", "Plan"), ".plan"),
     # an FMU's variables and values for them

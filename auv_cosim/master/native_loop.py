@@ -57,7 +57,7 @@ _loaded = None     # (run_steps or None, reason)
 
 def find_compiler() -> list[str] | None:
     """The C compiler command ($CC, else cc / gcc / clang on the PATH), or None. Also the one
-    tools/native_wrapper.py compiles the FMUs' wrapper with."""
+    auv_cosim/build/native_wrapper.py compiles the FMUs' wrapper with."""
     configured = os.environ.get("CC", "").strip()
     if configured:
         command = shlex.split(configured)

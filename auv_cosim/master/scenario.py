@@ -39,6 +39,7 @@ from pydantic import ValidationError
 
 from auv_cosim.compiled.numbers import number_loader
 
+from auv_cosim import units
 from . import registry
 from .scenario_schema import ScenarioModel
 from .scenario_vehicles import NOT_IN_A_VEHICLE, combine_vehicles, renamed_for
@@ -705,19 +706,38 @@ def override_start_value(parameters: dict, signals: dict, target: str, value: An
 
 
 def resolve_fmu_path(text: str, declared_in: Path | None) -> tuple[Path | None, list[Path]]:
-    """Find an FMU named relative to the declaring file, the repo root or the cwd."""
+    """Find an FMU named relative to the declaring file, the clone (when the package runs from
+    one) or the cwd. A name ending in ``<Name>.fmu`` of a registered unit's FMU is looked for,
+    before the cwd, where the units' FMUs are built (``units.fmu_folder()``: the clone's
+    fmus/, else the per-user cache), so that ``fmus/Auv.fmu`` is the same FMU wherever the
+    package runs."""
     p = Path(os.path.expanduser(text))
     if p.is_absolute():
         return (p if p.is_file() else None), [p]
-    candidates = []
-    for base in ([declared_in] if declared_in else []) + [REPO_ROOT, Path.cwd()]:
-        c = (base / p).resolve()
-        if c not in candidates:
-            candidates.append(c)
+    clone = units.checkout()
+    bases = ([declared_in] if declared_in else []) + ([clone] if clone else [])
+    candidates = [(base / p).resolve() for base in bases]
+    if p.suffix == ".fmu" and p.stem in units.fmu_names():
+        candidates.append(units.fmu_folder().resolve() / p.name)
+    candidates.append((Path.cwd() / p).resolve())
+    candidates = list(dict.fromkeys(candidates))
     for c in candidates:
         if c.is_file():
             return c, candidates
     return None, candidates
+
+
+def fmu_reference(path: str | os.PathLike) -> str:
+    """How a written scenario names an FMU found at ``path`` so that ``resolve_fmu_path`` finds
+    it again wherever the package runs: a registered unit's FMU where the units' FMUs are built
+    as ``fmus/<Name>.fmu``; a file inside the clone relative to it; anything else absolute."""
+    p = Path(path).resolve()
+    if p.suffix == ".fmu" and p.stem in units.fmu_names() and p.parent == units.fmu_folder().resolve():
+        return f"fmus/{p.name}"
+    clone = units.checkout()
+    if clone is not None and p.is_relative_to(clone.resolve()):
+        return p.relative_to(clone.resolve()).as_posix()
+    return str(p)
 
 
 def scenario_fmus(directory: Path | None = None) -> list[Path]:
@@ -725,7 +745,8 @@ def scenario_fmus(directory: Path | None = None) -> list[Path]:
     folder, with its ``stacks/``) name as ``instances.NAME.fmu``, found as a run finds them, sorted
     and once each: what ``auv-cosim validate`` checks by default. The master knows no
     vehicle, so which FMUs make the project is the scenarios' word. An FMU not found is listed
-    where the project keeps it (under the project root), so that it can be reported missing;
+    where it would be (a unit's FMU: where the units' FMUs are built), so that it can be
+    reported missing;
     a scenario file that cannot be read names none (``list`` and ``run`` report it)."""
     found: dict[Path, None] = {}
     files = [p for folder in ([directory] if directory else scenario_folders())
@@ -740,7 +761,10 @@ def scenario_fmus(directory: Path | None = None) -> list[Path]:
             text = spec.get("fmu") if isinstance(spec, dict) else None
             if isinstance(text, str) and text.strip():
                 where, _ = resolve_fmu_path(text, path.parent)
-                found[where or (REPO_ROOT / text).resolve()] = None
+                if where is None:   # missing: where it would be built, or beside the scenario
+                    where = (units.fmu_folder() / Path(text).name if Path(text).stem in units.fmu_names()
+                             else (path.parent / text).resolve())
+                found[where] = None
     return sorted(found)
 
 

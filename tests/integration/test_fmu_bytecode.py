@@ -1,4 +1,4 @@
-"""The bytecode every FMU ships beside its Python sources (tools/build_fmus.py, `add_bytecode`;
+"""The bytecode every FMU ships beside its Python sources (auv_cosim/build/shipping.py, `add_bytecode`;
 issue 15's start-up): checked against each source's hash, so that a fresh extraction, in any
 folder and with any modification times, imports it without compiling a module."""
 from __future__ import annotations
@@ -14,10 +14,8 @@ import zipfile
 import pytest
 from fmpy import extract
 
+from auv_cosim.build.shipping import bytecode_member
 from tests.harness import FMU_DIR, ROOT, build
-
-sys.path.insert(0, str(ROOT / "tools"))
-from build_fmus import bytecode_member  # noqa: E402
 
 #: the flags word of a pyc checked against its source's hash (PEP 552: hash-based, check_source)
 CHECKED_HASH = 0b11

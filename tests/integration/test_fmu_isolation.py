@@ -1,7 +1,7 @@
 """An FMU runs the code it was built with, whatever its host loaded before it.
 
 pythonfmu FMUs run in their host's interpreter and share its modules. Each FMU carries its code
-under its build's own package name (tools/fmu_code.py), only the modules its slave needs; FMUs
+under its build's own package name (auv_cosim/build/carry.py), only the modules its slave needs; FMUs
 of one build share that package and join their folders to it. Here all eight FMUs are loaded
 into one fresh interpreter in several orders, the H100's control before its instruments among
 them, each instantiated, stepped and freed; and the AUV is flown in an interpreter that has a

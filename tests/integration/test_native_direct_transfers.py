@@ -1,4 +1,4 @@
-"""The native wrapper's direct transfers (native/direct_transfers.c;
+"""The native wrapper's direct transfers (auv_cosim/build/native/direct_transfers.c;
 auv_cosim/fmu/slave.py, "Direct transfers"), through fmpy, on a probe FmuSlave whose values live
 in every kind of place a plan can name: elements of a numpy array, elements of a list, entries
 of a dict.

@@ -1,4 +1,4 @@
-"""The project's native FMI 2.0 wrapper (native/python_fmu.c) inside the FMUs.
+"""The project's native FMI 2.0 wrapper (auv_cosim/build/native/python_fmu.c) inside the FMUs.
 
 Checked in the hosts it was written for: a C host without Python (tests/hosts/fmi2_host.c,
 as a C/C++ co-simulation tool would load the FMU), and Python hosts through fmpy. What the
@@ -256,7 +256,7 @@ def test_percent_signs_reach_the_host_intact(tmp_path):
 
 # ------------------------------------------------------------------------------ per-call shortcuts
 # The wrapper skips the Python log helper when the slave's log queue is empty, and passes the
-# same tuple of value references again when a host repeats them (native/python_fmu.c,
+# same tuple of value references again when a host repeats them (auv_cosim/build/native/python_fmu.c,
 # drain_log and references_of). A tiny plain-pythonfmu slave shows each effect from the host.
 PROBE_SOURCE = '''
 from pythonfmu import Fmi2Slave, Fmi2Causality, Real

@@ -71,7 +71,7 @@ def test_model_description(unpacked, name):
 
 def test_fmus_carry_their_own_code_and_no_vehicle_physics():
     """Each carries the modules its slave imports under its build's package name
-    (tools/fmu_code.py), the instruments' or the control's, and nothing of the vehicle's
+    (auv_cosim/build/carry.py), the instruments' or the control's, and nothing of the vehicle's
     physics: of the vehicles' folder only the AUV's stack and the two package doors above it
     (both lazy: importing the stack imports no physics)."""
     doors = {"vehicles/__init__.py", "vehicles/auv/__init__.py"}

@@ -1,6 +1,7 @@
-"""Compile the project's native FMI 2.0 wrapper (native/*.c, native/wrapper.h) and put it into an FMU.
+"""Compile the project's native FMI 2.0 wrapper (native/*.c and native/wrapper.h beside this
+module: package data, so that an installed package builds FMUs too) and put it into an FMU.
 
-tools/build_fmus.py calls `install(fmu, model_identifier)` on every FMU it builds: the Linux
+The build (auv_cosim/build/driver.py) calls `install(fmu, model_identifier)` on every FMU it builds: the Linux
 binary pythonfmu 0.7.0 wrote (binaries/linux64/<id>.so) is replaced by the project's wrapper,
 compiled here with the system C compiler, and resources/python_environment.txt records the
 interpreter the FMU was built with (read by the wrapper only when the host has no Python of
@@ -11,7 +12,7 @@ The compiler is $CC when set, else the first of cc, gcc, clang on the PATH. With
 naming a program that does not exist) the FMU keeps pythonfmu's stock binary and a note says
 what that costs (docs/development.md, "Without a C compiler"); a compiler that exists but fails is an error.
 
-    python tools/native_wrapper.py            # say which compiler would be used, build once
+    python -m auv_cosim.build.native_wrapper   # say which compiler would be used, build once
 """
 from __future__ import annotations
 
@@ -25,12 +26,10 @@ import zipfile
 from pathlib import Path
 from typing import List
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-from auv_cosim.master.native_loop import find_compiler  # noqa: E402  (the master's C loop uses the same one)
+from auv_cosim.master.native_loop import find_compiler  # the master's C loop uses the same one
 
-NATIVE = ROOT / "native"
-#: the wrapper's C files, compiled together into one shared library (native/wrapper.h: its parts)
+NATIVE = Path(__file__).resolve().parent / "native"
+#: the wrapper's C files, compiled together into one shared library (auv_cosim/build/native/wrapper.h: its parts)
 SOURCES = tuple(sorted(NATIVE.glob("*.c")))
 ENVIRONMENT_FILE = "resources/python_environment.txt"
 #: first line of ENVIRONMENT_FILE: how tests and tools tell the project's wrapper from pythonfmu's
@@ -63,7 +62,7 @@ def python_environment() -> str:
 
 
 def digest_text() -> str:
-    """What of the wrapper goes into an FMU, for tools/build_fmus.py's up-to-date check."""
+    """What of the wrapper goes into an FMU, for the build's up-to-date check."""
     compiler = find_compiler()
     parts = [path.read_bytes() for path in (*SOURCES, *sorted(NATIVE.glob("*.h")), Path(__file__))]
     digest = hashlib.sha256(b"".join(parts)).hexdigest()
@@ -121,7 +120,7 @@ def main() -> int:
         return 1
     with tempfile.TemporaryDirectory() as folder:
         compile_wrapper(Path(folder) / "python_fmu.so", compiler)
-    print(f"compiled {', '.join(str(s.relative_to(ROOT)) for s in SOURCES)} with {shlex.join(compiler)}")
+    print(f"compiled {', '.join(s.name for s in SOURCES)} with {shlex.join(compiler)}")
     print(python_environment(), end="")
     return 0
 

@@ -40,7 +40,7 @@ HOST_SIDE = ("host", "scenarios", "vehicle_files", "unit.py")
 ALWAYS = ("__init__.py", "compiled/__init__.py", "compiled/shipped_cache.py")
 #: appended to every carried __init__.py
 EXTEND_PATH = ('\n# Written by the FMU build: this package spans the folders of every FMU of the build '
-               'loaded in one\n# interpreter (tools/fmu_code.py).\n'
+               'loaded in one\n# interpreter (auv_cosim/build/carry.py).\n'
                '__path__ = __import__("pkgutil").extend_path(__path__, __name__)\n')
 IGNORED = ("__pycache__", "*.pyc", "*.pyo", "*.nbi", "*.nbc", ".*", "*.egg-info")
 
@@ -119,6 +119,8 @@ def project_imports(root: Path, path: Path) -> Set[str]:
     found = set()
     for node in ast.walk(ast.parse(path.read_text(), str(path))):
         if isinstance(node, ast.ImportFrom):
+            if node.level and module is None:
+                continue   # a module of another package (a unit's own): its relative imports stay its own
             source = _absolute(node, module, is_package)
             if source.split(".")[0] != PACKAGE:
                 continue
@@ -131,12 +133,13 @@ def project_imports(root: Path, path: Path) -> Set[str]:
     return found
 
 
-def carried_files(root: Path, script: Path) -> List[str]:
+def carried_files(root: Path, script: Path, also: Iterable[Path] = ()) -> List[str]:
     """The files of auv_cosim an FMU with this slave script carries, relative to root/auv_cosim:
-    every module the script imports, directly or not, with the packages above each, and ALWAYS."""
+    every module the script (and the files ``also``: a unit's own package, for a unit of another
+    distribution) imports, directly or not, with the packages above each, and ALWAYS."""
     files: Set[str] = set(ALWAYS)
     seen: Set[str] = set()
-    todo = sorted(project_imports(root, script))
+    todo = sorted(set().union(*(project_imports(root, path) for path in (script, *also))))
     while todo:
         module = todo.pop()
         parts = module.split(".")
@@ -173,10 +176,11 @@ def stage_package(root: Path, stage: Path, vendor: str, files: Optional[Iterable
     return target
 
 
-def staged_script(root: Path, script: Path, vendor: str) -> str:
+def staged_script(root: Path, script: Path, vendor: str, join_package: bool = True) -> str:
     """The slave script as the FMU carries it (a top-level module of its resources): every import
     of auv_cosim, relative or absolute, names the vendor package instead, and its first lines
-    join the FMU's folders to that package (`carry_fmu_code`)."""
+    join the FMU's folders to that package (`carry_fmu_code`; ``join_package=False``: not, for a
+    module of a unit's own package)."""
     text = script.read_text()
     module = _module_of(root, script)
     tree = ast.parse(text, str(script))
@@ -191,6 +195,8 @@ def staged_script(root: Path, script: Path, vendor: str) -> str:
     edits = []
     for node in ast.walk(tree):
         if isinstance(node, ast.ImportFrom):
+            if node.level and module is None:
+                continue   # a relative import inside a unit's own package
             source = _absolute(node, module, False)
             if source.split(".")[0] != PACKAGE:
                 continue
@@ -211,8 +217,8 @@ def staged_script(root: Path, script: Path, vendor: str) -> str:
     while at < len(body) and isinstance(body[at], ast.ImportFrom) and body[at].module == "__future__":
         at += 1
     insert = offsets[body[at - 1].end_lineno] if at else 0
-    preamble = (f"\n# Written by the FMU build: this FMU's code is the package {vendor} in its resources "
-                f"(tools/fmu_code.py).\n"
+    preamble = "" if not join_package else (f"\n# Written by the FMU build: this FMU's code is the package {vendor} in its resources "
+                f"(auv_cosim/build/carry.py).\n"
                 f"from {vendor}.compiled.shipped_cache import carry_fmu_code as _carry_fmu_code\n"
                 f"_carry_fmu_code(__file__)\n")
     edits.append((insert, insert, preamble))
@@ -224,6 +230,25 @@ def staged_script(root: Path, script: Path, vendor: str) -> str:
         last = end
     out.append(text[last:])
     return "".join(out)
+
+
+def unit_package_files(package: Path) -> List[Path]:
+    """The modules of a unit's own import package (a unit of another distribution), its host's
+    side left out: what its FMUs carry of it."""
+    return sorted(p for p in package.rglob("*.py")
+                  if not _ignored(p.relative_to(package)) and not _host_side(p.relative_to(package)))
+
+
+def stage_unit_package(root: Path, package: Path, stage: Path, vendor: str) -> Path:
+    """Stage a unit's own import package (``package``: its folder) as stage/<its name>/, each
+    module's imports of auv_cosim naming the vendor package, so that the FMU runs on the code it
+    carries whatever its host has installed; returns the staged folder."""
+    target = stage / package.name
+    for path in unit_package_files(package):
+        destination = target / path.relative_to(package)
+        destination.parent.mkdir(parents=True, exist_ok=True)
+        destination.write_text(staged_script(root, path, vendor, join_package=False))
+    return target
 
 
 def carried_caches(stage_package_dir: Path, files: Iterable[str]) -> List[Path]:

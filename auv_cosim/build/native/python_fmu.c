@@ -1,7 +1,7 @@
 /*
  * The project's FMI 2.0 co-simulation wrapper for pythonfmu slaves.
  *
- * tools/native_wrapper.py compiles this file and its parts (native/wrapper.h names them: finding
+ * auv_cosim/build/native_wrapper.py compiles this file and its parts (wrapper.h names them: finding
  * and starting Python, logging, the direct transfers) into binaries/linux64/<model>.so of each
  * FMU, in place of pythonfmu 0.7.0's stock binary. It runs the same Python slaves (a subclass of
  * pythonfmu's Fmi2Slave in resources/<slavemodule.txt>.py) and differs where the stock binary
