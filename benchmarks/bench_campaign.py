@@ -70,12 +70,12 @@ def main() -> int:
     root.mkdir(parents=True, exist_ok=True)
     # a snapshot of the FMUs: ./build.sh may rebuild fmus/ meanwhile (a campaign refuses FMUs
     # that change under it)
-    from auv_cosim.master.scenario import REPO_ROOT
+    from auv_cosim import units
 
     snap = root / "fmus"
     snap.mkdir(exist_ok=True)
     for n in ("Auv", "AuvSensors", "AuvControl"):
-        shutil.copy2(REPO_ROOT / "fmus" / f"{n}.fmu", snap / f"{n}.fmu")
+        shutil.copy2(units.fmu_folder() / f"{n}.fmu", snap / f"{n}.fmu")
     scenario = str(snap / "survey.yaml")
     Path(scenario).write_text(f"include: {find_scenario('survey')}\nname: survey\ninstances:\n"
                               + "".join(f"  {i}: {{fmu: {snap / (n + '.fmu')}}}\n"

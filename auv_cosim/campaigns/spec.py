@@ -47,7 +47,6 @@ from pydantic import (
 )
 
 from auv_cosim.master import (
-    REPO_ROOT,
     ScenarioError,
     find_scenario,
     display_path,

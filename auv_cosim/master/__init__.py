@@ -27,7 +27,7 @@ _WHERE = {
     **dict.fromkeys(("Observer", "Pacer"), ".loop"),
     # load and resolve one
     **dict.fromkeys(("load_scenario", "list_scenarios", "find_scenario", "ScenarioError", "resolve_fmu_path",
-                     "fmu_reference", "REPO_ROOT",
+                     "fmu_reference",
                      "override_start_value", "load_yaml"), ".scenario"),
     **dict.fromkeys(("build_plan", "Plan"), ".plan"),
     # an FMU's variables and values for them

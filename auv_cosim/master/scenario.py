@@ -44,7 +44,6 @@ from . import registry
 from .scenario_schema import ScenarioModel
 from .scenario_vehicles import NOT_IN_A_VEHICLE, combine_vehicles, renamed_for
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
 
 
 def scenario_folders() -> list[Path]:

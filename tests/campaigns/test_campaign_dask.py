@@ -29,10 +29,10 @@ import pytest
 import auv_cosim.campaigns.plots  # noqa: F401  (imported lazily by auv_cosim.campaigns.sweep)
 from auv_cosim.campaigns import CampaignPlan, build_campaign, execute, sweep
 from auv_cosim.campaigns.worker import runs_executed
-from auv_cosim.master.scenario import REPO_ROOT
+from auv_cosim import units
 from auv_cosim.master import find_scenario
 
-FMUS_BUILT = all((REPO_ROOT / "fmus" / f"{n}.fmu").is_file() for n in ("Auv", "AuvSensors", "AuvControl"))
+FMUS_BUILT = all((units.fmu_folder() / f"{n}.fmu").is_file() for n in ("Auv", "AuvSensors", "AuvControl"))
 pytestmark = pytest.mark.skipif(not FMUS_BUILT, reason="FMUs not built (./build.sh)")
 
 STOP = 20.0
@@ -48,7 +48,7 @@ def survey(tmp_path_factory) -> str:
 
     d = tmp_path_factory.mktemp("fmus")
     for n in ("Auv", "AuvSensors", "AuvControl"):
-        shutil.copy2(REPO_ROOT / "fmus" / f"{n}.fmu", d / f"{n}.fmu")
+        shutil.copy2(units.fmu_folder() / f"{n}.fmu", d / f"{n}.fmu")
     f = d / "survey.yaml"
     f.write_text(f"include: {find_scenario('survey')}\n"
                  f"name: survey\n"

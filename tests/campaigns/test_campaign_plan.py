@@ -33,7 +33,8 @@ from auv_cosim.campaigns.store import (
     flatten_figures,
     table_reason,
 )
-from auv_cosim.master import REPO_ROOT, build_plan, coerce_value, file_sha256, load_scenario
+from auv_cosim import units
+from auv_cosim.master import build_plan, coerce_value, file_sha256, load_scenario
 
 # imported at collection, not in the tests: tests/master/ is a package named `master` as well
 from auv_cosim.campaigns import plots as campaign_plots
@@ -45,7 +46,7 @@ def coerce(value, typ, what, from_text):
     """The master's coercion as campaigns call it (a Real must be finite)."""
     return coerce_value(value, typ, what, from_text, finite=True)
 
-FMUS_BUILT = all((REPO_ROOT / "fmus" / f"{n}.fmu").is_file() for n in ("Auv", "AuvSensors", "AuvControl"))
+FMUS_BUILT = all((units.fmu_folder() / f"{n}.fmu").is_file() for n in ("Auv", "AuvSensors", "AuvControl"))
 needs_fmus = pytest.mark.skipif(not FMUS_BUILT, reason="FMUs not built (./build.sh)")
 
 
