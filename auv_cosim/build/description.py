@@ -37,7 +37,7 @@ def declare_range(type_element: ET.Element, meta_entry: dict) -> None:
 def complete_model_description(xml_text: bytes, meta: Dict[str, dict],
                                capabilities: Dict[str, bool]) -> Tuple[bytes, List[str]]:
     """Return the completed modelDescription.xml and a list of warnings (e.g. no description)."""
-    from auv_cosim.fmu.units import base_unit_exponents
+    from auv_cosim.fmu.units import base_unit_exponents, display_unit
 
     warnings: List[str] = []
     root = ET.fromstring(xml_text)
@@ -66,6 +66,8 @@ def complete_model_description(xml_text: bytes, meta: Dict[str, dict],
         if unit:
             base_unit_exponents(unit)  # raises on an unknown unit
             type_element.set("unit", unit)
+            if display_unit(unit):   # angles: a tool shows degrees by default
+                type_element.set("displayUnit", display_unit(unit)[0])
             if unit not in used_units:
                 used_units.append(unit)
         else:
@@ -84,6 +86,9 @@ def complete_model_description(xml_text: bytes, meta: Dict[str, dict],
             unit_element = ET.SubElement(definitions, "Unit", {"name": unit})
             ET.SubElement(unit_element, "BaseUnit",
                           {k: str(v) for k, v in base_unit_exponents(unit).items()})
+            if display_unit(unit):
+                shown, factor = display_unit(unit)
+                ET.SubElement(unit_element, "DisplayUnit", {"name": shown, "factor": repr(factor)})
         root.insert(list(root).index(cosim) + 1, definitions)
 
     # <ModelStructure>: rebuilt from the variables.
