@@ -3,20 +3,18 @@
 the stop time where nothing better is known."""
 from __future__ import annotations
 
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 from auv_cosim.master.engine import ProgressBar, _progress_bar, expected_end
 from auv_cosim.master.plan import build_plan
-from auv_cosim.master.scenario import load_scenario
+from auv_cosim.master.scenario import find_scenario, load_scenario
 
-REPO = Path(__file__).resolve().parents[2]
 
 
 def plan_of(name: str):
-    return build_plan(load_scenario(str(REPO / "scenarios" / f"{name}.yaml")))
+    return build_plan(load_scenario(str(find_scenario(name))))
 
 
 def test_the_survey_s_expected_end_is_its_path_at_its_cruise_speed():
