@@ -27,8 +27,8 @@ fi
 COMMAND="${1:-}"
 
 # `run` needs the project alone; everything else its extras too (campaigns, tests, other hosts,
-# outputs). One stamp per set: the full set stands for the project alone too.
-EXTRAS="campaign,test,hosts,outputs"
+# outputs, bathymetry files). One stamp per set: the full set stands for the project alone too.
+EXTRAS="campaign,test,hosts,outputs,seabed"
 hash=$( (cat pyproject.toml; "$PY" --version) | sha1sum | cut -c1-16)
 full_stamp="$VENV/.installed-full-$hash"
 core_stamp="$VENV/.installed-core-$hash"

@@ -2,7 +2,7 @@
 and a unit (a vehicle or another component: one folder, auv_cosim/units.py) is imported by no
 module outside its folder.
 
-    compiled  <-  fmu  <-  vehicles (shared)  <-  stacks (shared)
+    compiled  <-  seabed, fmu  <-  vehicles (shared)  <-  stacks (shared)
     units (the declaration type and the registry: imports nothing of the project)
     a unit's folder:   physics  <-  stack/  <-  host/      unit.py (units only)
        physics: compiled, the shared vehicles, itself (a slave: fmu too)
@@ -41,17 +41,20 @@ UNIT_FOLDERS = {name: unit.package.replace(".", "/") for name, unit in units.uni
 ALLOWED = {
     "compiled": set(),
     "fmu": {"compiled"},
-    "vehicles": {"compiled"},
-    "stacks": {"compiled", "vehicles"},
+    # the seabed (bathymetry, geodesy): a shared environment of the vehicles, their stacks and
+    # the analyses of a run
+    "seabed": {"compiled"},
+    "vehicles": {"compiled", "seabed"},
+    "stacks": {"compiled", "vehicles", "seabed"},
     "units": set(),
-    "unit:physics": {"compiled", "vehicles", "unit:physics"},
-    "unit:stack": {"compiled", "vehicles", "stacks", "unit:physics", "unit:stack"},
-    "unit:host": {"compiled", "vehicles", "stacks", "fmu", "units", "master", "campaigns", "analyses",
+    "unit:physics": {"compiled", "vehicles", "seabed", "unit:physics"},
+    "unit:stack": {"compiled", "vehicles", "seabed", "stacks", "unit:physics", "unit:stack"},
+    "unit:host": {"compiled", "vehicles", "seabed", "stacks", "fmu", "units", "master", "campaigns", "analyses",
                   "identification", "unit:physics", "unit:stack", "unit:host"},
     "unit:declaration": {"units"},
     "identification": {"master", "units"},
-    # what a run reports for any vehicle (metrics, the fleet's analyses)
-    "analyses": {"master"},
+    # what a run reports for any vehicle (metrics, the fleet's analyses, the swath's coverage)
+    "analyses": {"master", "compiled", "seabed"},
     # the master knows no vehicle and no campaign; of the ground floor, only the number rule of
     # the files it shares with the vehicle files (ONLY_OF below); the units through the registry
     "master": {"compiled", "units"},
@@ -67,7 +70,7 @@ ALLOWED = {
     "__init__": set(),
 }
 #: the parts an FMU carries: imported relatively
-FLOORS = {"compiled", "fmu", "vehicles", "stacks", "unit:physics", "unit:stack"}
+FLOORS = {"compiled", "fmu", "seabed", "vehicles", "stacks", "unit:physics", "unit:stack"}
 
 #: the modules of the master a client may import: the public APIs (``master.__all__``,
 #: ``auv_cosim.campaigns.__all__``) and, for what plugs into the master, the registry's types and
