@@ -70,4 +70,4 @@ def test_the_options_of_a_registered_analysis_are_checked_naming_file_and_field(
 def test_an_unknown_analysis_names_the_known_ones(tmp_path, fmus_built):
     with pytest.raises(ScenarioError) as e:
         load_scenario(_scenario(tmp_path, "  station_keeping: {}\n"))
-    assert "analysis.station_keeping: unknown analysis (known: battery, convoy, depth_step," in str(e.value)
+    assert "analysis.station_keeping: unknown analysis (known: battery, convoy, coverage, depth_step," in str(e.value)
