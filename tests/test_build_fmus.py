@@ -33,7 +33,7 @@ def _members(fmu: Path) -> dict[str, bytes]:
 
 def test_the_survey_and_the_others_are_the_whole_list():
     names = _build("--list").split()
-    assert names[:3] == ["Auv", "AuvSensors", "AuvControl"] and len(names) == 8
+    assert names[:3] == ["Auv", "AuvSensors", "AuvControl"] and len(names) == 9 and "Tether" in names
 
 
 @pytest.fixture(scope="module")

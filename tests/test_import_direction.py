@@ -46,6 +46,9 @@ ALLOWED = {
     "seabed": {"compiled"},
     "vehicles": {"compiled", "seabed"},
     "stacks": {"compiled", "vehicles", "seabed"},
+    # the folder of the units that are no vehicle (the tether): its door imports nothing, each
+    # unit inside follows the unit's rules
+    "components": set(),
     "units": set(),
     "unit:physics": {"compiled", "vehicles", "seabed", "unit:physics"},
     "unit:stack": {"compiled", "vehicles", "seabed", "stacks", "unit:physics", "unit:stack"},
@@ -70,7 +73,7 @@ ALLOWED = {
     "__init__": set(),
 }
 #: the parts an FMU carries: imported relatively
-FLOORS = {"compiled", "fmu", "seabed", "vehicles", "stacks", "unit:physics", "unit:stack"}
+FLOORS = {"compiled", "fmu", "seabed", "vehicles", "stacks", "components", "unit:physics", "unit:stack"}
 
 #: the modules of the master a client may import: the public APIs (``master.__all__``,
 #: ``auv_cosim.campaigns.__all__``) and, for what plugs into the master, the registry's types and

@@ -49,7 +49,7 @@ def test_reading_the_registry_imports_no_vehicle_code():
         "print(json.dumps([sorted(m for m in sys.modules if m.startswith('auv_cosim')), 'numpy' in sys.modules]))"))
     modules, numpy = out
     assert not numpy
-    doors = {"auv_cosim", "auv_cosim.units", "auv_cosim.vehicles"}
+    doors = {"auv_cosim", "auv_cosim.units", "auv_cosim.vehicles", "auv_cosim.components"}
     assert set(modules) - doors == {f"{u.package}{part}" for u in units.units().values() for part in ("", ".unit")}
 
 

@@ -51,6 +51,8 @@ SHORT_RUNS.update({f"h100_hold:{controller}": ["--stop-time", "60", "--set", f"c
                    for controller in CONTROLLERS})
 SHORT_RUNS["h100_depth_step"] = ["--stop-time", "60"]
 SHORT_RUNS["h100_six_thrusters"] = ["--stop-time", "60"]
+#: ... and the H100 on its tether (MoorDyn's cable stepped by Tether.fmu)
+SHORT_RUNS["h100_tether_hold"] = ["--stop-time", "60"]
 
 
 def scenario_names() -> list:

@@ -29,6 +29,7 @@ SI_UNITS: Dict[str, Mapping[str, int]] = {
     "Hz": {"s": -1},
     "kg": {"kg": 1},
     "kg/m3": {"kg": 1, "m": -3},
+    "kg/m": {"kg": 1, "m": -1},
     "kg.m2": {"kg": 1, "m": 2},
     "m/s": {"m": 1, "s": -1},
     "m/s2": {"m": 1, "s": -2},

@@ -11,7 +11,8 @@ from fmpy.fmi1 import FMICallException
 
 from tests.harness import ERROR, Instance, build, unpack
 
-FMUS = ("Auv", "AuvSensors", "AuvControl", "H100Sensors", "H100", "H100Control", "H100_6", "H100Control_6")
+FMUS = ("Auv", "AuvSensors", "AuvControl", "H100Sensors", "H100", "H100Control", "H100_6", "H100Control_6",
+        "Tether")
 STATES = ("Instantiated", "Initialization Mode", "Step Complete", "Terminated", "Error")
 
 #: call -> the states FMI 2.0 allows it in (co-simulation)

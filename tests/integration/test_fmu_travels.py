@@ -22,7 +22,8 @@ from tests.harness import build
 from tests.wrapper_kind import has_native_wrapper, native_wrapper
 
 ROOT = Path(__file__).resolve().parents[2]
-FMUS = ("Auv", "AuvSensors", "AuvControl", "H100Sensors", "H100", "H100Control", "H100_6", "H100Control_6")
+FMUS = ("Auv", "AuvSensors", "AuvControl", "H100Sensors", "H100", "H100Control", "H100_6", "H100Control_6",
+        "Tether")
 HOST_SOURCE = ROOT / "tests" / "hosts" / "fmi2_host.c"
 
 #: run by a venv's python on one FMU (argv: fmu, output file): 30 steps of 0.1 s from the
@@ -94,7 +95,8 @@ def assert_same(a: list, b: list) -> None:
 def test_each_fmu_declares_what_it_imports_and_no_yaml_or_pydantic(fmus):
     for name, fmu in fmus.items():
         names = [line.partition("==")[0].lower() for line in requirements(fmu)]
-        assert "numpy" in names and ("scipy" in names) == (name != "H100Sensors"), (name, names)
+        assert "numpy" in names and ("scipy" in names) == (name not in ("H100Sensors", "Tether")), (name, names)
+        assert ("moordyn" in names) == (name == "Tether"), (name, names)
         assert not {"pyyaml", "pydantic", "pythonfmu", "fmpy"} & set(names), (name, names)
         assert ("daqp" in names) == name.startswith("H100Control"), (name, names)
         assert all("==" in line for line in requirements(fmu)), name
