@@ -1,1 +1,0 @@
-"""The drifter's control stack: a depth controller (control.py) and its FMU (control_slave.py)."""
