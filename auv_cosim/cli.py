@@ -178,15 +178,16 @@ def cmd_export(args) -> int:
     from auv_cosim.outputs.formats import export, parse_formats
 
     try:
-        (fmt,) = parse_formats(args.format, allowed=("mcap", "rosbag", "parquet"))
-        path = export(Path(args.results_dir), fmt, force=args.force)
+        formats = parse_formats(args.format, allowed=("mcap", "rosbag", "parquet"))
+        paths = export(Path(args.results_dir), formats, force=args.force)
     except ScenarioError as e:
         print(f"error: nothing exported:\n{e}", file=sys.stderr)
         return 2
     except OSError as e:
         print(f"error: nothing exported: {e.strerror or e}", file=sys.stderr)
         return 2
-    print(f"{display_path(path)}: written from {display_path(Path(args.results_dir) / 'results.csv')}")
+    for path in paths:
+        print(f"{display_path(path)}: written from {display_path(Path(args.results_dir) / 'results.csv')}")
     return 0
 
 
@@ -359,8 +360,9 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
                                    "from the folder's results.csv and scenario.resolved.yaml (docs/outputs.md).")
     x.set_defaults(func=cmd_export)
     x.add_argument("results_dir", metavar="RESULTS_DIR", help="a folder written by 'run'")
-    x.add_argument("--format", metavar="FORMAT", required=True, help="mcap, rosbag or parquet")
-    x.add_argument("--force", action="store_true", help="replace the file when it exists")
+    x.add_argument("--format", metavar="LIST", required=True,
+                   help="any of mcap,rosbag,parquet (comma-separated: each is written, or none)")
+    x.add_argument("--force", action="store_true", help="replace the files when they exist")
 
     e = sub.add_parser("export-ssp", help="write a scenario's system as an SSP 1.0 archive",
                        description="Write the scenario's FMUs, connections, parameters (a parameter set named "

@@ -87,7 +87,10 @@ class Pacer(Protocol):
     simulated time ``t``, and again at least every ``every`` steps, and once more when the loop
     has made its last step (with the time reached); it returns when the loop may go on (a
     real-time pacer sleeps until the wall clock has reached ``t``). A pacer with a ``summary()``
-    method gives summary.json its ``realtime``."""
+    method gives summary.json its ``realtime``; one with ``check(plan)`` may refuse the plan
+    before anything runs (a ScenarioError); one with ``wake_on(interrupt)`` is given the run's
+    interrupt before the first step, to end its waits when Ctrl-C or SIGTERM comes (the loop
+    stops after ``pace`` returns when the interrupt's ``flag`` is set)."""
 
     every: int
 
@@ -319,6 +322,8 @@ def run_loop(plan: Plan, backend, table: TimeTable, block: np.ndarray, stops: St
     n_steps = plan.n_steps
     capacity = min([ROWS_BLOCK, len(block)] + [max(1, o.every) for o in observers])
     pace_every = max(1, pacer.every) if pacer is not None else n_steps
+    if pacer is not None and callable(getattr(pacer, "wake_on", None)):
+        pacer.wake_on(interrupt)   # Ctrl-C and SIGTERM end its wait
     monotonic = time.monotonic
     last_flush = monotonic()
     k, bi = 0, 1
@@ -335,6 +340,8 @@ def run_loop(plan: Plan, backend, table: TimeTable, block: np.ndarray, stops: St
             if pacer is not None:
                 count = min(count, pace_every)
                 pacer.pace(table.list[k - table.base])
+                if interrupt.flag:   # a signal ended the pacer's wait
+                    raise KeyboardInterrupt
             done = backend.advance(table, k, count, bi, last_flush + FLUSH_SECONDS)
             if done:
                 k += done
@@ -353,6 +360,8 @@ def run_loop(plan: Plan, backend, table: TimeTable, block: np.ndarray, stops: St
                 raise KeyboardInterrupt
         if pacer is not None:   # the run's end is due too: a paced run never ends early
             pacer.pace(progress["time"])
+            if interrupt.flag:
+                raise KeyboardInterrupt
     except CallFailed as e:
         raise _call_failure(e, float(table.list[k - table.base]), log) from None
     finally:

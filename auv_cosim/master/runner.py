@@ -114,6 +114,8 @@ def run(scenario: str | os.PathLike | dict, out_dir: str | os.PathLike | None = 
         source = scenario if isinstance(scenario, dict) else find_scenario(scenario)
         loaded = load_scenario(source, overrides)
     plan = build_plan(loaded, stop_time=stop_time, step=step)
+    if pacer is not None and callable(getattr(pacer, "check", None)):
+        pacer.check(plan)   # a factor whose waits cannot be slept is refused before anything is written
     for warning in plan.warnings:
         print(f"warning: {warning}", file=sys.stderr)
 

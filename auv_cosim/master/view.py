@@ -23,13 +23,14 @@ plotly is imported here only, when a view is made: ``import master`` stays light
 
 from __future__ import annotations
 
-import csv
 import json
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
+
+from .results_csv import ResultsFileError, read_results_csv
 
 VIEW_FILE = "view.html"
 VIEW_INPUTS = ("results.csv", "scenario.resolved.yaml", "summary.json")  # the files of the folder it reads
@@ -57,36 +58,13 @@ def read_results(results_dir: Path) -> RunTables:
     if not csv_path.is_file():
         raise ViewError(f"{csv_path}: no such file (give the folder a run wrote, e.g. results/survey)")
     try:
-        with open(csv_path, newline="", encoding="utf-8") as f:
-            reader = csv.reader(f)
-            try:
-                header = next(reader)
-            except StopIteration:
-                raise ViewError(f"{csv_path}: empty file") from None
-            rows = [r for r in reader if r]
-    except UnicodeDecodeError as e:
-        raise ViewError(f"{csv_path}: not a text file in UTF-8 (byte 0x{e.object[e.start]:02x} at offset {e.start}); "
-                        f"a run's results.csv is text") from None
-    except csv.Error as e:
-        raise ViewError(f"{csv_path}: not a CSV table ({e})") from None
+        header, data = read_results_csv(csv_path)
+    except ResultsFileError as e:
+        raise ViewError(str(e)) from None
     except OSError as e:
         raise ViewError(f"{csv_path}: cannot read the file: {e.strerror or e}") from None
-    if not header or header[0] != "time":
-        raise ViewError(f"{csv_path}: the first column must be 'time' (found {header[:1]})")
-    if len(rows) < 2:
-        raise ViewError(f"{csv_path}: {len(rows)} data row(s); a view needs at least 2")
-
-    def number(text: str) -> float:
-        t = text.strip().lower()
-        if t in ("true", "false"):
-            return 1.0 if t == "true" else 0.0
-        try:
-            return float(t)
-        except ValueError:
-            return math.nan
-
-    width = len(header)
-    data = np.array([[number(x) for x in r[:width]] + [math.nan] * (width - len(r)) for r in rows], dtype=float)
+    if len(data) < 2:
+        raise ViewError(f"{csv_path}: {len(data)} data row(s); a view needs at least 2")
     columns = {name: data[:, i] for i, name in enumerate(header)}
     scenario = {}
     resolved = results_dir / "scenario.resolved.yaml"

@@ -13,6 +13,7 @@ write over an existing file unless ``--force``.
 from __future__ import annotations
 
 import shutil
+import tempfile
 from pathlib import Path
 
 import numpy as np
@@ -135,42 +136,61 @@ def read_run(results_dir: Path):
 
 
 def _read_table(results_dir: Path):
-    """results.csv's columns and rows: numpy's C reader (every value is a number there: Reals as
-    the shortest text of their double, Integers and Booleans whole), the 3-D view's reader
-    (which also reads true/false and checks the file) when that cannot read it."""
-    from ..master.view import ViewError, read_results
+    """results.csv's columns and rows (auv_cosim.master.results_csv: a cut last row dropped with
+    a warning, a malformed row refused); a ScenarioError names what cannot be exported."""
+    from ..master.results_csv import ResultsFileError, read_results_csv
 
     path = Path(results_dir) / "results.csv"
+    if not path.is_file():
+        raise ScenarioError("RESULTS_DIR", display_path(path), "no such file (give the folder a run wrote)")
     try:
-        with open(path, encoding="utf-8") as f:
-            header = f.readline().rstrip("\n").split(",")
-            rows = np.loadtxt(f, delimiter=",", ndmin=2, dtype=np.float64)
-        if header[0] == "time" and rows.shape[1] == len(header) and len(rows) >= 2:
-            return header, rows
-    except (OSError, ValueError, UnicodeDecodeError):
-        pass
-    try:
-        tables = read_results(Path(results_dir))
-    except ViewError as e:
+        columns, rows = read_results_csv(path)
+    except ResultsFileError as e:
         raise ScenarioError("RESULTS_DIR", display_path(results_dir), str(e)) from None
-    columns = list(tables.columns)
-    return columns, np.column_stack([tables.columns[c] for c in columns])
+    except OSError as e:
+        raise ScenarioError("RESULTS_DIR", display_path(path), f"cannot read it: {e.strerror or e}") from None
+    if len(rows) == 0:
+        raise ScenarioError("RESULTS_DIR", display_path(path), "holds no rows, only its header (the run stopped "
+                                                               "before its initial point was recorded): nothing to export")
+    return columns, rows
 
 
-def export(results_dir: Path, fmt: str, force: bool = False) -> Path:
-    """Write ``fmt``'s file beside a finished run's results.csv; its path."""
+def export(results_dir: Path, formats, force: bool = False) -> list[Path]:
+    """Write each of ``formats`` (a name or a list: mcap, rosbag, parquet) beside a finished
+    run's results.csv; their paths. Everything is checked before anything is written (an
+    existing file without ``force`` is refused for all of them), each file is written into a
+    temporary folder beside it and moved into place once every one is complete: a refused or
+    failed export leaves the folder as it was."""
     from .parquet import ParquetWriter
     from .rosbag import RosbagWriter
 
+    results_dir = Path(results_dir)
+    formats = [formats] if isinstance(formats, str) else list(formats)
     plan, columns, rows = read_run(results_dir)
     kinds = {"mcap": McapWriter, "parquet": ParquetWriter, "rosbag": RosbagWriter}
-    writer = kinds[fmt](Path(results_dir), force=force, record=columns[1:])
-    if writer.path.exists() and not force:
-        raise ScenarioError("--force", display_path(writer.path), "exists; not replaced without --force")
-    writer.start(plan, _Layout(columns))
-    try:
-        for k in range(0, len(rows), 4096):
-            writer.rows(rows[k:k + 4096])
-    finally:
-        writer.close()
-    return writer.path
+    writers = [kinds[fmt](results_dir, force=force, record=columns[1:]) for fmt in formats]
+    for writer in writers:
+        if (writer.path.exists() or writer.path.is_symlink()) and not force:
+            raise ScenarioError("--force", display_path(writer.path), "exists; not replaced without --force")
+    with tempfile.TemporaryDirectory(dir=results_dir, prefix=".export.") as tmp:
+        finals = []
+        for writer in writers:
+            finals.append(writer.path)
+            writer.into_folder(Path(tmp))
+            writer.start(plan, _Layout(columns))
+            try:
+                for k in range(0, len(rows), 4096):
+                    writer.rows(rows[k:k + 4096])
+            finally:
+                writer.close()
+        for writer, final in zip(writers, finals):
+            _move_into_place(writer.path, final, Path(tmp))
+    return finals
+
+
+def _move_into_place(new: Path, final: Path, spare: Path) -> None:
+    """``new`` renamed to ``final``; an earlier folder there is moved into ``spare`` (removed
+    with it) first, a file is replaced in one rename."""
+    if final.is_dir() and not final.is_symlink():
+        final.rename(spare / f".old.{final.name}")
+    new.replace(final)

@@ -18,11 +18,21 @@ lets the loop run early. An **overrun** is a point let go later than the paced l
 step before it (``(t_k - t_k-1) / FACTOR``): that step did not fit into its slot of wall time.
 
 ``summary()`` gives what summary.json keeps under ``realtime``.
+
+A factor is refused before the run (``check``, a ScenarioError naming ``--realtime``) when
+it is not a finite number above 0, or when the wait of one step (``step / FACTOR``) is longer
+than the operating system's timers can wait (``threading.TIMEOUT_MAX``, some 292 years on
+Linux): such a wait cannot be slept, and the run would fail at its first step.
+
+Ctrl-C and SIGTERM end the wait at once: the loop gives the pacer its interrupt
+(``wake_on``), whose ``wait`` returns when a signal comes (``time.sleep`` would sleep on
+after the handler); the loop then stops as an unpaced run does.
 """
 
 from __future__ import annotations
 
 import math
+import threading
 import time
 
 import numpy as np
@@ -32,12 +42,14 @@ class RealTimePacer:
     """Paces the loop at ``factor`` times the wall clock (1: real time, 10: ten times faster).
 
     ``clock`` and ``sleep`` are the wall clock (seconds, monotonic) and the way to wait; tests
-    give a fake pair."""
+    give a fake pair. ``sleep`` may return early; a sleep that returns True ends the wait
+    (an interrupt's ``wait``, see ``wake_on``)."""
 
     every = 1
 
     def __init__(self, factor: float, clock=time.monotonic, sleep=time.sleep):
-        if not (isinstance(factor, (int, float)) and math.isfinite(factor) and factor > 0):
+        if not (isinstance(factor, (int, float)) and math.isfinite(factor) and factor > 0
+                and math.isfinite(1.0 / factor)):
             raise ValueError(f"the real-time factor must be a finite number above 0 (got {factor!r})")
         self.factor = float(factor)
         self.clock, self.sleep = clock, sleep
@@ -47,6 +59,26 @@ class RealTimePacer:
         self.last_t = 0.0
         self._lateness: list[float] = []
         self._overruns = 0
+
+    def check(self, plan) -> None:
+        """Refuse (ScenarioError naming ``--realtime``) a factor whose wait for one step of
+        ``plan`` cannot be slept, before anything runs."""
+        from ..master.scenario import ScenarioError
+
+        wait = plan.step / self.factor
+        whole = (plan.stop_time - plan.start_time) / self.factor
+        if not (math.isfinite(wait) and math.isfinite(whole)) or wait > threading.TIMEOUT_MAX:
+            raise ScenarioError("--realtime", f"{self.factor:g}",
+                                f"a step of {plan.step:g} s would wait {wait:.3g} s of wall time, longer than a "
+                                f"timer can wait ({threading.TIMEOUT_MAX:.3g} s): give a factor of at least "
+                                f"{plan.step / threading.TIMEOUT_MAX:.3g}")
+
+    def wake_on(self, interrupt) -> None:
+        """Wait on ``interrupt.wait`` (it returns True when Ctrl-C or SIGTERM came): the loop
+        calls this before its first step."""
+        wait = getattr(interrupt, "wait", None)
+        if callable(wait):
+            self.sleep = wait
 
     def due(self, t: float) -> float:
         """The wall time at which the point at simulated time t is due."""
@@ -58,7 +90,8 @@ class RealTimePacer:
             self.t0, self.wall0 = t, now
         due = self.due(t)
         while now < due:
-            self.sleep(due - now)
+            if self.sleep(min(due - now, threading.TIMEOUT_MAX)) is True:
+                return   # interrupted: the loop stops; this point was never let go
             now = self.clock()
         late = now - due
         if self._lateness and late > (t - self.last_t) / self.factor:
