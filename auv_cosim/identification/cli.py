@@ -100,7 +100,7 @@ def _window(log, start, stop):
 def cmd_identify(args) -> int:
     from auv_cosim.master import ScenarioError
 
-    from .fit import identify, predict, rms_position_error, unusable, warning
+    from .fit import check_fit_names, identify, predict, rms_position_error, unusable, warning
     from .log import LogError, parse_column_map, read_log
     from .report import write_outputs
     from .vehicles import vehicle_adapter
@@ -109,11 +109,12 @@ def cmd_identify(args) -> int:
         adapter = vehicle_adapter(args.vehicle, args.vehicle_file)
         inputs = [p for p in (args.log, args.check, args.vehicle_file, args.columns) if p and Path(p).is_file()]
         check_out(Path(args.out), OUTPUT_FILES + (adapter.vehicle_file_name,), inputs)
+        fit = _split(args.fit)
+        check_fit_names(adapter, fit, adapter.nominal(args.vehicle_file))   # before the log is read
         column_map = parse_column_map(args.columns)
         log = read_log(args.log, adapter, column_map, hold=args.hold)
         if args.start is not None or args.stop is not None:
             log = _window(log, args.start, args.stop)
-        fit = _split(args.fit)
         channels = _split(args.channels) if args.channels else None
         check = read_log(args.check, adapter, column_map, hold=args.hold) if args.check else None
         fr = identify(log, adapter, fit, vehicle_file=args.vehicle_file, channels=channels,

@@ -86,6 +86,19 @@ def _residual_vector(adapter, log, pred, weights) -> np.ndarray:
     return np.concatenate(parts)
 
 
+def check_fit_names(adapter, fit: list[str], nominal: dict) -> None:
+    """Refuse (ValueError naming --fit) a name that is not one of the vehicle's parameters,
+    with the name meant when one is close ("did you mean"), and an empty list."""
+    from auv_cosim.master.variables import suggest
+
+    if not fit:
+        raise ValueError("--fit: name at least one parameter")
+    for name in fit:
+        if name not in nominal:
+            hint = suggest(name, nominal) or f" (some: {', '.join(list(nominal)[:12])}...)"
+            raise ValueError(f"--fit: {name}: not a parameter of the {adapter.name}{hint}")
+
+
 def identify(log: TrialLog, adapter, fit: list[str], vehicle_file=None, channels: list[str] | None = None,
              fit_initial_state: bool = True, max_evaluations: int = 400) -> FitResult:
     """Fit the parameters named in ``fit`` (FMU names) to ``log``, from the nominal values."""
@@ -97,12 +110,7 @@ def identify(log: TrialLog, adapter, fit: list[str], vehicle_file=None, channels
     if twice:
         warnings.append(warning("duplicate-fit", f"--fit names {', '.join(twice)} more than once: fitted once"))
         fit = list(dict.fromkeys(fit))
-    unknown = [n for n in fit if n not in nominal]
-    if unknown:
-        raise ValueError(f"--fit: {', '.join(unknown)}: not a parameter of the {adapter.name} "
-                         f"(some: {', '.join(list(nominal)[:12])}...)")
-    if not fit:
-        raise ValueError("--fit: name at least one parameter")
+    check_fit_names(adapter, fit, nominal)
     check_length(log, len(set(fit)))
     default = [c.name for c in adapter.channels if c.fit]
     chans = [c for c in (channels or default) if c in log.measured]

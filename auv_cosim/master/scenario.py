@@ -303,7 +303,8 @@ def _load_tree(path: Path, stack: tuple[Path, ...], via: str | None,
             raise ScenarioError(shown, f"include[{i}]", f"included file not found: {rel} (looked for {display_path(looked)})")
         files += _load_tree(target, stack + (path,), shown, seen)
     for name, spec in (raw.get("vehicles") or {}).items():
-        files += _vehicle_files(path, shown, name, spec or {}, stack + (path,))
+        if spec is not None:   # null removes an included vehicle (_Merge.remove_vehicle)
+            files += _vehicle_files(path, shown, name, spec, stack + (path,))
     seen.add(path)
     files.append((path, raw, shown, None))
     return files
@@ -347,6 +348,23 @@ def _renamed_for(raw: dict, vehicle: str, where: str) -> dict:
     return renamed_for(raw, vehicle)
 
 
+def _wake_ends(text: str) -> tuple | None:
+    """A wakes line ``A -> B`` or ``A -> B[k]`` as (A, B, k or None); None for anything else."""
+    m = re.match(r"^\s*([A-Za-z_]\w*)\s*->\s*([A-Za-z_]\w*)\s*(?:\[\s*(\d+)\s*\])?\s*$", text)
+    return (m.group(1), m.group(2), int(m.group(3)) if m.group(3) else None) if m else None
+
+
+def _same_wake(line: tuple | None, entry: tuple) -> bool:
+    """Whether a disconnect entry (A, B, k or None: any row) names the wakes line."""
+    return line is not None and line[:2] == entry[:2] and (entry[2] is None or line[2] == entry[2])
+
+
+def _suggest(name: str, candidates) -> str:
+    from .variables import suggest
+
+    return suggest(name, candidates)
+
+
 def _match_disconnect(dst: str, pattern: str) -> bool:
     """`vehicle.RudderYaw` matches itself; `vehicle.ExternalForce` matches its elements."""
     return dst == pattern or (dst.startswith(pattern + "[") and dst.endswith("]"))
@@ -388,7 +406,8 @@ def _scenario_files(source: str | os.PathLike | dict) -> tuple[Path, list[tuple]
                 raise ScenarioError(shown, f"include[{i}]", f"included file not found: {rel}")
             files += _load_tree(target, (), shown, seen)
         for name, spec in (raw.get("vehicles") or {}).items():
-            files += _vehicle_files(file, shown, name, spec or {}, ())
+            if spec is not None:
+                files += _vehicle_files(file, shown, name, spec, ())
         files.append((file, raw, shown, None))
     else:
         file = Path(source).resolve()
@@ -420,8 +439,14 @@ class _Merge:
         """One file merged over those before it, field by field."""
         own_connections: list[tuple[str, str, str]] = []
         own_disconnects: list[int] = []
+        wakes_before = len(self.wakes)   # a file's `disconnect` removes only the wakes of the files it includes
         for key, value in raw.items():
-            if key in ("include", "vehicles"):
+            if key == "vehicles":
+                for name, spec in (value or {}).items():
+                    if spec is None:
+                        self.remove_vehicle(name, shown)
+                continue
+            if key == "include":
                 continue
             if key == "wakes":
                 for i, w in enumerate(value or []):
@@ -447,13 +472,34 @@ class _Merge:
                 # normalise through the validator, then merge per analysis
                 norm = ScenarioModel._analysis_forms(value)
                 for k, v in norm.items():
+                    if v is False:   # `analysis: {NAME: false}` removes an included analysis
+                        self.analysis.pop(k, None)
+                        self.origin.pop(("analysis", k), None)
+                        continue
                     self.analysis[k] = v
                     self.origin[("analysis", k)] = (shown, f"analysis.{k}")
             else:
                 self.merged[key] = value
                 self.origin[(key,)] = (shown, key)
-        self._disconnect(own_disconnects)
+        self._disconnect(own_disconnects, wakes_before)
         self.connections += own_connections
+
+    def remove_vehicle(self, name: str, shown: str) -> None:
+        """``vehicles: {NAME: null}``: the included vehicle NAME goes, every instance its files
+        made (and so every connection touching them), the wakes lines naming it, and what its
+        files set of the scenario-wide fields."""
+        owned = [inst for inst, owner in self.owners.items() if owner == name]
+        if not owned:
+            known = sorted(set(self.owners.values()))
+            raise ScenarioError(shown, f"vehicles.{name}", f"null removes a vehicle of the files this one includes; "
+                                f"they have no vehicle '{name}' (vehicles: {', '.join(known) or 'none'})"
+                                + _suggest(name, known))
+        for inst in owned:
+            self.instances[inst] = None   # tombstone: its connections go too
+            self.origin[("instances", inst)] = (shown, f"vehicles.{name}")
+            del self.owners[inst]
+        self.per_vehicle.pop(name, None)
+        self.wakes = [(w, f, fld) for w, f, fld in self.wakes if name not in (_wake_ends(w) or ())[:2]]
 
     def _add_instances(self, path: Path, shown: str, vehicle: str | None, value) -> None:
         """A file's ``instances``: each merged into the instance of its name (``fmu`` replaced,
@@ -486,11 +532,19 @@ class _Merge:
             instances[inst] = cur
             origin.setdefault(("instances", inst), (shown, f"instances.{inst}"))
 
-    def _disconnect(self, own_disconnects: list[int]) -> None:
+    def _disconnect(self, own_disconnects: list[int], wakes_before: int) -> None:
         """A file's `disconnect` (its entries, as indices into ``disconnects``) removes the
         connections merged before it (those of the files it includes), never its own new ones;
-        an entry that removes one is marked used."""
+        an entry ``A -> B`` (a wakes line) removes that line of the files it includes. An entry
+        that removes something is marked used."""
         self.used += [False] * len(own_disconnects)
+        for j in own_disconnects:
+            ends = _wake_ends(self.disconnects[j][0])
+            if ends:
+                kept = [w for w in self.wakes[:wakes_before] if not _same_wake(_wake_ends(w[0]), ends)]
+                self.used[j] = len(kept) < wakes_before
+                self.wakes = kept + self.wakes[wakes_before:]
+                wakes_before = len(kept)
         if own_disconnects:
             kept = []
             for c, f, fld in self.connections:

@@ -174,7 +174,7 @@ class ScenarioModel(Strict):
     # a list in a scenario of several vehicles: each vehicle's, in the order of the vehicles
     noise_seed: Optional[Union[SeedTarget, list[SeedTarget]]] = None
     # several vehicles, each with its stack (expanded into prefixed instances when loaded)
-    vehicles: dict[Ident, VehicleSpec] = Field(default_factory=dict)
+    vehicles: dict[Ident, Optional[VehicleSpec]] = Field(default_factory=dict)   # null: removed
     # 'A -> B' or 'A -> B[k]': A's WakeSource into row k (default: the first free one) of B's
     # WakeSources (docs/physics/environment.md#several-vehicles)
     wakes: list[StrictStr] = Field(default_factory=list)
