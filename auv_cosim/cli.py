@@ -64,6 +64,9 @@ def _print_summary(res) -> None:
         describe = analyses[name].describe if name in analyses else None
         if describe is not None:
             print("  " + describe(a))
+    if res.summary_path is None:
+        print(s["kept"])
+        return
     print(f"results: {s['files']['results']}")
     print(f"summary: {s['files']['summary']}")
     if res.plots:

@@ -38,13 +38,13 @@ def read_results_csv(path: Path, warn=None) -> tuple[list[str], np.ndarray]:
         head = f.readline()
         if not head:
             raise ResultsFileError(f"{path}: empty file")
-        if not head.endswith(b"\n"):
-            raise ResultsFileError(f"{path}: the header (line 1) is cut: no line end")
         try:
             header = head.decode("utf-8").rstrip("\r\n").split(",")
         except UnicodeDecodeError as e:
             raise ResultsFileError(f"{path}: not a text file in UTF-8 (byte 0x{e.object[e.start]:02x} at offset "
                                    f"{e.start}); a run's results.csv is text") from None
+        if not head.endswith(b"\n"):
+            raise ResultsFileError(f"{path}: the header (line 1) is cut: no line end")
         if header[0] != "time":
             raise ResultsFileError(f"{path}: the first column must be 'time' (found {header[:1]})")
         body_start = f.tell()

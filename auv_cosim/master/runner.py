@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import fcntl
-import glob
 import json
 import os
 import signal
@@ -19,8 +17,9 @@ import numpy as np
 import yaml
 
 from .engine import simulate
-from .files import same_file, write_whole
 from .fmu_cache import FmuArchiveError, extract_fmu
+from .loop import Observer
+from .output_folder import OutputFolder
 from .plan import Plan, build_plan
 from .plot_process import PlotProcess
 from .scenario import (
@@ -53,8 +52,8 @@ class RunResult:
     status: str  # completed | failed | interrupted
     reason: str
     out_dir: Path
-    results_csv: Path
-    summary_path: Path
+    results_csv: Path | None   # None: nothing written (it ended before its first step; summary['kept'])
+    summary_path: Path | None
     summary: dict
     plots: list[Path] = field(default_factory=list)
     data: np.ndarray | None = None  # every value of every step: time, all outputs, signals (None: not kept)
@@ -126,7 +125,8 @@ def run(scenario: str | os.PathLike | dict, out_dir: str | os.PathLike | None = 
     # forked now, before the FMUs start: it imports what the plots need while the run steps
     plotter = PlotProcess.start(plan) if want_plots else None
     try:
-        with _OutputFolder(out, plan.input_files) as lock, _DeferredSignals() as deferred:
+        folder = OutputFolder(out, OWN_FILES + LATER_FILES + plot_files(), plan.input_files)
+        with folder as lock, _DeferredSignals() as deferred:
             stepping = {"progress": progress, "echo_messages": echo_messages, "t_call": t_call,
                         "observers": tuple(observers), "pacer": pacer, "loop": loop,
                         "keep_rows": True if keep_rows else (PLOT_ROWS if want_plots else False)}
@@ -157,18 +157,19 @@ def _run_into(plan, loaded, source, out: Path, lock, deferred, want_plots, plott
                      + yaml.safe_dump(resolved, sort_keys=False, width=120))
     lock.write("scenario.resolved.yaml", resolved_text)
 
-    csv_path = out / "results.csv"
     for observer in stepping["observers"]:   # an observer that writes files of the run writes them here
         if callable(getattr(observer, "into_folder", None)):
-            observer.into_folder(out)
+            observer.into_folder(lock.folder)
     figures_of = SummaryObserver(plan)   # summary.json's figures, made as the rows stream past
-    outcome = simulate(plan, csv_path, **{**stepping, "observers": (figures_of, *stepping["observers"])})
+    observers = (_Accept(lock), figures_of, *stepping["observers"])
+    outcome = simulate(plan, lock.folder / "results.csv", **{**stepping, "observers": observers})
+    csv_path = out / "results.csv"
     t_call = stepping["t_call"]
     refusal = refused_start_value(plan, outcome)
-    if refusal is not None:  # nothing ran: the folder keeps no file of this run
-        for name in ("results.csv", "scenario.resolved.yaml"):
-            (out / name).unlink(missing_ok=True)
+    if refusal is not None:  # nothing ran: the folder is left as it was
         raise refusal
+    if not lock.committed and (outcome.status == "completed" or not lock.holds_earlier_run()):
+        lock.commit()   # a run of no steps, or one that failed at its start with no earlier run to lose
 
     simulated = outcome.time - plan.start_time
     summary: dict[str, Any] = {
@@ -214,7 +215,7 @@ def _run_into(plan, loaded, source, out: Path, lock, deferred, want_plots, plott
                                "first": outcome.messages[:20]}
 
     plot_paths: list[Path] = []
-    if want_plots and outcome.rows >= 2 and not deferred.signame:
+    if want_plots and outcome.rows >= 2 and not deferred.signame and lock.committed:
         try:
             with deferred.interruptible():
                 if plotter is not None:
@@ -232,18 +233,44 @@ def _run_into(plan, loaded, source, out: Path, lock, deferred, want_plots, plott
                                       f"({outcome.reason}); summary written, plots may be missing")
     else:
         status, reason = outcome.status, outcome.reason
-    summary["files"] = {"results": display_path(csv_path), "summary": display_path(out / "summary.json"),
-                        "plots": [display_path(p) for p in plot_paths]}
-    for observer in stepping["observers"]:
-        named = getattr(observer, "summary_file", None)
-        if named:
-            summary["files"][named[0]] = display_path(named[1])
+    summary["files"] = _files_of(lock, plot_paths, stepping["observers"])
     summary["rows"] = int(outcome.rows)
     summary["wall_time_s"] = round(time.perf_counter() - t_call, 4)
-    lock.write("summary.json", json.dumps(_clean(summary), indent=2, allow_nan=False, default=_json_default) + "\n")
     every_row = outcome.data if stepping["keep_rows"] is True else None   # not the plots' thinned rows
+    if not lock.committed:   # failed or interrupted before its first step: the earlier run stays
+        summary["kept"] = (f"nothing written: the run ended before its first step; {display_path(out)} keeps "
+                           f"the earlier run's results")
+        return RunResult(status, reason, out, None, None, summary, [], every_row, outcome.colmap, outcome.rows)
+    lock.write("summary.json", json.dumps(_clean(summary), indent=2, allow_nan=False, default=_json_default) + "\n")
     return RunResult(status, reason, out, csv_path, out / "summary.json", summary, plot_paths,
                      every_row, outcome.colmap, outcome.rows)
+
+
+def _files_of(lock: OutputFolder, plot_paths: list[Path], observers) -> dict:
+    """summary.json's ``files``: results.csv, summary.json, the plots and each observer's file,
+    where they are once the run is accepted."""
+    out = lock.out
+    files = {"results": display_path(out / "results.csv"), "summary": display_path(out / "summary.json"),
+             "plots": [display_path(p) for p in plot_paths]}
+    for observer in observers:
+        named = getattr(observer, "summary_file", None)
+        if named:
+            files[named[0]] = display_path(lock.final(named[1]))
+    return files
+
+
+class _Accept(Observer):
+    """Accepts the run into its folder (``OutputFolder.commit``) when its first step is made:
+    the first rows handed over beyond the initial point."""
+
+    def __init__(self, folder: OutputFolder):
+        self.folder = folder
+        self.seen = 0
+
+    def rows(self, block: np.ndarray) -> None:
+        self.seen += len(block)
+        if self.seen > 1 and not self.folder.committed:
+            self.folder.commit()
 
 
 #: the calls that set an instance's start values and take them in (a value refused there is an
@@ -290,75 +317,6 @@ def prepare_fmus(plan: Plan) -> None:
             problems.append((*plan.loaded.where("instances", name, "fmu"), str(e)))
     if problems:
         raise ScenarioError(problems)
-
-
-class _OutputFolder:
-    """The run's output folder, held for the whole run: created, checked writable, locked
-    (``flock`` on the folder itself, released when the process ends however it ends: two runs
-    into one folder would mix their files), its own files of an earlier run removed. Problems
-    are a ScenarioError naming ``--out`` (nothing has run yet)."""
-
-    def __init__(self, out: Path, inputs: list[Path] = ()):
-        self.out = out
-        self.inputs = inputs  # never removed or written over: the run reads them
-        self.fd: int | None = None
-
-    def _refuse(self, message: str):
-        raise ScenarioError("--out", display_path(self.out), message)
-
-    def __enter__(self):
-        out = self.out
-        if out.exists() and not out.is_dir():
-            self._refuse("exists and is not a folder")
-        try:
-            out.mkdir(parents=True, exist_ok=True)
-        except OSError as e:
-            self._refuse(f"cannot create the output folder: {e.strerror or e}")
-        if not os.access(out, os.W_OK | os.X_OK):
-            self._refuse("the output folder is not writable")
-        for name in OWN_FILES + LATER_FILES + plot_files():
-            if (out / name).is_dir():
-                self._refuse(f"{name} in it is a folder; remove it or choose another --out")
-            if (out / name).exists() and any(same_file(out / name, p) for p in self.inputs):
-                self._refuse(f"{name} in it is an input of this run (a run replaces its files there); "
-                             f"choose another --out")
-        try:
-            self.fd = os.open(out, os.O_RDONLY)
-        except OSError as e:
-            self._refuse(f"cannot open the output folder: {e.strerror or e}")
-        try:
-            fcntl.flock(self.fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            os.close(self.fd)
-            self.fd = None
-            self._refuse("another run is writing into this folder right now; wait for it or choose another --out")
-        except OSError:
-            pass  # a file system without locks: run unlocked rather than not at all
-        try:
-            for name in OWN_FILES + LATER_FILES + plot_files():
-                # with what a killed writer left of it (auv_cosim.master.files.write_whole's temporary)
-                for p in [out / name, *out.glob(f".{glob.escape(name)}.*.partial")]:
-                    try:
-                        p.unlink()
-                    except FileNotFoundError:
-                        pass
-        except OSError as e:
-            self.__exit__()
-            self._refuse(f"cannot remove the files of an earlier run: {e.strerror or e}")
-        except BaseException:
-            self.__exit__()
-            raise
-        return self
-
-    def write(self, name: str, text: str):
-        """Write a file of the run whole or not at all (auv_cosim.master.files.write_whole)."""
-        write_whole(self.out / name, text)
-
-    def __exit__(self, *exc):
-        if self.fd is not None:
-            os.close(self.fd)  # releases the lock
-            self.fd = None
-        return False
 
 
 class _DeferredSignals:

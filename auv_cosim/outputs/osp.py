@@ -67,6 +67,32 @@ def _copy(src: Path, f) -> None:
         shutil.copyfileobj(source, f)
 
 
+def _write_together(out_dir: Path, files: dict) -> None:
+    """Write every file (name: what ``write_whole`` takes) into a temporary folder inside
+    ``out_dir`` and rename them into place once all are complete: a failed write (a full disk)
+    leaves the folder as it was, and a folder this made is removed again."""
+    import shutil
+    import tempfile
+
+    made = [p for p in [out_dir, *out_dir.parents] if not p.exists()]
+    out_dir.mkdir(parents=True, exist_ok=True)
+    stage = Path(tempfile.mkdtemp(dir=out_dir, prefix=".export.", suffix=".partial"))
+    try:
+        for name, content in files.items():
+            write_whole(stage / name, content)
+        for name in files:
+            (stage / name).replace(out_dir / name)
+    except BaseException:
+        shutil.rmtree(stage, ignore_errors=True)
+        for folder in made:
+            try:
+                folder.rmdir()
+            except OSError:
+                break
+        raise
+    shutil.rmtree(stage, ignore_errors=True)
+
+
 def export_osp(plan: Plan, out_dir: Path, force: bool = False) -> list[str]:
     """Write OUT_DIR/OspSystemStructure.xml and the FMUs beside it; notes on what is not carried.
     An existing structure or FMU file is replaced only with ``force``; OUT_DIR may exist (empty
@@ -84,10 +110,8 @@ def export_osp(plan: Plan, out_dir: Path, force: bool = False) -> list[str]:
     if existing and not force:
         raise ScenarioError("OUT_DIR", display_path(existing[0]), "exists; not replaced without --force")
     document = osp_document(plan, names)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    for path, name in names.items():
-        write_whole(out_dir / name, lambda f, src=path: _copy(src, f))
-    write_whole(out_dir / OSP_FILE, document)
+    _write_together(out_dir, {**{name: (lambda f, src=path: _copy(src, f)) for path, name in names.items()},
+                              OSP_FILE: document})
     notes = []
     if plan.algorithm != "jacobi":
         notes.append(f"the scenario steps {plan.algorithm}; libcosim's fixedStep steps every simulator from the same "
