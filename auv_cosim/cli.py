@@ -104,6 +104,7 @@ def cmd_run(args) -> int:
         with scenario_source(args.scenario, args.parameter_set) as scenario:  # an .ssp file too
             build_missing_fmus(scenario, overrides)
             res = run(scenario, out_dir=args.out, stop_time=args.stop_time, step=args.step, overrides=overrides,
+                      output_interval=args.output_interval,
                       progress=False if args.no_progress else None, plots=False if args.no_plots else None,
                       pacer=pacer, observers=tuple(observers), keep_rows=False)
     except ScenarioError as e:
@@ -322,6 +323,9 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     r.add_argument("--out", metavar="DIR", help="output folder (default: results/<scenario name>/)")
     r.add_argument("--stop-time", metavar="S", type=float, help="stop time in seconds (overrides the scenario)")
     r.add_argument("--step", metavar="H", type=float, help="communication step in seconds (overrides the scenario)")
+    r.add_argument("--output-interval", metavar="S", type=float,
+                   help="record every k-th step: S seconds, a multiple of the step (results.csv and --format get "
+                        "every k-th point and the last; summary.json's figures and the plots see every step)")
     r.add_argument("--set", metavar="INSTANCE.VARIABLE=VALUE", action="append", default=[],
                    help="set a parameter or input start value, e.g. --set vehicle.Battery0=5000 "
                         "(vectors: --set vehicle.Pos0=[0,0,5]); repeatable")

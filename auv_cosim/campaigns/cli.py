@@ -55,6 +55,8 @@ def add_parser(sub) -> argparse.ArgumentParser:
                                                 "folder again resumes the campaign")
     s.add_argument("--stop-time", metavar="S", type=float, help="stop time of every run in seconds")
     s.add_argument("--step", metavar="H", type=float, help="communication step of every run in seconds")
+    s.add_argument("--output-interval", metavar="S", type=float,
+                   help="record every k-th step of every run: S seconds, a multiple of the step (as run's)")
     s.add_argument("--set", metavar="INSTANCE.VARIABLE=VALUE", action="append", default=[],
                    help="a fixed override applied to every run; repeatable")
     s.add_argument("--name", help="campaign name (default: the scenario's)")
@@ -79,6 +81,7 @@ def _args_to_campaign(args) -> Campaign:
             text_vary.add(target)
     fixed, text_set = parse_set_options(args.set)
     return build_campaign(args.scenario, vary, args.seeds, out_dir=args.out, stop_time=args.stop_time, step=args.step,
+                          output_interval=args.output_interval,
                           overrides=fixed, seed_variable=args.seed_variable, workers=args.workers,
                           scheduler=args.scheduler, retry_failed=True if args.retry_failed else None,
                           run_plots=True if args.run_plots else None, name=args.name,

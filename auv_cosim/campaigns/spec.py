@@ -132,6 +132,7 @@ class Campaign:
     fixed: dict[str, Any] = field(default_factory=dict)
     stop_time: float | None = None
     step: float | None = None
+    output_interval: float | None = None   # record every k-th step of each run (--output-interval)
     out: Path | None = None
     workers: int | None = None
     scheduler: str | None = None

@@ -78,7 +78,8 @@ EXIT_OK, EXIT_FAILED, EXIT_ERROR, EXIT_INTERRUPTED = 0, 1, 2, 130
 # --------------------------------------------------------------------------------------------
 
 
-def resolve_base(scenario_path: Path, stop_time: float | None, step: float | None) -> tuple[dict, dict[str, Path], str]:
+def resolve_base(scenario_path: Path, stop_time: float | None, step: float | None,
+                 output_interval: float | None = None) -> tuple[dict, dict[str, Path], str]:
     """The scenario merged into one self-contained mapping: includes merged, ``disconnect``
     already applied to the connections, FMU paths rewritten so that the file runs from any
     folder. Returns (mapping, instance -> FMU path, scenario name)."""
@@ -112,6 +113,13 @@ def resolve_base(scenario_path: Path, stop_time: float | None, step: float | Non
             base[key] = float(value)
     if base.get("stop_time") is None:
         raise CampaignError(display_path(scenario_path), "stop_time", "missing: give --stop-time or set it in the scenario")
+    if output_interval is not None:   # every run records every k-th step: its scenario says so
+        h = float(base.get("step", 0.1))
+        k = round(output_interval / h) if math.isfinite(output_interval) and output_interval > 0 else 0
+        if k < 1 or abs(output_interval / h - k) > 1e-6 * k:
+            raise CampaignError("--output-interval", f"{output_interval:g}", f"must be a whole multiple of the step "
+                                                                            f"{h:g} s (it is {output_interval / h:.6g} steps)")
+        base["output_interval"] = float(output_interval)
     return base, fmus, loaded.name
 
 
@@ -228,7 +236,8 @@ class CampaignPlan:
     """Everything needed to execute or inspect a campaign, before anything runs."""
 
     def __init__(self, campaign: Campaign, check_types: bool = True):
-        base, fmus, scen_name = resolve_base(campaign.scenario, campaign.stop_time, campaign.step)
+        base, fmus, scen_name = resolve_base(campaign.scenario, campaign.stop_time, campaign.step,
+                                             campaign.output_interval)
         named = base.get("noise_seed") or []
         named = [named] if isinstance(named, str) else list(named)
         if campaign.seed_variable is None and named:
@@ -654,6 +663,7 @@ def _jsonable(values: dict) -> dict:
 
 def build_campaign(scenario: str | os.PathLike, vary: dict[str, Any] | None = None, seeds: int | None = None, *,
                    out_dir: str | os.PathLike | None = None, stop_time: float | None = None, step: float | None = None,
+                   output_interval: float | None = None,
                    overrides: dict[str, Any] | None = None, seed_variable: str | None = None,
                    workers: int | None = None, scheduler: str | None = None, retry_failed: bool | None = None,
                    run_plots: bool | None = None, name: str | None = None,
@@ -700,6 +710,8 @@ def build_campaign(scenario: str | os.PathLike, vary: dict[str, Any] | None = No
         c.stop_time = stop_time
     if step is not None:
         c.step = step
+    if output_interval is not None:
+        c.output_interval = output_interval
     if out_dir is not None:
         c.out = Path(out_dir)
     if workers is not None and workers < 1:

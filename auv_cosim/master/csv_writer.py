@@ -36,6 +36,7 @@ its input it has written every row it received, and exits 0.
 """
 from __future__ import annotations
 
+import errno
 import os
 import re
 import struct
@@ -163,7 +164,8 @@ def main(argv: list[str]) -> int:
     if len(kinds) != ncols:
         raise SystemExit(f"csv_writer: {ncols} columns but {len(kinds)} column kinds {kinds!r}")
     stdin = sys.stdin.buffer
-    with open(path, "a", encoding="utf-8", newline="") as out:
+    with open(path, "ab", buffering=0) as out:
+        complete = out.seek(0, os.SEEK_END)   # the header the master wrote
         while True:
             header = stdin.read(HEADER.size)
             if not header:  # the master closed the pipe: every row it sent is written
@@ -171,8 +173,19 @@ def main(argv: list[str]) -> int:
             if len(header) < HEADER.size:
                 header += _read(stdin, HEADER.size - len(header))
             (nrows,) = HEADER.unpack(header)
-            out.write(format_block(kinds, array("d", _read(stdin, nrows * ncols * 8)).tolist()))
-            out.flush()
+            view = memoryview(format_block(kinds, array("d", _read(stdin, nrows * ncols * 8)).tolist()).encode("utf-8"))
+            size = len(view)
+            try:
+                while view:
+                    view = view[out.write(view):]
+            except OSError as e:   # a full disk: no half row is left, the master hears why
+                try:
+                    os.ftruncate(out.fileno(), complete)
+                except OSError:
+                    pass
+                print(f"csv_writer: {path}: {e.strerror or e}; cut back to its last whole row", file=sys.stderr)
+                return e.errno if e.errno == errno.ENOSPC else 1
+            complete += size
 
 
 if __name__ == "__main__":

@@ -26,9 +26,10 @@ from . import instances as lifecycle
 from .fmi_log import STATUS, MessageLog, RunFailure, fmt_time
 from .interrupt import Interrupt
 from .layout import RowLayout, layout_row
-from .loop import ROWS_BLOCK, LoopEnd, Observer, Pacer, RowKeeper, StopConditions, TimeTable, backend_for, run_loop
+from .loop import (ROWS_BLOCK, LoopEnd, Observer, Pacer, RowKeeper, StopConditions, TimeTable, WriteFailed,
+                   backend_for, run_loop)
 from .plan import Plan
-from .recorder import CsvRecorder
+from .recorder import CsvRecorder, Decimated
 from .stepper import Instance, make_stepper, prepare
 
 
@@ -48,6 +49,7 @@ class Outcome:
     message_counts: dict
     stop_condition: str | None = None
     rows: int = 0   # communication points made, the initial one included
+    recorded: int = 0   # rows written to results.csv (every point, or every k-th and the last)
 
 
 class RowCounter(Observer):
@@ -134,7 +136,8 @@ def expected_end(plan: Plan) -> float | None:
 def _recorder(plan: Plan, layout: RowLayout, csv_path: Path) -> CsvRecorder:
     int_cols = {f"{n}.{v.name}" for n, ip in plan.instances.items() for v in ip.outputs
                 if v.type in ("Integer", "Boolean", "Enumeration")}
-    return CsvRecorder(csv_path, layout.columns, layout.colmap, plan.record, int_cols, expected_rows=plan.n_steps + 1)
+    return CsvRecorder(csv_path, layout.columns, layout.colmap, plan.record, int_cols,
+                       expected_rows=plan.n_steps // plan.output_every + 2)
 
 
 def simulate(plan: Plan, csv_path: Path | None, progress: bool | None = None, echo_messages: bool = True,
@@ -157,11 +160,14 @@ def simulate(plan: Plan, csv_path: Path | None, progress: bool | None = None, ec
     if keep_rows is not False:
         keeper = RowKeeper(len(layout.columns), None if keep_rows is True else int(keep_rows))
     own: list[Observer] = [counter] + ([keeper] if keeper is not None else [])
-    if csv_path is not None:
-        own.append(_recorder(plan, layout, csv_path))
+    recorder = _recorder(plan, layout, csv_path) if csv_path is not None else None
+    if recorder is not None:
+        own.append(recorder)
     if sys.stderr.isatty() if progress is None else progress:
         own.append(ProgressBar(plan))
     everyone = own + list(observers)
+    if plan.output_every > 1:   # what records sees every k-th point and the last (--output-interval)
+        everyone = [Decimated(o, plan.output_every) if getattr(o, "records", False) else o for o in everyone]
     for observer in everyone:
         observer.start(plan, layout)
     table = TimeTable(plan)
@@ -191,6 +197,8 @@ def simulate(plan: Plan, csv_path: Path | None, progress: bool | None = None, ec
             what = intr.signame or "Ctrl-C (SIGINT)"
             reason = f"interrupted by {what} at t={fmt_time(at['time'])} s"
             failure = {"time": at["time"], "signal": what}
+        except WriteFailed as e:   # a file of the run could not be written (a full disk): its whole rows stay
+            status, reason, failure = "failed", _write_failure(e, at["time"]), {"time": at["time"], "error": str(e)}
         finally:
             try:
                 try:
@@ -198,10 +206,11 @@ def simulate(plan: Plan, csv_path: Path | None, progress: bool | None = None, ec
                     for observer in everyone:
                         observer.ended(status, reason, float(at["time"]), timed)
                 finally:
-                    for observer in everyone:
-                        observer.close()
+                    error = _close_all(everyone)
             finally:
                 lifecycle.teardown(instances)
+    if error is not None and status != "failed":
+        status, reason, failure = "failed", _write_failure(error, at["time"]), {"time": at["time"], "error": str(error)}
 
     if not startup_time:
         startup_time = time.perf_counter() - t_call
@@ -209,7 +218,24 @@ def simulate(plan: Plan, csv_path: Path | None, progress: bool | None = None, ec
     return Outcome(status, reason, at["steps"], float(at["time"]), startup_time,
                    end.stepping_time if end is not None else 0.0, keeper.data if keeper is not None else None,
                    layout.columns, layout.colmap, failure, log.messages, log.counts, stop[0] if stop else None,
-                   counter.count)
+                   counter.count, recorder.written if recorder is not None else counter.count)
+
+
+def _close_all(observers: list[Observer]) -> OSError | None:
+    """Close every observer; the first file it could not write (the others are closed still)."""
+    first = None
+    for observer in observers:
+        try:
+            observer.close()
+        except OSError as e:
+            first = first or e
+    return first
+
+
+def _write_failure(error: OSError, t: float) -> str:
+    """The reason of a run ended by a file it could not write."""
+    return (f"cannot write the run's files ({error.strerror or error}) after the steps to t={fmt_time(t)} s; "
+            f"results.csv keeps every whole row it got (summary.json's rows)")
 
 
 def _start(plan: Plan, layout: RowLayout, instances: dict[str, Instance], log: MessageLog, loop: str | None):

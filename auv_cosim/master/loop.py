@@ -371,9 +371,18 @@ def run_loop(plan: Plan, backend, table: TimeTable, block: np.ndarray, stops: St
     return LoopEnd(k, progress["time"], stop, stepping_time)
 
 
+class WriteFailed(OSError):
+    """An observer could not write a file of the run (a full disk): the run ends as failed."""
+
+
 def _hand_over(observers: list[Observer], rows: np.ndarray) -> None:
     for observer in observers:
-        observer.rows(rows)
+        try:
+            observer.rows(rows)
+        except WriteFailed:
+            raise
+        except OSError as e:
+            raise WriteFailed(e.errno, e.strerror or str(e)) if e.errno else WriteFailed(str(e)) from e
 
 
 def _call_failure(e: CallFailed, t: float, log: MessageLog):

@@ -168,6 +168,9 @@ class Plan:
     unconnected_inputs: list[str]
     #: what the run can go on with but the user should hear (wired vehicles of different Rho ...)
     warnings: list[str] = field(default_factory=list)
+    #: the rows recorded: every ``output_every``-th communication point (the initial one first)
+    #: and the last one (``output_interval`` / ``step``; 1: every point)
+    output_every: int = 1
 
     @property
     def model(self):
@@ -619,7 +622,28 @@ def _plan_timing(loaded: LoadedScenario, instances: dict, signals: list, stop_ti
     return t0, t1, h, n_steps
 
 
-def build_plan(loaded: LoadedScenario, stop_time: float | None = None, step: float | None = None) -> Plan:
+def _plan_output_every(loaded: LoadedScenario, h: float, interval: float | None, problems: list) -> int:
+    """``output_interval`` (the command line's before the file's) as a number of steps: it
+    must be a whole multiple of the step (to a millionth), else refused naming it."""
+    given = interval if interval is not None else loaded.model.output_interval
+    if given is None:
+        return 1
+    where = ("--output-interval", f"{given:g}") if interval is not None else loaded.where("output_interval")
+    if not (math.isfinite(given) and given > 0):
+        problems.append((*where, f"must be a positive finite number of seconds, got {given}"))
+        return 1
+    if not (math.isfinite(h) and h > 0):
+        return 1
+    k = round(given / h)
+    if k < 1 or abs(given / h - k) > 1e-6 * max(1, k):
+        problems.append((*where, f"{given:g} s is not a whole multiple of the step {h:g} s ({given / h:.6g} steps); "
+                                 f"give {max(1, k) * h:g} s, or another step"))
+        return 1
+    return int(k)
+
+
+def build_plan(loaded: LoadedScenario, stop_time: float | None = None, step: float | None = None,
+               output_interval: float | None = None) -> Plan:
     """The run's plan from a loaded scenario, phase by phase (each phase a function above, in
     this order: the later ones use what the earlier found). Every problem of every phase is
     collected (file, field, message), and all of them raised together (ScenarioError), so that
@@ -637,6 +661,7 @@ def build_plan(loaded: LoadedScenario, stop_time: float | None = None, step: flo
     stops = _plan_stops(loaded, instances, problems)
     record = _plan_record(loaded, instances, signals, problems)
     t0, t1, h, n_steps = _plan_timing(loaded, instances, signals, stop_time, step, problems)
+    every = _plan_output_every(loaded, h, output_interval, problems)
     problems += _check_analysis(loaded, instances, signals)
     problems += _check_noise_seed(loaded, instances)
 
@@ -647,7 +672,7 @@ def build_plan(loaded: LoadedScenario, stop_time: float | None = None, step: flo
         loaded=loaded, name=loaded.name, instances=instances, connections=connections, signals=signals,
         stops=stops, record=record, order=order, init_order=init_order, algorithm=model.algorithm,
         start_time=t0, stop_time=t1, step=h, n_steps=n_steps, tolerance=model.tolerance,
-        unconnected_inputs=unconnected, warnings=warnings,
+        unconnected_inputs=unconnected, warnings=warnings, output_every=every,
     )
 
 

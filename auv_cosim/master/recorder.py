@@ -32,10 +32,20 @@ The writer process has written every row it was sent when ``close()`` returns; i
 process dies, the writer still writes every block it received, then sees the end of its input
 and exits.
 ``AUV_MASTER_CSV_WRITER=process`` or ``inline`` forces one way (tests use it).
+
+A full disk (or any failed write) never leaves a half row: the file is cut back to the end of
+the last complete block (``os.ftruncate``; the writer process does the same and exits with
+``ENOSPC``), and the OSError goes to the loop, which ends the run as failed with every
+complete row kept (the room the cut frees is what summary.json is then written into).
+
+``Decimated`` records every k-th communication point and the last one (``--output-interval``,
+as fmpy's ``output_interval`` and libcosim's decimation): it stands between the loop and any
+observer that records (``records = True``: this recorder, the writers of other formats).
 """
 
 from __future__ import annotations
 
+import errno
 import os
 import subprocess
 import sys
@@ -73,15 +83,17 @@ def _enlarge_pipe(stream) -> None:
 class CsvRecorder(Observer):
     """results.csv of a run: an observer of its communication points (see the module)."""
 
+    records = True
+
     def __init__(self, path: Path, columns: list[str], colmap: dict[str, int], record: list[str], integer_columns: set[str],
                  expected_rows: int = 0):
         self.path = Path(path)
         self.names = ["time"] + list(record)
         self.index = np.array([0] + [colmap[n] for n in record], dtype=np.intp)
         self._kinds = csv_writer.column_kinds([n in integer_columns for n in self.names])
-        self._f = open(self.path, "w", encoding="utf-8", newline="", buffering=1 << 20)
-        self._f.write(",".join(self.names) + "\n")
-        self._f.flush()
+        self._f = open(self.path, "wb", buffering=0)
+        self.complete = 0   # bytes of the file that are whole rows (and the header)
+        self._append((",".join(self.names) + "\n").encode("utf-8"))
         self.written = 0   # rows written (or handed to the writer process)
         self._writer: subprocess.Popen | None = None
         if _want_writer_process(expected_rows, len(self.names)):
@@ -102,7 +114,7 @@ class CsvRecorder(Observer):
             _enlarge_pipe(self._writer.stdin)
         except OSError:
             self._writer = None
-            self._f = open(self.path, "a", encoding="utf-8", newline="", buffering=1 << 20)
+            self._f = open(self.path, "ab", buffering=0)
 
     @property
     def background(self) -> bool:
@@ -118,13 +130,46 @@ class CsvRecorder(Observer):
                 self._writer.stdin.write(data.tobytes())
                 self._writer.stdin.flush()
             except OSError as e:  # the writer process is gone (its error is on stderr)
-                raise OSError(f"the writer process of {self.path} stopped (exit status {self._writer.poll()}): {e}") from None
+                self._writer_failed(f"stopped: {e}")
         elif self._f is not None:
-            self._f.write(csv_writer.format_block(self._kinds, sel.ravel().tolist()))
-            self._f.flush()
+            self._append(csv_writer.format_block(self._kinds, sel.ravel().tolist()).encode("utf-8"))
         else:
             return
         self.written += len(sel)
+
+    def _append(self, data: bytes) -> None:
+        """Append whole rows; on a failed write (a full disk) cut the file back to its last
+        whole row and raise the OSError."""
+        view = memoryview(data)
+        try:
+            while view:
+                view = view[self._write_some(view):]
+        except OSError:
+            try:
+                os.ftruncate(self._f.fileno(), self.complete)
+            except OSError:
+                pass
+            self._f.close()
+            self._f = None
+            raise
+        self.complete += len(data)
+
+    def _write_some(self, view: memoryview) -> int:
+        """One write of the file (what the operating system took of ``view``)."""
+        return self._f.write(view)
+
+    def _writer_failed(self, what: str):
+        """The writer process ended early: its full disk as ENOSPC, anything else as it is."""
+        writer, self._writer = self._writer, None
+        try:
+            status = writer.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            writer.kill()
+            status = writer.wait()
+        if status == errno.ENOSPC:
+            raise OSError(errno.ENOSPC, f"{os.strerror(errno.ENOSPC)} (writing {self.path}; cut back to its last "
+                                        f"whole row)")
+        raise OSError(f"the writer process of {self.path} {what} (exit status {status}); see its message above")
 
     def rows(self, block: np.ndarray) -> None:
         self.write_block(block)
@@ -135,8 +180,6 @@ class CsvRecorder(Observer):
                 self._writer.stdin.flush()
             except OSError:
                 pass  # reported by write_block or close
-        elif self._f is not None:
-            self._f.flush()
 
     def close(self):
         if self._writer is not None:
@@ -145,10 +188,44 @@ class CsvRecorder(Observer):
                 writer.stdin.close()
             except OSError:
                 pass
-            status = writer.wait()
-            if status != 0:
-                raise OSError(f"the writer process of {self.path} failed (exit status {status}); see its message above")
+            if writer.wait() != 0:
+                self._writer = writer
+                self._writer_failed("failed")
         if self._f is not None:
-            self._f.flush()
             self._f.close()
             self._f = None
+
+
+class Decimated(Observer):
+    """Hands ``inner`` every ``k``-th communication point (those whose index from the initial
+    point is a multiple of k) and, when the run ends, its last point if it was not one of
+    them: a run's end is always recorded."""
+
+    def __init__(self, inner: Observer, k: int):
+        self.inner, self.k = inner, int(k)
+        self.every = inner.every * self.k
+        self.seen = 0
+        self.last: np.ndarray | None = None   # the last point, when it was not handed on
+
+    def start(self, plan, layout) -> None:
+        self.inner.start(plan, layout)
+
+    def rows(self, block: np.ndarray) -> None:
+        picked = block[(-self.seen) % self.k::self.k]
+        if len(picked):
+            self.inner.rows(picked)
+        self.seen += len(block)
+        self.last = None if (self.seen - 1) % self.k == 0 else block[-1:].copy()
+
+    def close(self) -> None:
+        try:
+            if self.last is not None:
+                self.inner.rows(self.last)
+                self.last = None
+        finally:
+            self.inner.close()
+
+    def __getattr__(self, name):   # what the runner asks a writer (summary_file, path ...)
+        if name == "inner":
+            raise AttributeError(name)
+        return getattr(self.inner, name)

@@ -20,6 +20,7 @@ from .engine import simulate
 from .fmu_cache import FmuArchiveError, extract_fmu
 from .loop import Observer
 from .output_folder import OutputFolder
+from .room import check_room
 from .plan import Plan, build_plan
 from .plot_process import PlotProcess
 from .scenario import (
@@ -88,7 +89,7 @@ def _connections_doc(plan: Plan) -> dict:
 def run(scenario: str | os.PathLike | dict, out_dir: str | os.PathLike | None = None, stop_time: float | None = None,
         step: float | None = None, overrides: dict[str, Any] | None = None, progress: bool | None = None,
         plots: bool | None = None, echo_messages: bool = True, observers: tuple = (), pacer=None,
-        loop: str | None = None, keep_rows: bool = True) -> RunResult:
+        loop: str | None = None, keep_rows: bool = True, output_interval: float | None = None) -> RunResult:
     """Run a scenario (a path, a bare scenario name, or an already loaded mapping).
 
     Raises :class:`ScenarioError` (before anything runs) for a malformed scenario or a missing
@@ -102,6 +103,10 @@ def run(scenario: str | os.PathLike | dict, out_dir: str | os.PathLike | None = 
     memory for ``RunResult.data``; without (``auv-cosim run``, a campaign's runs), the run's
     memory does not grow with its length: summary.json's figures are made as the rows stream
     past, and the plots keep at most ``PLOT_ROWS`` rows (thinned evenly beyond).
+    ``output_interval``: record every k-th step (seconds, a multiple of the step; the
+    scenario's ``output_interval`` otherwise): results.csv and the other formats get every
+    k-th point and the last, summary.json's figures and the plots are made of every step. A run
+    whose results will not fit on the disk of its folder is refused (``room.check_room``).
     """
     t_call = time.perf_counter()
     wall0 = time.time()
@@ -112,20 +117,21 @@ def run(scenario: str | os.PathLike | dict, out_dir: str | os.PathLike | None = 
     else:
         source = scenario if isinstance(scenario, dict) else find_scenario(scenario)
         loaded = load_scenario(source, overrides)
-    plan = build_plan(loaded, stop_time=stop_time, step=step)
+    plan = build_plan(loaded, stop_time=stop_time, step=step, output_interval=output_interval)
     if pacer is not None and callable(getattr(pacer, "check", None)):
         pacer.check(plan)   # a factor whose waits cannot be slept is refused before anything is written
     for warning in plan.warnings:
         print(f"warning: {warning}", file=sys.stderr)
 
     out = Path(out_dir) if out_dir is not None else Path("results") / plan.name
+    folder = OutputFolder(out, OWN_FILES + LATER_FILES + plot_files(), plan.input_files)
+    check_room(plan, out, sum(bool(getattr(o, "records", False)) for o in observers), tuple(folder.earlier_files()))
     # every FMU is readable (a corrupt one is refused here, before anything is written)
     prepare_fmus(plan)
     want_plots = plan.model.plots if plots is None else plots
     # forked now, before the FMUs start: it imports what the plots need while the run steps
     plotter = PlotProcess.start(plan) if want_plots else None
     try:
-        folder = OutputFolder(out, OWN_FILES + LATER_FILES + plot_files(), plan.input_files)
         with folder as lock, _DeferredSignals() as deferred:
             stepping = {"progress": progress, "echo_messages": echo_messages, "t_call": t_call,
                         "observers": tuple(observers), "pacer": pacer, "loop": loop,
@@ -234,14 +240,19 @@ def _run_into(plan, loaded, source, out: Path, lock, deferred, want_plots, plott
     else:
         status, reason = outcome.status, outcome.reason
     summary["files"] = _files_of(lock, plot_paths, stepping["observers"])
-    summary["rows"] = int(outcome.rows)
+    summary["rows"] = int(outcome.recorded)   # the rows of results.csv
+    if plan.output_every > 1:
+        summary["output_interval_s"] = round(plan.output_every * plan.step, 9)
     summary["wall_time_s"] = round(time.perf_counter() - t_call, 4)
     every_row = outcome.data if stepping["keep_rows"] is True else None   # not the plots' thinned rows
     if not lock.committed:   # failed or interrupted before its first step: the earlier run stays
         summary["kept"] = (f"nothing written: the run ended before its first step; {display_path(out)} keeps "
                            f"the earlier run's results")
         return RunResult(status, reason, out, None, None, summary, [], every_row, outcome.colmap, outcome.rows)
-    lock.write("summary.json", json.dumps(_clean(summary), indent=2, allow_nan=False, default=_json_default) + "\n")
+    try:
+        lock.write("summary.json", json.dumps(_clean(summary), indent=2, allow_nan=False, default=_json_default) + "\n")
+    except OSError as e:   # the disk is full even after results.csv was cut back to its whole rows
+        print(f"error: summary.json not written: {e.strerror or e}", file=sys.stderr)
     return RunResult(status, reason, out, csv_path, out / "summary.json", summary, plot_paths,
                      every_row, outcome.colmap, outcome.rows)
 

@@ -159,6 +159,7 @@ class ScenarioModel(Strict):
     start_time: Time = 0.0
     stop_time: Optional[Duration] = None
     step: Duration = 0.1
+    output_interval: Optional[Duration] = None   # record every k-th step (a multiple of step)
     tolerance: Optional[Duration] = None
     algorithm: Literal["gauss-seidel", "jacobi"] = "gauss-seidel"
     order: Optional[list[Ident]] = None

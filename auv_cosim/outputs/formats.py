@@ -44,6 +44,7 @@ class FileWriter(Observer):
 
     name = ""
     kind = ""
+    records = True   # it records the run's rows: every k-th one with --output-interval
 
     def __init__(self, folder: Path | None = None, force: bool = True):
         self.folder = Path(folder) if folder is not None else None

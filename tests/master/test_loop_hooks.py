@@ -90,15 +90,28 @@ def test_an_observer_is_closed_after_a_failed_run_with_every_row_it_made(tmp_pat
 
 
 def test_an_observer_that_raises_ends_the_run_and_is_closed(tmp_path):
+    """An observer that cannot write its file (an OSError: a full disk) ends the run as failed,
+    its summary written; any other exception propagates. Either way it is closed."""
     class Broken(Watcher):
         def rows(self, block):
             super().rows(block)
             raise OSError("the disk is full")
 
     broken = Broken()
-    with pytest.raises(OSError, match="the disk is full"):
-        _run(tmp_path, "broken", None, observers=(broken,))
+    res = _run(tmp_path, "broken", None, observers=(broken,))
+    assert res.status == "failed" and "the disk is full" in res.reason
+    assert res.summary_path.is_file()
     assert broken.closed == 1 and len(broken.blocks) >= 1
+
+    class Buggy(Watcher):
+        def rows(self, block):
+            super().rows(block)
+            raise RuntimeError("a bug")
+
+    buggy = Buggy()
+    with pytest.raises(RuntimeError, match="a bug"):
+        _run(tmp_path, "buggy", None, observers=(buggy,))
+    assert buggy.closed == 1
 
 
 @pytest.mark.parametrize("loop", _loops())
