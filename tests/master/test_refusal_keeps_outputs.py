@@ -84,10 +84,11 @@ def test_an_accepted_run_replaces_every_file_of_the_earlier_run_and_nothing_else
 def test_a_run_that_fails_at_its_first_step_keeps_the_earlier_run(earlier, tmp_path):
     """A NaN reaches the vehicle's input at the first step: failed (exit 1), and nothing of it
     replaces the earlier run; into a new folder, its results and summary are written."""
-    repo = Path(__file__).resolve().parents[2]
+    from auv_cosim.master.runner import find_scenario
+
     scenario = tmp_path / "nan0.yaml"
     scenario.write_text(f"""
-include: {(repo / 'scenarios' / 'depth_step.yaml').as_posix()}
+include: {find_scenario('depth_step').resolve().as_posix()}
 name: nan_at_start
 stop_time: 2
 disconnect: [vehicle.ThrustPower]

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
+from auv_cosim.master.runner import find_scenario
 from auv_cosim.master.scenario import ScenarioError, load_scenario
 
-REPO = Path(__file__).resolve().parents[2]
-CONVOY = (REPO / "scenarios" / "convoy.yaml").as_posix()
+CONVOY = find_scenario("convoy").resolve().as_posix()   # wherever the project keeps it
 
 
 def _load(tmp_path, text):
