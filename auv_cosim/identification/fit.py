@@ -89,7 +89,7 @@ def _residual_vector(adapter, log, pred, weights) -> np.ndarray:
 def check_fit_names(adapter, fit: list[str], nominal: dict) -> None:
     """Refuse (ValueError naming --fit) a name that is not one of the vehicle's parameters,
     with the name meant when one is close ("did you mean"), and an empty list."""
-    from auv_cosim.master.variables import suggest
+    from auv_cosim.master import suggest
 
     if not fit:
         raise ValueError("--fit: name at least one parameter")
