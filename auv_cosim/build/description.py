@@ -7,7 +7,7 @@ from __future__ import annotations
 import os
 import zipfile
 from pathlib import Path
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, List, Optional, Sequence, Tuple
 from xml.etree import ElementTree as ET
 
 
@@ -35,8 +35,11 @@ def declare_range(type_element: ET.Element, meta_entry: dict) -> None:
 
 
 def complete_model_description(xml_text: bytes, meta: Dict[str, dict],
-                               capabilities: Dict[str, bool]) -> Tuple[bytes, List[str]]:
-    """Return the completed modelDescription.xml and a list of warnings (e.g. no description)."""
+                               capabilities: Dict[str, bool], exchanges: Sequence = ()) -> Tuple[bytes, List[str]]:
+    """Return the completed modelDescription.xml and a list of warnings (e.g. no description).
+    `exchanges`: the row exchanges the slave takes part in, written as the vendor annotation
+    of auv_cosim.fmu.exchanges."""
+    from auv_cosim.fmu.exchanges import annotate
     from auv_cosim.fmu.units import base_unit_exponents, display_unit
 
     warnings: List[str] = []
@@ -90,6 +93,8 @@ def complete_model_description(xml_text: bytes, meta: Dict[str, dict],
                 shown, factor = display_unit(unit)
                 ET.SubElement(unit_element, "DisplayUnit", {"name": shown, "factor": repr(factor)})
         root.insert(list(root).index(cosim) + 1, definitions)
+
+    annotate(root, exchanges)
 
     # <ModelStructure>: rebuilt from the variables.
     old = root.find("ModelStructure")

@@ -38,7 +38,7 @@ def slave_metadata(script: Path, stage: Path):
     instance = cls(instance_name="build_fmus", resources=str(stage))
     meta = getattr(instance, "fmu_meta", {}) or {}
     capabilities = dict(getattr(cls, "fmu_capabilities", {}) or {})
-    return cls, meta, capabilities
+    return cls, meta, capabilities, tuple(getattr(instance, "fmu_exchanges", ()) or ())
 
 
 # ------------------------------------------------------------------------------ a group's cache (child)
@@ -67,7 +67,7 @@ def build_group_cache(specs: Sequence[FmuSpec], folder: Path, vendor: str, root:
     sys.path.insert(0, str(stage))
     importlib.invalidate_caches()
     for spec, script in zip(specs, scripts):
-        cls, _meta, _capabilities = slave_metadata(script, stage)
+        cls, _meta, _capabilities, _exchanges = slave_metadata(script, stage)
         warm_up(cls, stage, vendor, spec.numba_warm_up, spec.vehicle_file)
     (folder / "complete").write_text(",".join(spec.name for spec in specs) + "\n")
 
@@ -90,13 +90,13 @@ def build_one(spec: FmuSpec, dest: Path, check: bool = True, root: Path = ROOT,
         project_files = stage_carried(spec, carried, carried_stage, vendor, root)
         sys.path.insert(0, str(stage))  # the slave and the package from the stage
         importlib.invalidate_caches()
-        cls, meta, capabilities = slave_metadata(script, stage)
+        cls, meta, capabilities, exchanges = slave_metadata(script, stage)
         if cls.__name__ != spec.name:
             raise SystemExit(f"{spec.script}: the slave class is {cls.__name__}, expected {spec.name}")
         built = Path(FmuBuilder.build_FMU(script, dest=out, project_files=project_files))
         with zipfile.ZipFile(built) as archive:
             xml_text = archive.read("modelDescription.xml")
-        completed, warnings = complete_model_description(xml_text, meta, capabilities)
+        completed, warnings = complete_model_description(xml_text, meta, capabilities, exchanges)
         rewrite_zip_member(built, "modelDescription.xml", completed)
         if spec.ship_numba_cache and shared_cache is not None:
             ship_cache(built, shared_cache / "stage", vendor, carried)

@@ -80,6 +80,9 @@ class FmuSlave(Registration, Transfers, FmuStateStore, Fmi2Slave):
     #: {"canGetAndSetFMUstate": True, "canSerializeFMUstate": True}. Declare them only when
     #: `fmu_get_state` / `fmu_set_state` capture everything that determines the future.
     fmu_capabilities: ClassVar[Dict[str, bool]] = {}
+    #: The row exchanges the FMU takes part in (`auv_cosim.fmu.exchanges.Exchange`), written into
+    #: modelDescription.xml by tools/build_fmus.py as a vendor annotation.
+    fmu_exchanges: Tuple = ()
 
     def __init__(self, **kwargs):
         #: True under the project's native wrapper (see "Status codes" in the module doc)

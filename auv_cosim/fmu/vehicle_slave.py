@@ -25,7 +25,10 @@ and this class registers, in this order (the value references follow it):
   ExternalWakeUpdate, ...), then the inputs of `vehicle_class.EXTRA_INPUTS` (the others'
   `WakeSources[k,j]`, held after the table's inputs in the same array) and the outputs of
   `vehicle_class.EXTRA_OUTPUTS` (`WakeSource`, `WakeVelocity`, after the table's outputs in
-  the same array, which the model's `write_outputs` fills when it is that long).
+  the same array, which the model's `write_outputs` fills when it is that long); how those
+  ports are wired between FMUs is `vehicle_class.EXCHANGES` (`fmu_exchanges`: the row
+  exchanges of auv_cosim.fmu.exchanges, kept to the variables registered, which the build
+  declares in modelDescription.xml).
 
 The model and the simulator are rebuilt when a parameter they use changes (a tunable one
 during the run: the vehicle keeps its state). A bad parameter fails initialisation with the
@@ -49,6 +52,7 @@ from typing import Any, ClassVar, Dict, Optional, Tuple
 import numpy as np
 
 from .declare import declaration
+from .exchanges import exchange_from
 from .slave import FmuError, FmuSlave
 
 
@@ -166,6 +170,10 @@ class VehicleSlave(FmuSlave):
                 self._register_signal(signal, "output", attr="_outputs",
                                       start=vehicle.OUTPUTS.size + extra_outputs.start(signal.name),
                                       depends_on=[])
+        # how those ports are wired between FMUs, as the build declares it to hosts
+        registered = [v.name for v in self.vars.values()]
+        self.fmu_exchanges = tuple(e for e in (exchange_from(d).keeping(registered)
+                                               for d in getattr(vehicle, "EXCHANGES", ())) if e is not None)
 
     # ------------------------------------------------------------------ registration
     def _register_signal(self, signal, causality, attr, start, depends_on=None, limits_from=()):

@@ -31,8 +31,7 @@ from fmpy import read_model_description
 
 from . import registry
 from .variables import FMI_INT_MAX, FMI_INT_MIN, Var, coerce_value, expand, fmu_variables, suggest
-from .wakes import (WAKE_SOURCE, WAKE_SOURCES, WAKE_VELOCITY, is_wake_connection, wake_connections, wake_warnings,
-                    wake_wiring_problems)
+from . import exchanges
 from .scenario import (
     LoadedScenario,
     ScenarioError,
@@ -41,20 +40,6 @@ from .scenario import (
     resolve_fmu_path,
 )
 from .scenario_schema import StopCondition
-
-#: The ports of a vehicle among others (SPEC 9: the row it publishes, the rows of the others it
-#: meets, the velocity they gave it), by base name. A scenario that wires none (no connection
-#: or signal to or from one) leaves them quiet: not read after a step, not recorded by
-#: `record: all`, not listed as unconnected inputs, so that a vehicle alone runs as it did
-#: before they existed (its results.csv byte for byte); those a `record` entry names are
-#: read and recorded all the same.
-WAKE_PORTS = (WAKE_SOURCE, WAKE_SOURCES, WAKE_VELOCITY)
-
-
-def is_wake_port(name: str) -> bool:
-    """Whether the scalar variable `name` (``WakeSources[2,7]``) is one of `WAKE_PORTS`."""
-    return name.split("[", 1)[0] in WAKE_PORTS
-
 
 @dataclass
 class InstancePlan:
@@ -66,7 +51,9 @@ class InstancePlan:
     # the start values as given (name or vector -> value or list), typed: what the run used
     start_values: dict[str, Any] = field(default_factory=dict)
     param_where: dict[str, tuple[str, str]] = field(default_factory=dict)  # variable -> (file, field)
-    #: variables the run leaves alone (the wake ports of a scenario without wakes: `WAKE_PORTS`)
+    #: the row exchanges its FMU declares, by name (auv_cosim.master.exchanges)
+    exchanges: dict[str, exchanges.Exchange] = field(default_factory=dict)
+    #: variables the run leaves alone (the ports of the exchanges a scenario does not wire)
     quiet: frozenset = frozenset()
 
     @property
@@ -87,9 +74,15 @@ class Connection:
     file: str
     field: str
     kind: str = "forward"  # or "backward", filled in once the order is known
-    #: a wake (a WakeSource into a row of WakeSources): read at the communication point before
-    #: any instance steps from it, whatever the order (SPEC 9.4), so always "backward"
-    early: bool = False
+    #: the row exchange it belongs to (its destination is an element of the exchange's input;
+    #: auv_cosim.master.exchanges), or None
+    exchange: str | None = None
+
+    @property
+    def early(self) -> bool:
+        """An exchange's connection is read at the communication point before any instance
+        steps from it, whatever the order, so it is always "backward" and orders nothing."""
+        return self.exchange is not None
 
     @property
     def text(self) -> str:
@@ -124,28 +117,6 @@ class StopPlan:
     @property
     def func(self):
         return _OPS[self.op]
-
-
-def uses_wakes(connections, signals) -> bool:
-    """Whether a scenario wires the wake ports (`WAKE_PORTS`): a connection or a signal to or
-    from one. Then they are ordinary variables of every instance."""
-    return (any(is_wake_port(c.src_var.name) or is_wake_port(c.dst_var.name) for c in connections)
-            or any(is_wake_port(s.var.name) for s in signals))
-
-
-def named_wake_ports(instances, record) -> set:
-    """The wake ports (``instance.variable``) a `record` list names, matched as `record` matches
-    (a pattern over ``instance.variable``, or a vector's base name); 'all' names none."""
-    if record == "all":
-        return set()
-    ports = [f"{n}.{v}" for n, ip in instances.items() for v in ip.vars if is_wake_port(v)]
-    named = set()
-    for pat in record:
-        if pat == "all":
-            continue
-        rx = re.compile("^" + re.escape(pat).replace(r"\*", ".*") + "$")
-        named.update(p for p in ports if rx.match(p) or p.startswith(pat + "["))
-    return named
 
 
 @dataclass
@@ -291,7 +262,14 @@ def _plan_instances(loaded: LoadedScenario, problems: list):
         if md.coSimulation is None:
             err(("instances", name, "fmu"), f"{display_path(path)} has no co-simulation interface")
             continue
-        instances[name] = InstancePlan(name, path, md, fmu_variables(md))
+        try:
+            declared = exchanges.read_exchanges(path)
+        except Exception as e:  # an annotation that cannot be read
+            err(("instances", name, "fmu"), f"{display_path(path)}: cannot read its row exchanges: {e}")
+            continue
+        instances[name] = InstancePlan(name, path, md, fmu_variables(md), exchanges=declared)
+        for problem in exchanges.declaration_problems(name, instances[name]):
+            err(("instances", name, "fmu"), problem)
     return instances
 
 
@@ -352,12 +330,13 @@ def _plan_parameters(loaded: LoadedScenario, instances: dict, problems: list):
 
 
 def _plan_connections(loaded: LoadedScenario, instances: dict, problems: list):
-    """The connections (and the wakes' lines, each one source's row of connections), checked; returns them, what drives each input, and the wiring's warnings."""
+    """The connections (and the exchanges' lines, such as the wakes', each one source's row of
+    connections), checked; returns them, what drives each input, and the wiring's warnings."""
     model = loaded.model
     connections: list[Connection] = []
     driven: dict[tuple[str, str], str] = {}
     warnings: list[str] = []
-    wake_lines, wake_problems = wake_connections(loaded, instances)
+    wake_lines, wake_problems = exchanges.scenario_connections(loaded, instances, "wakes")
     problems += wake_problems
     for text, file, fld in list(loaded.connections) + wake_lines:
         parsed = parse_connection(text)
@@ -402,9 +381,10 @@ def _plan_connections(loaded: LoadedScenario, instances: dict, problems: list):
                 problems.append((file, fld, f"'{text}': {b}.{d.name} is already driven by {driven[key]}"))
                 continue
             driven[key] = f"connection '{a}.{s.name} -> {b}.{d.name}' ({file}, {fld})"
-            connections.append(Connection(a, s, b, d, file, fld, early=is_wake_connection(s.name, d.name)))
-    problems += wake_wiring_problems(connections)
-    warnings += wake_warnings(loaded, instances, connections)
+            into = exchanges.exchange_into(instances[b], d.name)
+            connections.append(Connection(a, s, b, d, file, fld, exchange=into[0].name if into else None))
+    problems += exchanges.wiring_problems(connections, instances)
+    warnings += exchanges.warnings(instances, connections)
     return connections, driven, warnings
 
 
@@ -465,15 +445,6 @@ def _check_driven_inputs(loaded: LoadedScenario, instances: dict, driven: dict, 
                 problems.append((*where, f"{name}.{var.name} is driven by {driven[(name, var.name)]}, which "
                                  f"would overwrite this start value; `disconnect: [{name}.{var.name}]` in a "
                                  f"scenario to set it"))
-
-
-def _quiet_wake_ports(loaded: LoadedScenario, instances: dict, connections: list, signals: list) -> None:
-    """The wake ports stay quiet (not read, not recorded, not listed as unconnected) unless the
-    scenario wires them (or records them by name)."""
-    if not uses_wakes(connections, signals):
-        named = named_wake_ports(instances, loaded.model.record)
-        for name, ip in instances.items():
-            ip.quiet = frozenset(n for n in ip.vars if is_wake_port(n) and f"{name}.{n}" not in named)
 
 
 def _unconnected_inputs(instances: dict, driven: dict) -> list:
@@ -655,7 +626,7 @@ def build_plan(loaded: LoadedScenario, stop_time: float | None = None, step: flo
     connections, driven, warnings = _plan_connections(loaded, instances, problems)
     signals = _plan_signals(loaded, instances, driven, problems)
     _check_driven_inputs(loaded, instances, driven, problems)
-    _quiet_wake_ports(loaded, instances, connections, signals)
+    exchanges.quiet_ports(instances, connections, signals, loaded.model.record)
     unconnected = _unconnected_inputs(instances, driven)
     order, init_order = _plan_order(loaded, instances, connections, problems)
     stops = _plan_stops(loaded, instances, problems)

@@ -73,6 +73,17 @@ UNIT_TOLERANCE = 1e-6
 #: where the fade to the end of the wake begins, as a fraction of WakeLength
 FADE_START = 0.9
 
+#: How vehicles are wired by their wakes, as each vehicle's FMU declares it to a host (a row
+#: exchange: auv_cosim.fmu.exchanges writes it into modelDescription.xml): a vehicle's
+#: WakeSource[1..15] feeds one row of another's WakeSources[k,1..15], element by element, handed
+#: over at each communication point before any vehicle steps (a vehicle steps from the others'
+#: rows of the same instant, whatever the order); a scenario's `wakes:` line sets the source's
+#: CastWake true; a run that wires no wake leaves the ports alone (a vehicle alone records what
+#: it did before wakes existed); one sea has one density, so vehicles wired together should
+#: agree on Rho. A vehicle that casts nothing (the H100) takes part with its input alone.
+WAKE_EXCHANGE = {"name": "wakes", "output": "WakeSource", "input": "WakeSources", "enable": "CastWake",
+                 "ports": ("WakeSource", "WakeSources", "WakeVelocity"), "agree": ("Rho",)}
+
 # ---- the block a receiving vehicle holds after its inputs
 HELD_SOURCES, HELD_PRESENT, HELD_VELOCITY = 0, SOURCES_SIZE, SOURCES_SIZE + 1
 WAKE_BLOCK = SOURCES_SIZE + 4

@@ -103,12 +103,49 @@ class Beacon(Fmi2Slave):
 '''
 
 
-@pytest.fixture(scope="session")
-def beacon_fmu(tmp_path_factory) -> Path:
-    """A pythonfmu FMU with the wake ports of a vehicle and what it heard on them (BEACON_SOURCE)."""
-    d = tmp_path_factory.mktemp("beaconfmu")
-    src = d / "master_test_beacon.py"
-    src.write_text(BEACON_SOURCE)
+def declare_exchanges(fmu: Path, *exchanges) -> None:
+    """Write the row exchanges (auv_cosim.fmu.exchanges.Exchange) into the FMU's
+    modelDescription.xml, as tools/build_fmus.py does for the project's FMUs."""
+    import xml.etree.ElementTree as ET
+    import zipfile
+
+    from auv_cosim.fmu.exchanges import annotate
+
+    with zipfile.ZipFile(fmu) as archive:
+        members = {info.filename: archive.read(info.filename) for info in archive.infolist()}
+    root = ET.fromstring(members["modelDescription.xml"])
+    annotate(root, exchanges)
+    members["modelDescription.xml"] = ET.tostring(root, encoding="UTF-8", xml_declaration=True)
+    with zipfile.ZipFile(fmu, "w", zipfile.ZIP_DEFLATED) as archive:
+        for name, data in members.items():
+            archive.writestr(name, data)
+
+
+def _beacon(tmp_path_factory, source: str, cls: str, exchange) -> Path:
+    d = tmp_path_factory.mktemp(cls.lower())
+    src = d / f"master_test_{cls.lower()}.py"
+    src.write_text(source)
     subprocess.run([sys.executable, "-m", "pythonfmu", "build", "-f", str(src), "-d", str(d)], check=True,
                    capture_output=True, cwd=d)
-    return d / "Beacon.fmu"
+    declare_exchanges(d / f"{cls}.fmu", exchange)
+    return d / f"{cls}.fmu"
+
+
+@pytest.fixture(scope="session")
+def beacon_fmu(tmp_path_factory) -> Path:
+    """A pythonfmu FMU with the wake ports of a vehicle and what it heard on them (BEACON_SOURCE),
+    declaring them as the vehicles' FMUs do (the wakes' row exchange)."""
+    from auv_cosim.fmu.exchanges import Exchange
+
+    return _beacon(tmp_path_factory, BEACON_SOURCE, "Beacon",
+                   Exchange("wakes", "WakeSource", "WakeSources", None, ("WakeSource", "WakeSources"), ("Rho",)))
+
+
+@pytest.fixture(scope="session")
+def pinger_fmu(tmp_path_factory) -> Path:
+    """The beacon under other names (Ping[1..15] into a row of Pings[k,1..15], an exchange
+    named 'pings'): what the master does with a row exchange owes nothing to the wakes' names."""
+    from auv_cosim.fmu.exchanges import Exchange
+
+    source = BEACON_SOURCE.replace("WakeSources", "Pings").replace("WakeSource", "Ping").replace("Beacon", "Pinger")
+    return _beacon(tmp_path_factory, source, "Pinger", Exchange("pings", "Ping", "Pings", None, ("Ping", "Pings")))

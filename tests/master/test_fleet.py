@@ -204,8 +204,8 @@ def test_every_wake_is_read_before_anyone_steps(tmp_path, beacon_fmu):
 
 @pytest.mark.parametrize("wakes, message", [
     (("a -> a",), r"wakes\[0\]: 'a -> a': a is wired to its own source"),
-    (("a -> b[1]", "c -> b[1]"), r"wakes\[1\]: 'c -> b\[1\]': row 1 of b's WakeSources already takes a's wake"),
-    (("a -> b", "a -> b[2]"), r"wakes\[0\]: 'a -> b': a's wake already goes into row 2 of b's WakeSources"),
+    (("a -> b[1]", "c -> b[1]"), r"wakes\[1\]: 'c -> b\[1\]': row 1 of b's WakeSources already takes a's WakeSource"),
+    (("a -> b", "a -> b[2]"), r"wakes\[0\]: 'a -> b': a's WakeSource already goes into row 2 of b's WakeSources"),
     (("a -> b[3]",), r"'a -> b\[3\]': b takes 2 sources \(WakeSources\[1..2,..\]\); there is no row 3"),
     (("a -> b", "c -> b", "d -> b"), r"wakes\[2\]: 'd -> b': unknown instance 'd'"),
     (("a => b",), r"wakes\[0\]: cannot read 'a => b'"),
@@ -236,14 +236,76 @@ def test_wakes_wired_by_hand_are_checked_too(tmp_path, beacon_fmu):
         build_plan(load_scenario(path))
 
 
+def _by_hand(source: str, row: int, pairs) -> str:
+    return "connections:\n" + "".join(f"  - {source}.WakeSource[{i}] -> b.WakeSources[{row},{j}]\n" for i, j in pairs)
+
+
+@pytest.mark.parametrize("pairs, messages", [
+    # elements 11 and 12 crossed: the wake would be met with the thrust as its resistance
+    ([(i, {11: 12, 12: 11}.get(i, i)) for i in range(1, 16)],
+     [r"'a.WakeSource\[11\] -> b.WakeSources\[1,12\]': element 12 of a row of b's WakeSources takes element 12 "
+      r"of a source's WakeSource \(a.WakeSource\[12\]\)",
+      r"'a.WakeSource\[12\] -> b.WakeSources\[1,11\]': element 11 of a row"]),
+    # a row missing two elements (its speed and resistance): the receiver would meet no wake
+    ([(i, i) for i in range(1, 16) if i not in (10, 11)],
+     [r"row 1 of b's WakeSources is wired in part \('a.WakeSource\[1\] -> b.WakeSources\[1,1\]', .* and 10 more\): "
+      r"elements 10, 11 of a's WakeSource go nowhere"]),
+])
+def test_a_wake_wired_by_hand_is_checked_element_by_element(tmp_path, beacon_fmu, pairs, messages):
+    """A hand-wired row whose elements are crossed, or which misses some, is refused (exit 2)
+    naming the connections, and nothing is written."""
+    path = beacons(tmp_path, beacon_fmu, wakes=(), extra=_by_hand("a", 1, pairs))
+    run = master("run", str(path), "--no-plots", out=tmp_path / "out")
+    assert run.rc == 2, run
+    import re
+    for message in messages:
+        assert re.search(message, run.stderr), run.stderr
+    assert not (tmp_path / "out").exists() or not any((tmp_path / "out").iterdir())
+
+
+def test_a_wake_wired_by_hand_whole_runs_as_the_line(tmp_path, beacon_fmu):
+    """The fifteen connections of a row written by hand are the `wakes` line's: read before
+    anyone steps, the same results."""
+    by_line = beacons(tmp_path, beacon_fmu, wakes=("a -> b",), name="line")
+    by_hand = beacons(tmp_path, beacon_fmu, wakes=(), extra=_by_hand("a", 1, [(i, i) for i in range(1, 16)]),
+                      name="hand")
+    plan = build_plan(load_scenario(by_hand))
+    assert len(plan.connections) == 15 and all(c.early and c.exchange == "wakes" for c in plan.connections)
+    from auv_cosim.master import run
+    results = [run(p, out_dir=tmp_path / p.stem, plots=False, progress=False) for p in (by_line, by_hand)]
+    assert (tmp_path / "line" / "results.csv").read_bytes() == (tmp_path / "hand" / "results.csv").read_bytes()
+    assert results[1].column("b.Heard[1]")[2] == 1001
+
+
+def test_a_row_exchange_owes_nothing_to_the_wakes_names(tmp_path, pinger_fmu):
+    """Another FMU's exchange (Ping into a row of Pings, declared in its modelDescription):
+    wired by hand, it is read before anyone steps whatever the order and checked element by
+    element, as the wakes are."""
+    lines = ["name: pings", "stop_time: 1", "record: all", "instances:",
+             f"  q: {{fmu: {pinger_fmu}, parameters: {{Ident: 2.0}}}}",
+             f"  p: {{fmu: {pinger_fmu}, parameters: {{Ident: 1.0}}}}", "connections:"]
+    lines += [f"  - p.Ping[{j}] -> q.Pings[1,{j}]" for j in range(1, 16)]
+    path = tmp_path / "pings.yaml"
+    path.write_text("\n".join(lines) + "\n")
+    plan = build_plan(load_scenario(path))
+    assert all(c.early and c.exchange == "pings" and c.kind == "backward" for c in plan.connections)
+    from auv_cosim.master import run
+    res = run(path, out_dir=tmp_path / "out", plots=False, progress=False)
+    assert np.array_equal(res.column("q.Heard[1]")[1:], res.column("p.Ping[1]")[:-1])
+    path.write_text(path.read_text().replace("p.Ping[3] -> q.Pings[1,3]", "p.Ping[4] -> q.Pings[1,3]")
+                    .replace("p.Ping[4] -> q.Pings[1,4]", "p.Ping[3] -> q.Pings[1,4]"))
+    with pytest.raises(ScenarioError, match=r"'p.Ping\[4\] -> q.Pings\[1,3\]': element 3 of a row of q's Pings"):
+        build_plan(load_scenario(path))
+
+
 def test_wired_vehicles_in_water_of_different_density_are_warned_of(tmp_path, beacon_fmu):
     path = beacons(tmp_path, beacon_fmu, wakes=("a -> b",))
     path.write_text(path.read_text().replace("{Ident: 2.0}", "{Ident: 2.0, Rho: 1000.0}"))
     plan = build_plan(load_scenario(path))
-    assert plan.warnings == ["wakes: a (Rho 1025 kg/m3) and b (Rho 1000 kg/m3), wired by their wakes, are in "
-                             "water of different density"]
+    assert plan.warnings == ["wakes: a (Rho 1025) and b (Rho 1000), wired by their wakes, differ in Rho, which "
+                             "both are expected to share"]
     run = master("run", str(path), "--no-plots", out=tmp_path / "out")
-    assert run.rc == 0 and "warning: wakes: a (Rho 1025 kg/m3) and b (Rho 1000 kg/m3)" in run.stderr
+    assert run.rc == 0 and "warning: wakes: a (Rho 1025) and b (Rho 1000)" in run.stderr
     assert run.summary["warnings"] == plan.warnings
     assert "a.WakeSource[1] -> b.WakeSources[1,1]" in run.summary["connections"]["previous_step"]
 

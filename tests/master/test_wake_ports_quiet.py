@@ -10,7 +10,8 @@ import pytest
 
 from auv_cosim.master import load_scenario
 from auv_cosim.master.layout import layout_row
-from auv_cosim.master.plan import build_plan, is_wake_port
+from auv_cosim.master.exchanges import Exchange, read_exchanges
+from auv_cosim.master.plan import build_plan
 
 from master_helpers import REPO, master
 from auv_cosim.master import find_scenario
@@ -27,6 +28,10 @@ def _plan(tmp_path: Path, text: str):
     return build_plan(load_scenario(path))
 
 
+def is_wake_port(name: str) -> bool:
+    return name.split("[", 1)[0] in ("WakeSource", "WakeSources", "WakeVelocity")
+
+
 def _wake(names):
     return [n for n in names if is_wake_port(n.split(".", 1)[-1])]
 
@@ -41,9 +46,16 @@ def test_a_scenario_without_wakes_leaves_the_ports_quiet(scenario):
     assert not _wake(layout_row(plan).columns)                  # not read after a step
 
 
-def test_is_wake_port_reads_base_names():
-    assert is_wake_port("WakeSources[2,11]") and is_wake_port("WakeSource[1]") and is_wake_port("WakeVelocity[3]")
-    assert not is_wake_port("WakeLength") and not is_wake_port("CastWake") and not is_wake_port("Speed")
+def test_the_vehicles_fmus_declare_their_wake_ports():
+    """The master knows the ports from what each FMU declares (its modelDescription's row
+    exchange), not from their names: the AUV casts and meets wakes, the H100 only meets them."""
+    assert read_exchanges(REPO / "fmus" / "Auv.fmu") == {"wakes": Exchange(
+        "wakes", "WakeSource", "WakeSources", "CastWake", ("WakeSource", "WakeSources", "WakeVelocity"), ("Rho",))}
+    for name in ("H100", "H100_6"):
+        assert read_exchanges(REPO / "fmus" / f"{name}.fmu") == {"wakes": Exchange(
+            "wakes", None, "WakeSources", None, ("WakeSources", "WakeVelocity"), ("Rho",))}
+    for name in ("AuvSensors", "AuvControl", "H100Control"):
+        assert read_exchanges(REPO / "fmus" / f"{name}.fmu") == {}
 
 
 @pytest.mark.parametrize("record, expected", [

@@ -18,7 +18,7 @@ from ..linearization import linearize
 from ..simulator import held_inputs
 from ..waves import WaveParameters
 from ..rotation import quaternion_from_euler
-from ..wake import SOURCE_SIZE
+from ..wake import SOURCE_SIZE, WAKE_EXCHANGE
 
 def initial_state(Pos0=(0.0, 0.0, 0.0), Quater0=(1.0, 0.0, 0.0, 0.0), LocalVel0=(0.0, 0.0, 0.0),
                   Omega0=(0.0, 0.0, 0.0), Battery0: float = 1.8e6) -> np.ndarray:
@@ -73,6 +73,8 @@ class AuvModel:
     #: table's outputs in its array).
     EXTRA_INPUTS = dynamics.EXTRA_INPUTS
     EXTRA_OUTPUTS = dynamics.EXTRA_OUTPUTS
+    #: how the FMU declares those ports to a host (auv_cosim.vehicles.wake.WAKE_EXCHANGE)
+    EXCHANGES = (WAKE_EXCHANGE,)
     GIVEN_INPUTS = dynamics.GIVEN_INPUTS
     INPUT_ARRAY_SIZE = dynamics.INPUT_ARRAY_SIZE
     hold_inputs = staticmethod(dynamics.hold_inputs)

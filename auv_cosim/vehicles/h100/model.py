@@ -11,7 +11,7 @@ from ..parameters import state_part
 from ..rotation import quaternion_rate_matrix
 from ..simulator import held_inputs
 from ..waves import WaveParameters
-from ..wake import WakeParameters
+from ..wake import WAKE_EXCHANGE, WakeParameters
 from . import dynamics
 from .configuration import LayoutReport, analyse_layout, describe_direction
 from .dynamics import BODY_STATES, input_table, output_table, state_table
@@ -84,6 +84,8 @@ class H100Model:
     #: nothing.
     EXTRA_INPUTS = dynamics.EXTRA_INPUTS
     EXTRA_OUTPUTS = dynamics.EXTRA_OUTPUTS
+    #: how the FMU declares those ports to a host (its input alone: auv_cosim.vehicles.wake)
+    EXCHANGES = (WAKE_EXCHANGE,)
     hold_inputs = staticmethod(dynamics.hold_inputs)
 
     def __init__(self, params: H100Parameters, env: Optional[Environment] = None,
