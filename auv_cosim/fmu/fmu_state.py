@@ -66,9 +66,56 @@ class FmuStateStore:
         # as the non-standard NaN / Infinity tokens that json.loads reads back).
         return json.dumps(state, separators=(",", ":")).encode("utf-8")
 
-    @staticmethod
-    def _fmu_state_from_bytes(state: bytes) -> Dict[str, Any]:
+    def _fmu_state_from_bytes(self, state: bytes) -> Dict[str, Any]:
+        """fmi2DeSerializeFMUstate: the state the bytes hold, checked to be one this FMU wrote
+        (its format, model, variables and their types, phase and internal parts); bytes that are
+        not (garbage, empty, truncated, another FMU's) raise FmuError naming what is wrong, so
+        the call returns fmi2Error there and leaves this instance as it was."""
+        data = bytes(state)
+        if not data:
+            raise FmuError("fmi2DeSerializeFMUstate: the serialized state is empty (0 bytes)")
         try:
-            return json.loads(bytes(state).decode("utf-8"))
-        except Exception as error:  # reported by _set_fmu_state, which has an instance to log to
-            return {"format": None, "error": f"cannot decode the serialized state: {error}"}
+            decoded = json.loads(data.decode("utf-8"))
+        except Exception as error:
+            raise FmuError(f"fmi2DeSerializeFMUstate: {len(data)} bytes that are not a serialized state of "
+                           f"{type(self).__name__} (cut short or not written by fmi2SerializeFMUstate): "
+                           f"{error}") from None
+        problem = self._state_problem(decoded)
+        if problem:
+            raise FmuError(f"fmi2DeSerializeFMUstate: {len(data)} bytes that are not a serialized state of "
+                           f"{type(self).__name__}: {problem}")
+        return decoded
+
+    def _state_problem(self, state: Any) -> str:
+        """Why `state` is not a state this build of the FMU wrote ('' when it is)."""
+        if not isinstance(state, dict):
+            return f"a JSON {type(state).__name__}, not an object"
+        if state.get("format") != STATE_FORMAT:
+            if isinstance(state.get("format"), int):
+                return (f"a state saved by another build of this FMU (state format {state['format']}; "
+                        f"this build reads format {STATE_FORMAT})")
+            return "no state format"
+        if set(state) != {"format", "model", "phase", "failed_initialization", "variables", "internal"}:
+            return f"the parts {sorted(state)}"
+        if state["model"] != type(self).__name__:
+            return f"the state belongs to {state['model']!r}"
+        values = state["variables"]
+        if not isinstance(values, list) or len(values) != len(self.vars):
+            return (f"{len(values) if isinstance(values, list) else 'no list of'} variables, not "
+                    f"{len(self.vars)}")
+        for var, value in zip(self.vars.values(), values):
+            kind = type(var)
+            good = (isinstance(value, (int, float)) and not isinstance(value, bool) if kind is Real else
+                    isinstance(value, int) and not isinstance(value, bool) if kind is Integer else
+                    isinstance(value, self._CONVERTERS.get(kind, object)))
+            if not good:
+                return f"{var.name} = {value!r} is not a {kind.__name__}"
+        if state["phase"] not in ("instantiated", "initialization", "stepping", "terminated", "error"):
+            return f"the phase {state['phase']!r}"
+        if not isinstance(state["failed_initialization"], bool):
+            return "failed_initialization is not a boolean"
+        mine = self.fmu_get_state()
+        internal = state["internal"]
+        if type(internal) is not type(mine) or (isinstance(mine, dict) and set(internal) != set(mine)):
+            return f"its internal part is not this FMU's (parts {sorted(internal) if isinstance(internal, dict) else type(internal).__name__})"
+        return ""

@@ -174,6 +174,42 @@ def test_control_state_restore_is_bit_for_bit(make):
     assert control_pattern(other, 60, 40) == first
 
 
+def _serialized(inst, name):
+    state = inst.fmu.getFMUstate()
+    data = inst.fmu.serializeFMUstate(state)
+    inst.fmu.freeFMUstate(state)
+    return data
+
+
+@pytest.mark.parametrize("name, other", [("AuvSensors", "AuvControl"), ("AuvControl", "AuvSensors")])
+def test_bytes_that_are_no_state_of_the_fmu_are_refused_at_deserialisation(make, name, other):
+    """Garbage, empty, truncated bytes and another FMU's state: fmi2DeSerializeFMUstate returns
+    fmi2Error naming what is wrong, and the instance goes on as if nothing happened (it steps
+    as its twin does, and a good state still deserialises and restores)."""
+    parameters = {"AuvSensors": dict(Seed=5, **TRUTH), "AuvControl": dict(Waypoints="30,0,5; 30,30,6")}
+    a, twin = (make(name).initialize(**parameters[name]) for _ in range(2))
+    good = _serialized(a, name)
+    foreign = _serialized(make(other).initialize(**parameters[other]), other)
+    for bad, fragment in ((b"", "empty"), (b"\x00\xffgarbage", "not a serialized state"),
+                          (good[: len(good) // 2], "not a serialized state"),
+                          (good.replace(b'"phase":"stepping"', b'"phase":"flying"')
+                           .replace(b'"phase":"initialization"', b'"phase":"flying"'), "the phase 'flying'"),
+                          (foreign, f"the state belongs to '{other}'")):
+        with pytest.raises(FMICallException) as failure:
+            a.fmu.deSerializeFMUstate(bad)
+        assert failure.value.status == 3, bad[:40]                       # fmi2Error
+        assert any("fmi2DeSerializeFMUstate" in m and fragment in m for m in a.errors()), (fragment, a.messages)
+    for k in range(5):
+        a.fmu.doStep(k * 0.1, 0.1)
+        twin.fmu.doStep(k * 0.1, 0.1)
+    names = [v.name for v in a.md.modelVariables if v.causality == "output" and v.type == "Real"]
+    assert a.get(*names) == twin.get(*names)
+    restored = a.fmu.deSerializeFMUstate(good)
+    a.fmu.setFMUstate(restored)
+    a.fmu.freeFMUstate(restored)
+    a.fmu.doStep(0.0, 0.1)
+
+
 def test_control_signs_through_the_fmu(make):
     c = make("AuvControl").initialize(GuidanceMode="hold", MeasuredSpeed=1.5, MeasuredDepth=10.0,
                                       MeasuredHeading=math.radians(10),
