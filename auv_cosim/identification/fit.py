@@ -283,6 +283,7 @@ def format_report(fr: FitResult, log: TrialLog) -> str:
                  + ", ".join(f"{c} {np.sqrt(np.mean(r ** 2)):.3g}" for c, r in fr.residuals.items()))
     if fr.condition_at_start is not None:
         lines.append(f"  before the fit: condition number of the parameters' correlation matrix {fr.condition_at_start:.3g}")
+    lines += [f"  assumed: {what}" for what in log.assumed]
     lines += [f"  warning [{w['code']}]: {w['message']}" for w in fr.warnings] or ["  no warnings"]
     return "\n".join(lines)
 

@@ -35,12 +35,15 @@ class TrialLog:
     inputs: np.ndarray                  # (n, n_inputs): row k was held over [time[k-1], time[k]]
     measured: dict[str, np.ndarray]     # channel -> (n,) values
     columns: dict[str, str] = field(default_factory=dict)  # model name -> the log's column
+    #: what the fit takes for what the log lacks (an input held at 0, an initial state of 0),
+    #: in words: the fit says each (a warning), never fills one in silently
+    assumed: list[str] = field(default_factory=list)
 
     def window(self, t0: float, t1: float) -> "TrialLog":
         """The rows with t0 <= time <= t1."""
         k = (self.time >= t0 - 1e-9) & (self.time <= t1 + 1e-9)
         return TrialLog(self.path, self.time[k], self.inputs[k], {c: v[k] for c, v in self.measured.items()},
-                        dict(self.columns))
+                        dict(self.columns), list(self.assumed))
 
 
 def parse_column_map(text: str | None) -> dict[str, str]:
@@ -114,7 +117,9 @@ def read_log(path: str | Path, adapter, column_map: dict[str, str] | None = None
     (LogError naming the file, line, column and time): a row with more or fewer fields than the
     header (a truncated last line), a value that is not a number or not finite in any column
     read, a time that does not increase, an implausible or uneven step, command columns the
-    vehicle does not have (``adapter.check_layout``)."""
+    vehicle does not have (``adapter.check_layout``), two columns of the name a value is read
+    from. What the log lacks and the fit takes as 0 (an input it does not drive, a channel of
+    the initial state) is listed in the log's ``assumed``."""
     path = Path(path)
     if not path.is_file():
         raise LogError(f"{path}: no such file")
@@ -146,6 +151,11 @@ def read_log(path: str | Path, adapter, column_map: dict[str, str] | None = None
         wanted = [column_map[name]] if name in column_map else candidates
         for col in wanted:
             if col in index:
+                places = [i + 1 for i, h in enumerate(header) if h == col]
+                if len(places) > 1:
+                    raise LogError(f"{path}: {len(places)} columns are named {col!r} (columns "
+                                   f"{', '.join(map(str, places))} of the header), which {name} is read from: "
+                                   f"which one holds it is not known; rename or remove the others")
                 j = index[col]
                 return np.array([number(r[j], col, n) for n, r in zip(lines, rows)], dtype=float), col
         if name in column_map:
@@ -165,10 +175,12 @@ def read_log(path: str | Path, adapter, column_map: dict[str, str] | None = None
     check_finite(path, columns["time"], "time", t, None, lines)
     check_time(path, columns["time"], t, lines)
     inputs = np.zeros((len(t), len(adapter.input_names)))
+    held_at_zero = []
     for j, name in enumerate(adapter.input_names):
         values, col = column(name, adapter.input_columns(name), name in adapter.required_inputs)
         if values is None:
-            continue  # an input the log does not drive stays 0 (external forces)
+            held_at_zero.append(name)  # an input the log does not drive stays 0 (external forces): said
+            continue
         check_finite(path, col, name, values, t, lines)
         inputs[:, j] = values
         columns[name] = col
@@ -186,4 +198,14 @@ def read_log(path: str | Path, adapter, column_map: dict[str, str] | None = None
             columns[name] = col
     if not measured:
         raise LogError(f"{path}: no measured channel found (looked for {', '.join(adapter.channel_names)})")
-    return TrialLog(path, t, inputs, measured, columns)
+    assumed = []
+    if held_at_zero:
+        assumed.append(f"{', '.join(held_at_zero)} taken as 0 throughout: {path.name} has no column for "
+                       f"{'them' if len(held_at_zero) > 1 else 'it'} (map one with --columns NAME=COLUMN)")
+    unknown_start = [c for c in adapter.initial_channels if c not in measured]
+    if unknown_start:
+        assumed.append(f"the initial {', '.join(unknown_start)} taken as 0: {path.name} has no "
+                       f"{'channel' if len(unknown_start) == 1 else 'channels'} for "
+                       f"{'it' if len(unknown_start) == 1 else 'them'} (looked for "
+                       f"{'; '.join(', '.join(adapter.channel_columns(c)) for c in unknown_start)})")
+    return TrialLog(path, t, inputs, measured, columns, assumed)

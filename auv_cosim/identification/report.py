@@ -37,6 +37,7 @@ def write_outputs(fr: FitResult, log: TrialLog, adapter, out_dir: Path, vehicle_
     if heldout:
         fit_doc["heldout"] = heldout
     fit_doc["condition_at_start"] = fr.condition_at_start
+    fit_doc["assumed"] = list(log.assumed)
     fit_doc["warnings"] = list(fr.warnings)
     fit_doc["unusable"] = unusable(fr.warnings)
     files["fit"] = out_dir / "fit.json"

@@ -34,6 +34,9 @@ class VehicleAdapter:
     required_inputs: set[str] = set()
     channels: list[Channel] = []
     position_channels = ("north", "east", "depth")
+    #: the channels the simulation starts from (its initial state): those a log lacks are taken
+    #: as 0, which the fit says (TrialLog.assumed)
+    initial_channels: tuple[str, ...] = ()
 
     @property
     def channel_names(self) -> list[str]:

@@ -47,6 +47,12 @@ def read_results_csv(path: Path, warn=None) -> tuple[list[str], np.ndarray]:
             raise ResultsFileError(f"{path}: the header (line 1) is cut: no line end")
         if header[0] != "time":
             raise ResultsFileError(f"{path}: the first column must be 'time' (found {header[:1]})")
+        twice = [h for h in dict.fromkeys(header) if header.count(h) > 1]
+        if twice:
+            places = [i + 1 for i, h in enumerate(header) if h == twice[0]]
+            raise ResultsFileError(f"{path}: {len(places)} columns are named {twice[0]!r} (columns "
+                                   f"{', '.join(map(str, places))}): which one holds the variable is not known; "
+                                   f"a run's results.csv names each column once")
         body_start = f.tell()
         end = f.seek(0, io.SEEK_END)
         complete = _complete_end(f, body_start, end)

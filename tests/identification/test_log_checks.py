@@ -121,3 +121,54 @@ def test_8_a_start_after_the_stop_is_named(tmp_path, capsys):
     assert identify(log, tmp_path, "--start", "50", "--stop", "40") == 2
     err = capsys.readouterr().err
     assert "--start 50 must come before --stop 40" in err and "zero-size" not in err, err
+
+
+def test_two_columns_of_one_name_are_refused_naming_it(tmp_path, capsys):
+    """A log with vehicle.Depth twice (the second a biased copy): which one is the depth is not
+    known, so it is refused (exit 2) naming the column and where each copy is; identify took
+    the last one and said nothing."""
+    def twice(lines):
+        lines[0] += ",vehicle.Depth"
+        for k in range(1, len(lines)):
+            lines[k] += ",10.5"
+    log = h100_log(tmp_path / "log.csv", edit=twice)
+    assert identify(log, tmp_path) == 2
+    err = capsys.readouterr().err
+    assert "2 columns are named 'vehicle.Depth' (columns 12, 22 of the header)" in err, err
+    assert not (tmp_path / "fit").exists()
+
+
+def test_what_a_log_lacks_is_said_never_filled_in_silently():
+    """A log without the external forces and moments, and without roll: the fit takes them as 0
+    and says so (TrialLog.assumed, printed in the report and kept in fit.json)."""
+    import tempfile
+
+    from auv_cosim.identification.log import read_log
+    from auv_cosim.identification.vehicles import vehicle_adapter
+
+    def no_roll(lines):
+        j = lines[0].split(",").index("vehicle.Euler[1]")
+        for k, line in enumerate(lines):
+            cells = line.split(",")
+            del cells[j]
+            lines[k] = ",".join(cells)
+    with tempfile.TemporaryDirectory() as d:
+        log = read_log(h100_log(Path(d) / "log.csv", edit=no_roll), vehicle_adapter("h100", None))
+    assert "roll" not in log.measured
+    assert log.assumed == [
+        "ExternalForce[1], ExternalForce[2], ExternalForce[3], ExternalMoment[1], ExternalMoment[2], "
+        "ExternalMoment[3] taken as 0 throughout: log.csv has no column for them (map one with --columns NAME=COLUMN)",
+        "the initial roll taken as 0: log.csv has no channel for it (looked for sensors.MeasuredEuler[1], "
+        "vehicle.Euler[1])"]
+
+
+def test_a_results_table_with_two_columns_of_one_name_is_refused_by_its_readers(tmp_path):
+    """The 3-D view's reader (and export, which falls back on it) refuse a results.csv naming a
+    column twice instead of taking the last."""
+    from auv_cosim.master.view import ViewError, read_results
+
+    (tmp_path / "results.csv").write_text("time,a.X,a.X\n0,1,2\n0.1,1,2\n0.2,1,2\n")
+    with pytest.raises(ViewError, match=r"2 columns are named 'a.X' \(columns 2, 3\)"):
+        read_results(tmp_path)
+    assert cli(["export", str(tmp_path), "--format", "parquet"]) == 2
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["results.csv"]

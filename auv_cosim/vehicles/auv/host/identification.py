@@ -20,6 +20,7 @@ class AuvAdapter(VehicleAdapter):
 
     name = "auv"
     vehicle_file_name = "auv_parameters.yaml"
+    initial_channels = ("north", "east", "depth", "roll", "pitch", "heading", "speed")
     input_names = ["ThrustPower", "RudderYaw", "RudderDive", "ExternalForce[1]", "ExternalForce[2]", "ExternalForce[3]"]
     required_inputs = {"ThrustPower", "RudderYaw", "RudderDive"}
     channels = [

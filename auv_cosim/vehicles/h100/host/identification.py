@@ -83,6 +83,10 @@ class H100Adapter(VehicleAdapter):
                "pitch": ("Euler", 1), "heading": ("Euler", 2), "surge": ("LocalVel", 0), "sway": ("LocalVel", 1),
                "heave": ("LocalVel", 2), "p": ("Omega", 0), "q": ("Omega", 1), "r": ("Omega", 2)}
 
+    #: each window starts from these (north and east only place the track: the dynamics do not
+    #: depend on them)
+    initial_channels = ("depth", "roll", "pitch", "heading", "surge", "sway", "heave", "p", "q", "r")
+
     def input_columns(self, name: str) -> list[str]:
         return [f"vehicle.{name}", f"control.{name}", f"allocation.{name}", name]
 
