@@ -92,7 +92,11 @@ WAKE_BLOCK = SOURCES_SIZE + 4
 WAKE_UPDATES = {"Step": 0.0, "Evaluation": 1.0}
 
 # ---- the problems of a row (`source_problem`'s codes)
-NOT_FINITE, NOT_UNIT, NEGATIVE, NOT_POSITIVE = 0, 1, 2, 3
+NOT_FINITE, NOT_UNIT, NEGATIVE, NOT_POSITIVE, TOO_FAST = 0, 1, 2, 3, 4
+#: the fastest wake a row may give (m/s): the speed of sound in sea water. The law is one of
+#: incompressible flow; a row whose field could exceed this (a huge F_D or T over a tiny U,
+#: rho_s or diameter) describes no wake, and a vehicle meeting it could not be integrated.
+MAX_WAKE_SPEED = 1500.0
 _PROBLEMS = {NOT_FINITE: "is not finite", NEGATIVE: "must not be negative",
              NOT_POSITIVE: "must be positive for a source that moves (U > 0): the field divides by it"}
 
@@ -376,9 +380,49 @@ def describe_source_problem(code: int, rows, start: int = 0, name: str = "WakeSo
         return (f"{name}[{row + 1},{DIRECTION + 1}..{DIRECTION + 3}] = ({e[0]!r}, {e[1]!r}, {e[2]!r}) "
                 f"(row {row + 1}, the wake direction) is not a unit vector: its length is "
                 f"{math.sqrt(sum(v * v for v in e))!r}")
+    if problem == TOO_FAST:
+        given = ", ".join(f"{name}[{row + 1},{i + 1}] = {float(rows[base + i])!r} ({SOURCE_LABELS[i]})"
+                          for i in (SPEED, DRAG, THRUST, DIAMETER, PROPELLER_DIAMETER, RHO))
+        return (f"row {row + 1} of {name} ({given}) would give a wake faster than sound in water "
+                f"({MAX_WAKE_SPEED:g} m/s; its speed is up to F_D or T / (2 pi rho_s U sigma^2)): "
+                f"no wake is, so no such row is taken")
     value = float(rows[base + element])
     return (f"{name}[{row + 1},{element + 1}] = {value!r} (row {row + 1}, {SOURCE_LABELS[element]}) "
             f"{_PROBLEMS[problem]}")
+
+
+
+@jit
+def part_speed_bound(strength, sigma0, spread, speed, rho, ramp_length):
+    """An upper bound of the speed `wake_part_speed` gives anywhere (m/s; inf when it does not
+    fit a double): |S| / (2 pi rho U) times the largest ramp(x / D_s) / sigma(x)^2, which is at
+    most 1 / sigma_0^2 (ramp <= 1, sigma >= sigma_0) and at most 3 / (k D_s)^2 (ramp(t) <= 3 t^2,
+    sigma >= k x). Zero for a part that is none (no strength, or sigma_0 = k = 0)."""
+    if strength == 0.0 or (sigma0 <= 0.0 and spread <= 0.0):
+        return 0.0
+    shape = math.inf
+    if sigma0 > 0.0:
+        shape = 1.0 / (sigma0 * sigma0)
+    if spread > 0.0 and ramp_length > 0.0:
+        shape = min(shape, 3.0 / ((spread * ramp_length) * (spread * ramp_length)))
+    return abs(strength) / (2.0 * math.pi * rho * speed) * shape
+
+
+@jit
+def too_fast(held, start, wake_spread, jet_spread):
+    """0 when every moving row at `held[start:start + 45]` (well formed: `source_problem`) gives a
+    wake slower than MAX_WAKE_SPEED with the receiver's spread rates, else the code of the first
+    that may not (a `source_problem` code of TOO_FAST at the row's U)."""
+    for k in range(MAX_SOURCES):
+        base = start + k * SOURCE_SIZE
+        if not held[base + SPEED] > 0.0:
+            continue
+        _s, _j, _e, speed, rho, diameter, hull, jet_part = _row_parts(held, base, wake_spread, jet_spread)
+        bound = max(part_speed_bound(hull[0], hull[1], hull[2], speed, rho, diameter),
+                    part_speed_bound(jet_part[0], jet_part[1], jet_part[2], speed, rho, diameter))
+        if not bound <= MAX_WAKE_SPEED:
+            return 1 + SOURCES_SIZE * TOO_FAST + SOURCE_SIZE * k + SPEED
+    return 0
 
 
 @jit
@@ -388,6 +432,8 @@ def hold_wake(point, held, start, evaluation, wake_spread, jet_spread, wake_leng
     the field at `point`, the vehicle's position then, held over the step. Returns 0, or the
     `source_problem` code of a malformed row (the block then unchanged)."""
     problem = source_problem(held, start + HELD_SOURCES)
+    if problem == 0:
+        problem = too_fast(held, start + HELD_SOURCES, wake_spread, jet_spread)
     if problem != 0:
         return problem
     present = 0.0

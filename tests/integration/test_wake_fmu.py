@@ -277,6 +277,35 @@ def test_a_malformed_row_fails_the_step_naming_row_and_element(make, model, elem
     assert inst.get("Pos[1]") > before[0]
 
 
+@pytest.mark.parametrize("model", ["Auv", "H100"])
+@pytest.mark.parametrize("changes", [
+    {10: 1e-300, 11: 1e300, 15: 1e-300},     # each finite, the field beyond any double
+    {10: 1e-300},                             # an ordinary resistance over a vanishing speed
+    {11: 1e300},
+    {12: 1e9, 14: 1e-9},                      # a huge thrust through a needle's jet
+])
+def test_a_huge_but_finite_row_fails_the_step_naming_its_values(make, model, changes):
+    """Rows of finite numbers whose wake no water could carry (faster than sound in it) fail
+    the step naming the row and its values, not the integrator's failure; the vehicle is left
+    at the step's start."""
+    inst = _cruiser(make, (0.0, 0.0, 30.0), model=model)
+    inst.fmu.doStep(0.0, 0.1)
+    inst.time = 0.1
+    before = inst.vector("Pos")
+    row = _good_row()
+    for element, value in changes.items():
+        row[element - 1] = value
+    inst.set(**{f"WakeSources[2,{j}]": v for j, v in enumerate(row, 1)})
+    with pytest.raises(FMICallException) as failure:
+        inst.fmu.doStep(inst.time, 0.1)
+    assert failure.value.status == failed_step_status(FMU_DIR / f"{model}.fmu")
+    words = [f"WakeSources[2,{e}] = {v!r}" for e, v in changes.items()] + ["row 2 of WakeSources",
+                                                                          "faster than sound in water"]
+    assert any(all(w in m for w in words) for m in inst.errors()), inst.messages
+    assert not any("could not integrate" in m for m in inst.errors()), inst.messages
+    assert list(inst.vector("Pos")) == list(before)
+
+
 def test_a_tunable_wake_parameter_applies_from_the_next_step(make):
     # WakeLength cut below the follower's distance from the leader's stern mid-run: the wake no
     # longer reaches it from the next step on; set back, it does again (the vehicle keeps its state)

@@ -11,8 +11,8 @@ from auv_cosim.vehicles import Environment, VehicleSimulator, finite_difference_
 from auv_cosim.vehicles.auv import AuvModel, AuvParameters, AuvWakeParameters, initial_state, inputs
 from auv_cosim.vehicles.auv.dynamics import U_WAKE
 from auv_cosim.vehicles.rotation import quaternion_from_euler, rotation_matrix
-from auv_cosim.vehicles.wake import (CUT_SHARE, WakeParameters, describe_source_problem, plane_momentum,
-                                     source_problem, wake_velocity, wake_velocity_gradient, with_sources)
+from auv_cosim.vehicles.wake import (CUT_SHARE, MAX_WAKE_SPEED, WakeParameters, describe_source_problem,
+                                     part_speed_bound, plane_momentum, source_problem, too_fast, wake_velocity, wake_velocity_gradient, with_sources)
 from auv_cosim.vehicles.waves import WaveParameters
 
 from tests.wake_oracle import oracle_field
@@ -253,6 +253,49 @@ def test_a_malformed_row_is_refused_naming_row_and_element(element, value, words
         with pytest.raises(ValueError, match=r"WakeSources\[%d," % (row_index + 1)):
             sim.advance(0.0, 0.1, with_sources(inputs(30.0), rows))
         assert np.array_equal(sim.state, model.cruise_state(1.4))   # left where it was
+
+
+@pytest.mark.parametrize("strength, sigma0, spread, diameter", [
+    (-9.0, 0.05, 0.02, 0.2), (8.0, 0.03, 0.04, 0.2),      # the row's hull wake and jet
+    (8.0, 0.0, 0.04, 0.2),                               # a jet from a point: the ramp bounds it
+    (8.0, 0.0, 0.04, 0.02), (-9.0, 0.3, 0.0, 1.2)])
+def test_the_speed_bound_bounds_the_field(strength, sigma0, spread, diameter):
+    """part_speed_bound is at least the largest speed the part gives on its axis over a fine
+    grid downstream (where the peak is), and within a factor of the largest for the rows flown."""
+    from auv_cosim.vehicles.wake import wake_part_speed
+    bound = part_speed_bound(strength, sigma0, spread, 1.5, 1025.0, diameter)
+    speeds = [abs(wake_part_speed((-x, 0.0, 0.0), (0.0, 0.0, 0.0), (-1.0, 0.0, 0.0), strength, sigma0, spread,
+                                  1.5, 1025.0, diameter, 50.0)) for x in np.geomspace(1e-6, 49.0, 20000)]
+    assert max(speeds) <= bound
+    assert bound <= 12 * max(speeds)
+
+
+def test_a_row_whose_wake_no_water_carries_is_refused_naming_its_values():
+    """Finite numbers whose field would pass the speed of sound in water (a vanishing U or rho_s,
+    a huge F_D): refused before the step with the row's values, as a malformed row is; the rows
+    the vehicles publish are far below the limit."""
+    wake = WAKE
+    assert too_fast(np.concatenate([ROW, np.zeros(30)]), 0, wake.WakeSpreadRate, wake.JetSpreadRate) == 0
+    for changes in ({9: 1e-300, 10: 1e300, 14: 1e-300}, {9: 1e-300}, {10: 1e300}, {14: 1e-12}):
+        rows = np.zeros(45)
+        rows[15:30] = ROW
+        for i, v in changes.items():
+            rows[15 + i] = v
+        assert source_problem(rows, 0) == 0                     # each number is well formed
+        code = too_fast(rows, 0, wake.WakeSpreadRate, wake.JetSpreadRate)
+        words = describe_source_problem(code, rows)
+        assert words.startswith("row 2 of WakeSources (WakeSources[2,10] = ") and "sound in water" in words
+        for i, v in changes.items():
+            assert f"WakeSources[2,{i + 1}] = {v!r}" in words
+        model = AuvModel()
+        sim = VehicleSimulator(model, model.cruise_state(1.4))
+        with pytest.raises(ValueError, match=r"row 2 of WakeSources \(WakeSources\[2,10\]"):
+            sim.advance(0.0, 0.1, with_sources(inputs(30.0), rows))
+        assert np.array_equal(sim.state, model.cruise_state(1.4))
+    slow = np.concatenate([ROW, np.zeros(30)])
+    slow[9] = 0.5                                               # WakeMinSpeed: the slowest row cast
+    assert too_fast(slow, 0, wake.WakeSpreadRate, wake.JetSpreadRate) == 0
+    assert part_speed_bound(9.0, 0.05, 0.02, 0.5, 1025.0, 0.2) < MAX_WAKE_SPEED / 1000
 
 
 def test_a_direction_within_the_tolerance_a_still_source_and_zero_rows_pass():
