@@ -41,14 +41,22 @@ def _num(v: Any) -> float | None:
 MAX_PANELS = 12
 
 
+#: a figure that moves by less than this part of its size across the runs is drawn flat: it is
+#: left out (a vehicle the varied parameter does not drive, flown a little longer or shorter,
+#: moves its figures by parts in 1e5)
+FLAT = 1e-3
+
+
 def plot_figures(table, seed_variable: str | None = None, max_panels: int = MAX_PANELS) -> list[str]:
-    """The figure columns worth plotting: numeric in some completed run and not constant."""
+    """The figure columns worth plotting: numeric in some completed run and changing across
+    the runs by more than FLAT of their size (all, for a single run), in the table's order (the
+    headline figures first), at most `max_panels`."""
     done = [r for r in table.rows if r.get("status") == "completed"]
     out = []
     for f in table.figures:
         vals = [_num(r.get(f)) for r in done]
         vals = [v for v in vals if v is not None]
-        if len(vals) >= 1 and (len(done) == 1 or max(vals) - min(vals) > 1e-12 * max(1.0, abs(max(vals)))):
+        if len(vals) >= 1 and (len(done) == 1 or max(vals) - min(vals) > FLAT * max(abs(v) for v in vals)):
             out.append(f)
     return out[:max_panels]
 

@@ -74,8 +74,9 @@ def finished_summary(run_dir: Path, inputs_hash: str, retry_failed: bool = False
 
 def flatten_figures(summary: dict | None) -> dict[str, Any]:
     """The numeric and boolean figures of a summary.json as flat ``a.b.c`` keys (lists of numbers
-    as ``key[1]``, ``key[2]`` ...). Bookkeeping (times, files, wiring) is left out; the per-vehicle
-    and per-controller copies of the headline figures too."""
+    as ``key[1]``, ``key[2]`` ...). Bookkeeping (times, files, wiring) is left out; so are the
+    per-vehicle and per-controller copies of the headline figures of a run of one vehicle (its
+    summary has them at the top too; a run of several has them under each vehicle's name only)."""
     out: dict[str, Any] = {}
     if not summary:
         return out
@@ -89,7 +90,8 @@ def flatten_figures(summary: dict | None) -> dict[str, Any]:
             for k, x in v.items():
                 if k in ("samples", "warning", "error"):
                     continue
-                if depth == 1 and prefix.split(".")[0] in ("vehicles", "controls") and k in _HEADLINE_DUPES:
+                if depth == 1 and prefix.split(".")[0] in ("vehicles", "controls") and k in _HEADLINE_DUPES \
+                        and k in summary:
                     continue
                 walk(f"{prefix}.{k}" if prefix else k, x, depth + 1)
         elif isinstance(v, list) and v and all(isinstance(x, (int, float)) and not isinstance(x, bool) or x is None for x in v):

@@ -401,6 +401,41 @@ def test_finished_needs_summary_hash_and_status(tmp_path):
     assert finished_summary(tmp_path / "a", "h1") is None
 
 
+def test_the_figures_of_several_vehicles_are_each_one_s_under_its_name():
+    """A run of several vehicles has no headline figures at the top: the campaign's table gets
+    each vehicle's and each control stack's, named, and no unnamed column."""
+    s = {"status": "completed", "simulated_time_s": 20.0,
+         "vehicles": {"follower": {"distance_run_m": 27.0, "energy_used_J": 900.0, "max_depth_m": 10.0},
+                      "leader": {"distance_run_m": 28.0, "energy_used_J": 910.0, "max_depth_m": 10.0}},
+         "controls": {"follower_control": {"mission_completed": False, "depth_error_m": {"rms": 0.1}},
+                      "leader_control": {"mission_completed": True, "depth_error_m": {"rms": 0.2}}}}
+    f = flatten_figures(s)
+    assert f["vehicles.follower.distance_run_m"] == 27.0 and f["vehicles.leader.energy_used_J"] == 910.0
+    assert f["controls.follower_control.mission_completed"] is False
+    assert f["controls.leader_control.depth_error_m.rms"] == 0.2
+    assert not [k for k in f if "." not in k and k != "simulated_time_s"], f
+
+
+def test_the_plots_show_the_figures_the_variable_moves():
+    """A figure that barely moves (a vehicle the variable does not drive, flown a little
+    longer: a part in 1e5) is no panel; those that change fill the panels, in the table's order;
+    a figure near zero that changes (a cross-track offset) is drawn."""
+    from types import SimpleNamespace
+
+    from auv_cosim.campaigns.plots import MAX_PANELS, plot_figures
+
+    still = [f"vehicles.leader.x{i}" for i in range(MAX_PANELS)]
+    moved = [f"vehicles.follower.y{i}" for i in range(5)] + ["vehicles.follower.offset"]
+    rows = [dict({f: 100.0 + 1e-3 * k for f in still}, **{f: 1.0 + 0.1 * k * (j + 1) for j, f in enumerate(moved)},
+                 status="completed") for k in range(3)]
+    for k, r in enumerate(rows):
+        r["vehicles.follower.offset"] = 0.004 * (k - 1)
+    table = SimpleNamespace(rows=rows, figures=still[:6] + moved + still[6:])
+    assert plot_figures(table) == moved
+    single = SimpleNamespace(rows=rows[:1], figures=still[:3] + moved[:2])
+    assert plot_figures(single) == still[:3] + moved[:2]          # one run: every numeric figure
+
+
 def test_flatten_figures():
     f = flatten_figures(_summary(Path("/tmp/_unused_campaign_test"), results=False))
     assert f["distance_run_m"] == 25.0

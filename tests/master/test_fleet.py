@@ -134,6 +134,16 @@ def test_the_order_of_the_vehicles_changes_nothing(tmp_path):
     assert np.max(np.abs(ca["follower.WakeVelocity[1]"])) > 1e-3
     assert a.summary["step_order"][:3] == ["leader_control", "leader", "leader_sensors"]
     assert b.summary["step_order"][:3] == ["follower_control", "follower", "follower_sensors"]
+    # the summary's figures: each vehicle's under its name, the same text whatever the order;
+    # none unnamed at the top (they were the first-declared vehicle's), the run's own there
+    from auv_cosim.analyses.auv import HEADLINE
+    figures = [json.dumps({k: r.summary[k] for k in ("vehicles", "controls")}) for r in (a, b)]
+    assert figures[0] == figures[1]
+    assert list(a.summary["vehicles"]) == ["follower", "leader"]
+    assert a.summary["vehicles"]["follower"]["distance_run_m"] != a.summary["vehicles"]["leader"]["distance_run_m"]
+    for r in (a, b):
+        assert not set(HEADLINE) & set(r.summary), sorted(set(HEADLINE) & set(r.summary))
+        assert {"simulated_time_s", "stepping_time_s", "steps", "real_time_factor"} <= set(r.summary)
 
 
 def test_the_convoy_says_what_the_wake_does_to_the_follower(tmp_path, fmus_built):

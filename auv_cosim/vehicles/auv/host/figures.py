@@ -521,9 +521,12 @@ HEADLINE = {"distance_run_m": None, "energy_used_J": None, "mission_completed": 
 
 
 class AuvRunFigures:
-    """The figures of every run as the rows stream past: the headline figures (of the first
-    vehicle and the first control stack), then those of every vehicle and every control
-    stack."""
+    """The figures of every run as the rows stream past: those of every vehicle and every
+    control stack, under their names. A run of one vehicle also has its headline figures at the
+    top, as it always had (`HEADLINE`: its distance and energy, its control stack's mission and
+    errors); a run of several has none there (whose would they be?), and its vehicles and
+    control stacks come in the order of their names, so that the summary's figures are the same
+    whatever the order the scenario declares them in."""
 
     def __init__(self, plan: Plan, colmap: dict[str, int]):
         vehicles = vehicles_of(plan)
@@ -537,9 +540,11 @@ class AuvRunFigures:
             stream.rows(block)
 
     def result(self) -> dict:
-        out: dict[str, Any] = dict(HEADLINE)
         vfig = {v: s.result() for v, s in self.vehicles.items()}
         cfig = {c: s.result() for c, s in self.controls.items()}
+        if len(vfig) > 1:
+            return {"vehicles": dict(sorted(vfig.items())), "controls": dict(sorted(cfig.items()))}
+        out: dict[str, Any] = dict(HEADLINE)
         if vfig:
             p = next(iter(vfig.values()))
             out["distance_run_m"] = p.get("distance_run_m")
