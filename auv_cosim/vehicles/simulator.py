@@ -96,6 +96,28 @@ def runaway(table, x0, x) -> str:
     return f"the state that changed most: {change} (stiff equations: is a parameter far too large?)"
 
 
+#: an input held over a failed step at least this large in its SI unit (a meganewton, a
+#: megawatt...) is named in the failure: no vehicle here is driven with one, and a huge finite
+#: input is the likeliest reason its state ran away
+HUGE_INPUT = 1e6
+
+
+def huge_inputs(table, u) -> str:
+    """In words, the inputs of `u` (the elements of the SignalTable `table`) at least HUGE_INPUT
+    in size, largest first (empty when there is none)."""
+    names, units = [], []
+    for signal in table:
+        names += signal.element_names()
+        units += signal.element_units()
+    values = np.asarray(u, dtype=float).reshape(-1)[:len(names)]
+    big = sorted((i for i in range(values.size) if abs(values[i]) >= HUGE_INPUT), key=lambda i: -abs(values[i]))
+    if not big:
+        return ""
+    shown = ", ".join(f"{names[i]} = {float(values[i])!r}{'' if units[i] == '1' else ' ' + units[i]}" for i in big[:3])
+    return f"the input{'s' if len(big) > 1 else ''} held over the step: {shown}" + (
+        f" and {len(big) - 3} more" if len(big) > 3 else "")
+
+
 class VehicleSimulator:
     """Advances a vehicle (any `Vehicle`: it uses its INPUTS, constants, derivative_at and
     project_state) from one communication point to the next.
@@ -278,8 +300,9 @@ class VehicleSimulator:
             where = f" at t={restarts.t_reached:.6g} s" if restarts.t_reached < t1 else ""
             # what the integrator carried, where it stopped (the rest follows it in closed form)
             ran = runaway(getattr(self.model, "STATE", ()), self._x[:y.size], y)
+            huge = huge_inputs(self.model.INPUTS, self._u)
             raise IntegrationError(f"{self.method} could not integrate from t={t0:.6g} s to t={t1:.6g} s: {why}{where}"
-                                   + (f"; {ran}" if ran else ""))
+                                   + (f"; {ran}" if ran else "") + (f"; {huge}" if huge else ""))
         self.model.project_state(x)
         self._x = x    # only now: a failed advance leaves the simulator where it was
         return x

@@ -231,3 +231,17 @@ def test_a_compiled_entry_computes_what_the_dispatcher_does(model):
     entry(0.3, x, work)
     expected = model.derivative_at(0.3, x, inputs(30.0, rudder_yaw=0.1), model.constants)
     assert derivative.tobytes() == expected.tobytes()
+
+
+def test_a_huge_finite_input_is_named_when_the_step_fails(model):
+    """A finite input no vehicle here is driven with (ExternalForce[1] = 1e300 N) makes the
+    state run away: the failure names the input and its value beside the state, and leaves the
+    vehicle where it was; an ordinary failure names no input."""
+    x0 = model.cruise_state(1.4)
+    sim = VehicleSimulator(model, x0)
+    with pytest.raises(IntegrationError, match=r"the input held over the step: ExternalForce\[1\] = 1e\+300 N$"):
+        sim.advance(0.0, 0.1, inputs(30.0, external_force=(1e300, 0.0, 0.0)))
+    assert np.array_equal(sim.state, x0)
+    with pytest.raises(IntegrationError) as failure:
+        VehicleSimulator(model, x0, max_steps=2).advance(0.0, 100.0, inputs(120.0, rudder_yaw=0.3))
+    assert "held over the step" not in str(failure.value)
