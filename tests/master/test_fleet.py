@@ -136,7 +136,7 @@ def test_the_order_of_the_vehicles_changes_nothing(tmp_path):
     assert b.summary["step_order"][:3] == ["follower_control", "follower", "follower_sensors"]
     # the summary's figures: each vehicle's under its name, the same text whatever the order;
     # none unnamed at the top (they were the first-declared vehicle's), the run's own there
-    from auv_cosim.analyses.auv import HEADLINE
+    from auv_cosim.vehicles.auv.host.figures import HEADLINE
     figures = [json.dumps({k: r.summary[k] for k in ("vehicles", "controls")}) for r in (a, b)]
     assert figures[0] == figures[1]
     assert list(a.summary["vehicles"]) == ["follower", "leader"]

@@ -1,5 +1,5 @@
 """A refused command changes nothing on disk: every command that writes a folder or a file
-(`run`, `sweep`, `compare`, `identify`, `export`, `export-ssp`, `export-osp`, `view`) leaves what
+(`run`, `sweep`, `compare`, `identify`, `export`, `export-ssp`, `export-osp`, `view`, `build`) leaves what
 an earlier command wrote there byte for byte when it refuses (exit 2); a run replaces the files
 of the earlier run only once it has made its first step, and then every one of them (the
 formats it was not asked for too), never a file that is not a run's."""
@@ -171,11 +171,28 @@ def test_refused_exports_leave_their_files(earlier, tmp_path):
     assert _digest(run) == before
 
 
+def test_a_refused_build_leaves_its_folder(tmp_path):
+    """`build` refuses an unknown name, no name, and an --out that is a file, before it writes."""
+    out = tmp_path / "fmus"
+    out.mkdir()
+    (out / "Auv.fmu").write_bytes(b"an earlier build\n")
+    before = _digest(out)
+    _refused(_cli("build", "NoSuchFmu", "--out", out), "NoSuchFmu")
+    _refused(_cli("build", "--out", out), "--all")
+    assert _digest(out) == before
+    afile = tmp_path / "a_file"
+    afile.write_text("mine\n")
+    _refused(_cli("build", "--all", "--out", afile), "not a folder")
+    assert afile.read_text() == "mine\n"
+    _refused(_cli("build", "NoSuchFmu", "--out", tmp_path / "new"))
+    assert not (tmp_path / "new").exists()
+
+
 def test_every_command_that_writes_a_folder_or_file_is_covered_here():
     """A new command with an output is added to the tests above (this list is theirs)."""
     from auv_cosim.cli import build_parser
 
-    covered = {"run", "sweep", "compare", "identify", "export", "export-ssp", "export-osp", "view"}
+    covered = {"run", "sweep", "compare", "identify", "export", "export-ssp", "export-osp", "view", "build"}
     parser = build_parser()
     sub = next(a for a in parser._actions if a.__class__.__name__ == "_SubParsersAction")
     writing = set()
