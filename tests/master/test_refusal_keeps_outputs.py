@@ -1,5 +1,6 @@
 """A refused command changes nothing on disk: every command that writes a folder or a file
-(`run`, `sweep`, `compare`, `identify`, `export`, `export-ssp`, `export-osp`, `view`, `build`) leaves what
+(`run`, `sweep`, `compare`, `identify`, `export`, `export-ssp`, `export-osp`, `view`, `build`,
+`coverage`, `plan-survey`) leaves what
 an earlier command wrote there byte for byte when it refuses (exit 2); a run replaces the files
 of the earlier run only once it has made its first step, and then every one of them (the
 formats it was not asked for too), never a file that is not a run's."""
@@ -188,11 +189,29 @@ def test_a_refused_build_leaves_its_folder(tmp_path):
     assert not (tmp_path / "new").exists()
 
 
+def test_refused_seabed_commands_leave_their_files(earlier, tmp_path):
+    """`coverage` (a swath that cannot be, a polygon of two vertices) and `plan-survey` (an
+    existing --out without --force, a negative altitude with it) refuse before they write."""
+    run = tmp_path / "run"
+    subprocess.run(["cp", "-a", str(earlier / "run"), str(run)], check=True)
+    before = _digest(run)
+    _refused(_cli("coverage", run, "--half-angle", "95", "--range", "60"), "half")
+    _refused(_cli("coverage", run, "--half-angle", "30", "--range", "60", "--polygon", "0,0; 10,10"), "--polygon")
+    assert _digest(run) == before
+    plan = tmp_path / "lines.yaml"
+    plan.write_text("the user's own file\n")
+    area = ["--area", "0,0; 0,200; 100,200; 100,0", "--half-angle", "30", "--range", "60"]
+    _refused(_cli("plan-survey", *area, "--altitude", "10", "--out", plan), "lines.yaml")
+    _refused(_cli("plan-survey", *area, "--altitude", "-5", "--out", plan, "--force"), "altitude")
+    assert plan.read_text() == "the user's own file\n"
+
+
 def test_every_command_that_writes_a_folder_or_file_is_covered_here():
     """A new command with an output is added to the tests above (this list is theirs)."""
     from auv_cosim.cli import build_parser
 
-    covered = {"run", "sweep", "compare", "identify", "export", "export-ssp", "export-osp", "view", "build"}
+    covered = {"run", "sweep", "compare", "identify", "export", "export-ssp", "export-osp", "view", "build",
+               "coverage", "plan-survey"}
     parser = build_parser()
     sub = next(a for a in parser._actions if a.__class__.__name__ == "_SubParsersAction")
     writing = set()
