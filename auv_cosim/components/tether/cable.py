@@ -18,6 +18,9 @@ Calls into MoorDyn's Python wrapper (`moordyn`):
   grow with it); the node count stays;
 * `Serialize` / `Deserialize`: the state (nodes' positions and velocities); the unstretched
   length is a property MoorDyn does not serialise, so the state carries it beside.
+The wrapper's functions that return None (the two setters, `Deserialize`) are called through
+`moordyn_calls`, which gives None back the reference moordyn 2.7.2 takes from it at each call
+(without which a long run aborts the host's interpreter).
 MoorDyn prints a banner and its progress on the process's stdout (file descriptor 1), where a
 host that talks to its parent over stdout would read them: every call that may print runs with
 descriptor 1 sent to a log file in the tether's folder (`_stdout_to`), and the verbosity is set
@@ -40,6 +43,7 @@ from typing import Any, Dict, List, Sequence, Tuple
 
 from .config import TetherConfig
 from .frames import moordyn_to_ned, ned_to_moordyn
+from .moordyn_calls import returning_none
 from .moordyn_file import write_inputs
 
 Vector3 = Tuple[float, float, float]
@@ -90,6 +94,10 @@ class Tether:
         import moordyn   # imported here: the package's other modules and the tests' oracles need none of it
 
         self._md = moordyn
+        # the wrapper's functions that return None, called through moordyn_calls (None's count)
+        self._set_length = returning_none(moordyn, "SetLineUnstretchedLength")
+        self._set_length_rate = returning_none(moordyn, "SetLineUnstretchedLengthVel")
+        self._deserialize = returning_none(moordyn, "Deserialize")
         self.config = config
         self.time = 0.0
         self.anchor: Vector3 = tuple(float(v) for v in config.AnchorPos)
@@ -135,7 +143,7 @@ class Tether:
             raise ValueError(f"PayOutSpeed = {pay_out_speed!r} m/s would reel the tether in to "
                              f"{length + pay_out_speed * dt:.4g} m, under {SHORTEST_FRACTION:g} of Length")
         x, v = self._coupled(end_pos, end_vel, anchor_vel)
-        self._md.SetLineUnstretchedLengthVel(self.line, float(pay_out_speed))
+        self._set_length_rate(self.line, float(pay_out_speed))
         try:
             forces = self._md.Step(self.system, x, v, self.time, dt)
         except RuntimeError as error:
@@ -145,7 +153,7 @@ class Tether:
         if pay_out_speed != 0.0:
             # MoorDyn grew the length from its value at the step's start; say it exactly so that
             # a restored state, which carries the length, continues the same way
-            self._md.SetLineUnstretchedLength(self.line, length + pay_out_speed * dt)
+            self._set_length(self.line, length + pay_out_speed * dt)
         self.time += dt
         self.anchor = tuple(a + u * dt for a, u in zip(self.anchor, anchor_vel))
         self.loads = self._loads(forces[:3], forces[3:])
@@ -190,8 +198,8 @@ class Tether:
 
     def set_state(self, state: Dict[str, Any]) -> None:
         """Restore what `get_state` returned (of a tether of the same configuration)."""
-        self._md.Deserialize(self.system, base64.b64decode(state["moordyn"]))
-        self._md.SetLineUnstretchedLength(self.line, float(state["length"]))
+        self._deserialize(self.system, base64.b64decode(state["moordyn"]))
+        self._set_length(self.line, float(state["length"]))
         self.time = float(state["time"])
         self.anchor = tuple(float(v) for v in state["anchor"])
         end, anchor = state["loads"]
