@@ -65,3 +65,14 @@ def test_stack_figures_from_the_run_columns_by_name():
     assert "tracking" not in out and "manoeuvre" not in out
     assert figures.stack_figures(columns.get, mode="sway")["manoeuvre"]["lateral_drift_max_m"] == pytest.approx(0.0)
     assert figures.stack_figures({k: v for k, v in columns.items() if k != "control.RefHeading"}.get) == {}
+
+
+def test_saturated_time_counts_the_steps_whose_rows_report_a_saturated_thruster():
+    from auv_cosim.vehicles.h100.host.figures import saturated_time
+
+    t = np.array([0.0, 0.1, 0.2, 0.3, 0.5, 0.6])
+    # the steps ending at 0.1 (2 at a limit), 0.3 and 0.5 (the longer step, 0.2 s) count; the first
+    # row (the initial state) ends no step
+    assert saturated_time(t, np.array([3, 2, 0, 1, 1, 0])) == pytest.approx(0.1 + 0.1 + 0.2)
+    assert saturated_time(t, np.zeros(6, dtype=int)) == 0.0
+    assert saturated_time(t[:1], np.array([4])) == 0.0

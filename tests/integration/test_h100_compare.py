@@ -56,6 +56,9 @@ def test_the_table_figures_are_those_of_the_runs(compared):
         thrust = np.column_stack([col[f"vehicle.Thrust[{i}]"] for i in range(1, 9)])
         effort = np.sum(np.abs(thrust).sum(axis=1)[1:] + np.abs(thrust).sum(axis=1)[:-1]) / 2 * 0.1
         assert float(rows[controller]["thrust_effort_N_s"]) == pytest.approx(effort, rel=1e-4)
+        # the time with a thruster at a limit: 0.1 s for each row after the first that reports one
+        saturated_rows = np.count_nonzero(col["control.SaturatedThrusters"][1:] > 0)
+        assert float(rows[controller]["saturated_time_s"]) == pytest.approx(0.1 * saturated_rows, rel=1e-5, abs=1e-9)
 
 
 def test_a_run_that_sets_the_plant_and_not_the_model_says_so(tmp_path):

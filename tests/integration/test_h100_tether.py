@@ -50,6 +50,11 @@ def test_the_tether_pulls_the_vehicle_by_its_fastening(runs):
 def test_station_keeping_holds_on_the_tether_and_feels_it(runs):
     tethered, free = runs["h100_tether_hold"].summary, runs["h100_untethered_hold"].summary
     assert tethered["h100"]["control"]["position_rms_m"] < 0.1
+    # the thrusters' saturation time is reported (0 s here: a 1 N pull is far from their limits)
+    saturated = np.asarray(runs["h100_tether_hold"].column("control.SaturatedThrusters"))
+    assert tethered["h100"]["control"]["saturated_time_s"] == pytest.approx(0.1 * np.count_nonzero(saturated[1:]),
+                                                                            abs=1e-9)
+    assert "thrusters saturated" in runs["h100_tether_hold"].stdout
     assert "tether" not in free
     # the same noise and current: what differs is the tether
     assert not np.array_equal(vectors(runs["h100_tether_hold"], "vehicle.Pos"),
@@ -64,3 +69,32 @@ def test_the_transect_pays_the_tether_out(tmp_path):
     assert length[0] == 35.0 and length[-1] == pytest.approx(35.0 + 0.35 * 60.0, rel=1e-9)
     assert np.all(np.diff(length[time <= 60.0]) > 0)
     assert vectors(run, "vehicle.Pos")[-1, 0] > 35.0            # on its way out to 40 m
+
+
+def test_compare_flies_each_controller_with_and_without_the_tether(tmp_path):
+    """`auv-cosim compare h100_tether_hold --without tether`: the same controllers on the scenario
+    as is and on it without the tether instance (a scenario file written in OUT); one table."""
+    import csv
+
+    out = tmp_path / "compare"
+    run = master("compare", "h100_tether_hold", "--without", "tether", "--controllers", "pid", "--stop-time", "5",
+                 "--workers", "1", out=out, timeout=600)
+    assert run.rc == 0, run.stderr
+    with open(out / "comparison.csv", newline="") as f:
+        rows = list(csv.DictReader(f))
+    assert [(r["controller"], r["flown"], r["status"]) for r in rows] == [
+        ("pid", "as is", "completed"), ("pid", "without tether", "completed")]
+    assert "| pid without tether |" in run.stdout and "thrusters saturated [s]" in run.stdout
+    with open(out / "without_tether" / "runs" / "control.Controller=pid" / "results.csv", newline="") as f:
+        without = next(csv.reader(f))
+    with open(out / "runs" / "control.Controller=pid" / "results.csv", newline="") as f:
+        tethered = next(csv.reader(f))
+    assert "tether.EndForce[1]" in tethered and not any(c.startswith("tether.") for c in without)
+    assert rows[0]["position_rms_m"] != rows[1]["position_rms_m"]
+
+
+def test_compare_without_an_instance_the_scenario_lacks_is_refused_before_anything_runs(tmp_path):
+    out = tmp_path / "compare"
+    run = master("compare", "h100_tether_hold", "--without", "winch", "--stop-time", "1", out=out)
+    assert run.rc == 2 and "winch" in run.stderr and "tether" in run.stderr, run.stderr
+    assert not out.exists()

@@ -4,17 +4,24 @@ one table, one figure. A subcommand of the master, registered through an entry p
 
     auv-cosim compare SCENARIO [--controllers pid,lqr,smc] [--out DIR] [--stop-time S]
                                       [--workers K] [--set INSTANCE.VARIABLE=VALUE ...]
+                                      [--without INSTANCE ...]
 
 It runs a campaign over the String parameter ``control.Controller`` (``auv_cosim.campaigns.sweep``:
 resumable, the runs in ``OUT/runs/``, ``OUT/campaign.csv``), then writes
 
 * ``OUT/comparison.csv`` and ``OUT/comparison.md`` (printed too): per controller the 3-D
   position error RMS and max, the heading error RMS, the settling time into 0.1 m, the thrust
-  effort and the propulsive energy, the track or manoeuvre figures of a waypoint, S-shape or
+  effort and the propulsive energy, the time with a thruster saturated, the track or manoeuvre figures of a waypoint, S-shape or
   sway scenario, and the depth-step figures of a scenario with that analysis: each run's own
   summary.json figures (``h100.<control>`` of auv_cosim/vehicles/h100/host/figures.py, ``analysis.depth_step``);
 * ``OUT/tracks.png``: every run's track over the reference, north against east and depth
   against time (from the runs' results.csv).
+
+``--without INSTANCE`` flies every controller again on the scenario with that instance removed
+(a tether: ``compare h100_tether_hold --without tether``), from a scenario file written in
+``OUT`` that includes the scenario and drops the instance (``instances: {INSTANCE: null}``, its
+connections with it); its runs in ``OUT/without_<INSTANCE>/``, its rows in the same table,
+named ``<controller> without <INSTANCE>`` (the CSV's column ``flown``).
 
 ``OUT`` defaults to ``results/compare/<scenario>``. Exit status 0 when every run completed, 1
 otherwise (the table names the failed runs and why), 2 when nothing could run.
@@ -24,6 +31,7 @@ from __future__ import annotations
 import argparse
 import csv
 import io
+import json
 import sys
 from pathlib import Path
 
@@ -35,6 +43,7 @@ COLUMNS = [
     ("settling_time_s", "settling into 0.1 m [s]"),
     ("thrust_effort_N_s", "thrust effort [N s]"),
     ("propulsive_energy_J", "propulsive energy [J]"),
+    ("saturated_time_s", "thrusters saturated [s]"),
     ("tracking.mean_cross_track_error_m", "mean cross-track error [m]"),
     ("tracking.max_heading_error_rad", "max heading error [rad]"),
     ("tracking.steady_tracking_error_rms_m", "steady tracking error [m]"),
@@ -56,35 +65,36 @@ def _figure(row: dict, key: str, control: str):
 
 
 def compare(scenario, controllers=None, out_dir=None, stop_time=None, workers=None, overrides=None,
-            control: str = "control", vehicle: str = "vehicle", progress=None, text_set=None) -> list[dict]:
-    """Run the campaign, write the table and the figure; one row per controller: controller,
+            control: str = "control", vehicle: str = "vehicle", progress=None, text_set=None,
+            without=()) -> list[dict]:
+    """Run the campaign, write the table and the figure; one row per controller (and per
+    controller and instance of ``without``): controller, flown ("as is" or "without NAME"),
     status, reason, run_dir and the COLUMNS keys. `controllers`: names of the H100's
-    controllers (default: every one, auv_cosim.vehicles.h100.stack.control.CONTROLLERS); `overrides`
-    and `text_set` as `auv_cosim.campaigns.sweep` takes them."""
+    controllers (default: every one, auv_cosim.vehicles.h100.stack.control.CONTROLLERS);
+    `overrides` and `text_set` as `auv_cosim.campaigns.sweep` takes them; `without`: instances
+    of the scenario to fly every controller without as well (a ScenarioError names one that is
+    not there, before anything runs)."""
     from auv_cosim.master import write_whole
-    from auv_cosim.campaigns import sweep
     from auv_cosim.vehicles.h100.stack.control import CONTROLLERS
 
     controllers = list(CONTROLLERS) if controllers is None else list(controllers)
 
     name = Path(str(scenario)).stem
     out = Path(out_dir) if out_dir else Path("results") / "compare" / name
-    table = sweep(scenario, {f"{control}.Controller": list(controllers)}, out_dir=out, stop_time=stop_time,
-                  workers=workers, overrides=overrides, progress=progress, plots=False, name=f"{name}_controllers",
-                  text_set=text_set)
+    flights = [("as is", scenario, out)] + [(f"without {inst}", _scenario_without(scenario, inst, out),
+                                             out / f"without_{inst}") for inst in without]
     rows = []
-    for run in table.rows:
-        row = {"controller": run.get(f"{control}.Controller"), "status": run.get("status"),
-               "reason": run.get("reason") or "", "run_dir": out / run["run_dir"]}   # relative to OUT
-        if row["status"] == "completed":
-            row.update({key: _figure(run, key, control) for key, _ in COLUMNS})
-        rows.append(row)
+    for flown, flown_scenario, folder in flights:
+        rows += _flown(flown, flown_scenario, folder, controllers, control, name, stop_time=stop_time,
+                       workers=workers, overrides=overrides, progress=progress, text_set=text_set)
     used = [(key, label) for key, label in COLUMNS if any(r.get(key) is not None for r in rows)]
+    flown_column = ["flown"] if without else []
     table_text = io.StringIO(newline="")
     writer = csv.writer(table_text)
-    writer.writerow(["controller", "status", *[key for key, _ in used], "reason"])
+    writer.writerow(["controller", *flown_column, "status", *[key for key, _ in used], "reason"])
     for r in rows:
-        writer.writerow([r["controller"], r["status"], *["" if r.get(k) is None else r[k] for k, _ in used],
+        writer.writerow([r["controller"], *([r["flown"]] if without else []), r["status"],
+                         *["" if r.get(k) is None else r[k] for k, _ in used],
                          "" if r["status"] == "completed" else r["reason"]])
     write_whole(out / "comparison.csv", table_text.getvalue())
     lines = [f"# {name}: the controllers compared", "",
@@ -93,11 +103,49 @@ def compare(scenario, controllers=None, out_dir=None, stop_time=None, workers=No
     for r in rows:
         cells = [("n/a" if r.get(k) is None else f"{r[k]:.4g}") if r["status"] == "completed" else r["status"]
                  for k, _ in used]
-        lines.append(f"| {r['controller']} | " + " | ".join(cells) + " |")
-    lines += [f"- {r['controller']}: {r['status']}: {r['reason']}" for r in rows if r["status"] != "completed"]
+        lines.append(f"| {r['label']} | " + " | ".join(cells) + " |")
+    lines += [f"- {r['label']}: {r['status']}: {r['reason']}" for r in rows if r["status"] != "completed"]
     write_whole(out / "comparison.md", "\n".join(lines) + "\n")
     plot_tracks(rows, out / "tracks.png", name, control, vehicle)
     return rows
+
+
+def _flown(flown: str, scenario, out: Path, controllers: list, control: str, name: str, **sweep_options) -> list[dict]:
+    """The rows of one campaign over the controllers (``flown``: "as is" or "without NAME")."""
+    from auv_cosim.campaigns import sweep
+
+    suffix = "" if flown == "as is" else "_" + flown.replace(" ", "_")
+    table = sweep(scenario, {f"{control}.Controller": list(controllers)}, out_dir=out, plots=False,
+                  name=f"{name}{suffix}_controllers", **sweep_options)
+    rows = []
+    for run in table.rows:
+        controller = run.get(f"{control}.Controller")
+        row = {"controller": controller, "flown": flown, "status": run.get("status"),
+               "label": controller if flown == "as is" else f"{controller} {flown}",
+               "reason": run.get("reason") or "", "run_dir": out / run["run_dir"]}   # relative to OUT
+        if row["status"] == "completed":
+            row.update({key: _figure(run, key, control) for key, _ in COLUMNS})
+        rows.append(row)
+    return rows
+
+
+def _scenario_without(scenario, instance: str, out: Path) -> Path:
+    """A scenario file in ``out`` that is ``scenario`` without ``instance`` (and its
+    connections): it includes the scenario's file and removes the instance. A ScenarioError
+    when the scenario has no such instance."""
+    from auv_cosim.master import ScenarioError, find_scenario, load_scenario, write_whole
+
+    path = Path(find_scenario(scenario)).resolve()
+    instances = load_scenario(path).model.instances or {}
+    if instance not in instances:
+        raise ScenarioError(str(path), "--without", f"no instance '{instance}' to fly without "
+                            f"(the scenario's instances: {', '.join(sorted(instances))})")
+    target = out / f"{path.stem}_without_{instance}.yaml"
+    write_whole(target, f"# written by auv-cosim compare: {path.stem} without the instance {instance}\n"
+                        f"description: {path.stem} without {instance}\n"
+                        f"include: {json.dumps(str(path))}\n"
+                        f"instances:\n  {instance}: null\n")
+    return target
 
 
 def _columns(results: Path):
@@ -133,8 +181,8 @@ def plot_tracks(rows, path: Path, name: str, control: str, vehicle: str) -> None
             top.plot(re_[-1:], rn[-1:], "kx", ms=9, label="reference at the end")   # a held point shows
             bottom.plot(t, rz, "k--", lw=1.0, label="reference")
             reference_drawn = True
-        top.plot(e, n, lw=1.0, label=r["controller"])
-        bottom.plot(t, z, lw=1.0, label=r["controller"])
+        top.plot(e, n, lw=1.0, label=r.get("label", r["controller"]))
+        bottom.plot(t, z, lw=1.0, label=r.get("label", r["controller"]))
     top.set_xlabel("east [m]")
     top.set_ylabel("north [m]")
     top.set_aspect("equal", adjustable="datalim")
@@ -163,6 +211,9 @@ def add_parser(sub) -> argparse.ArgumentParser:
     c.add_argument("--workers", metavar="K", type=int, help="local worker processes (default: one per CPU)")
     c.add_argument("--set", metavar="INSTANCE.VARIABLE=VALUE", action="append", default=[],
                    help="a fixed override applied to every run; repeatable")
+    c.add_argument("--without", metavar="INSTANCE", action="append", default=[],
+                   help="fly every controller again without this instance of the scenario (and its "
+                        "connections), e.g. --without tether; repeatable")
     c.add_argument("--control", default="control", help="the control stack's instance (default %(default)s)")
     c.add_argument("--vehicle", default="vehicle", help="the vehicle's instance (default %(default)s)")
     c.set_defaults(func=cmd_compare)
@@ -178,7 +229,8 @@ def cmd_compare(args) -> int:
     try:
         overrides, text = parse_set_options(args.set)
         rows = compare(args.scenario, controllers, out_dir=out, stop_time=args.stop_time, workers=args.workers,
-                       overrides=overrides or None, control=args.control, vehicle=args.vehicle, text_set=text)
+                       overrides=overrides or None, control=args.control, vehicle=args.vehicle, text_set=text,
+                       without=args.without)
     except ScenarioError as error:
         print(f"error: comparison refused, nothing was run:\n{error}", file=sys.stderr)
         return 2

@@ -8,7 +8,7 @@ commands drive, summary.json gets ``h100.<instance>``: the controller and mode, 
 :func:`auv_cosim.vehicles.h100.host.stack_figures.stack_figures` (3-D position error RMS and max, heading
 error RMS, settling into 0.1 m, thrust effort and propulsive energy, and the track or manoeuvre
 figures by mode: the truth against the stack's reference), the allocation's use of its
-thrusters (most saturated at once, largest unmet wrench) and the layout: its rank and, below 6,
+thrusters (most saturated at once, the time with any saturated, largest unmet wrench) and the layout: its rank and, below 6,
 the wrench directions it cannot produce (from the vehicle's thruster parameters, as the vehicle
 library's ``analyse_layout`` finds them), and the controllers' model of the vehicle (``belief``:
 its own parameters, and a warning when the run set a parameter of the plant that the model
@@ -129,9 +129,24 @@ def control_figures(run: RunData, control: str) -> dict:
     saturated, unmet = run.get(f"{control}.SaturatedThrusters"), run.get(f"{control}.UnmetWrench")
     if saturated is not None:
         out["max_saturated_thrusters"] = int(saturated.max())
+        out["saturated_time_s"] = rounded(saturated_time(run.t, saturated))
     if unmet is not None:
         out["max_unmet_wrench_N"] = rounded(unmet.max())
     return out
+
+
+def saturated_time(t, saturated) -> float:
+    """The time, s, during which the allocation had at least one thruster at a limit: the sum of
+    the communication steps whose row reports SaturatedThrusters > 0 (a row holds what the
+    stack computed over the step that ends at it). Why: saturation is when the stack runs out
+    of authority (a current, a tether pulling), and how long it lasts says more than how
+    many thrusters saturated at once."""
+    import numpy as np
+
+    t, saturated = np.asarray(t, dtype=float), np.asarray(saturated)
+    if len(t) < 2:
+        return 0.0
+    return float(np.sum(np.diff(t)[saturated[1:] > 0]))
 
 
 def run_figures(run: RunData) -> dict:
@@ -158,6 +173,8 @@ def describe_run(summary: dict) -> list[str]:
             if f.get("thrust_effort_N_s") is not None and f.get("propulsive_energy_J") is not None:
                 line += (f"; thrust effort {f['thrust_effort_N_s']:.4g} N s, "
                          f"propulsive energy {f['propulsive_energy_J']:.4g} J")
+            if f.get("saturated_time_s") is not None:
+                line += f"; thrusters saturated {f['saturated_time_s']:.3g} s"
             lines.append(line)
         warning = (f.get("belief") or {}).get("warning")
         if warning:
