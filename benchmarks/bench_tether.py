@@ -4,8 +4,8 @@ gives away against a fine cable. Prints, measured side by side in one run:
   stack     h100_tether_hold and h100_untethered_hold (the same station, current and noise,
             without the tether) through the master, interleaved, best of --repeats: the master's
             stepping wall time and real-time factor (what `auv-cosim run` prints), and the
-            stepping's CPU time (the run's CPU less a one-step run's: the start-up), which a
-            shared machine does not inflate (the load average is printed);
+            stepping's CPU time (read by a pacer that never waits, at the first step and after
+            the last), which a shared machine does not inflate (the load average is printed);
   cable     the tether library alone (no FMI) on the scenario's cable (7 segments, EA 2e4 N,
             dtM 4 ms) and on a fine one (35 segments of 1 m, EA 2e5 N, dtM 0.3 ms): CPU real-time
             factor at the 0.1 s communication step;
@@ -52,32 +52,45 @@ CHOSEN = dict(COMMON, SegmentCount=7, AxialStiffness=2.0e4, TimeStep=0.004)
 FINE = dict(COMMON, SegmentCount=35, AxialStiffness=2.0e5, TimeStep=0.0003)
 
 
-def _run_cpu(name: str, folder: Path, seconds: float):
-    """(the run's result, the CPU time of this process over it): the FMUs step in this process."""
-    from auv_cosim.master import run
+class _CpuClock:
+    """A pacer (auv_cosim.master.Pacer) that never waits and reads the process's CPU clock when
+    the loop starts stepping and when it has made its last step: the stepping's CPU time, the
+    FMUs' steps and the master's loop (the FMUs run in this process), start-up left out."""
 
-    cpu0 = time.process_time()
-    result = run(name, out_dir=folder, stop_time=seconds, plots=False, echo_messages=False, keep_rows=False)
-    cpu = time.process_time() - cpu0
-    if result.status != "completed":
-        raise SystemExit(f"{name}: {result.status}: {result.reason}")
-    return result, cpu
+    every = 10 ** 9     # called at the first point and after the last step only
+
+    def __init__(self):
+        self.first = self.last = None
+
+    def pace(self, t: float) -> None:
+        now = time.process_time()
+        if self.first is None:
+            self.first = now
+        self.last = now
+
+    @property
+    def cpu(self) -> float:
+        return self.last - self.first
 
 
 def stack_speed(seconds: float, repeats: int) -> None:
     """The master's real-time factor (what `auv-cosim run` prints: simulated time over the stepping
-    wall time) and the stepping's CPU real-time factor: the CPU of a run of `seconds` less that
-    of a run of one step (the start-up, the same in both), which a machine shared with other
-    work does not inflate as it does the wall clock."""
+    wall time) and the stepping's CPU real-time factor (`_CpuClock`), which a machine shared with
+    other work does not inflate as it does the wall clock."""
+    from auv_cosim.master import run
+
     best = {}
     with tempfile.TemporaryDirectory() as folder:
         for repeat in range(repeats):
             for name in ("h100_tether_hold", "h100_untethered_hold"):
-                result, cpu = _run_cpu(name, Path(folder) / f"{name}{repeat}", seconds)
-                _, cpu_start = _run_cpu(name, Path(folder) / f"{name}{repeat}-start", STEP)
+                clock = _CpuClock()
+                result = run(name, out_dir=Path(folder) / f"{name}{repeat}", stop_time=seconds, plots=False,
+                             echo_messages=False, keep_rows=False, pacer=clock)
+                if result.status != "completed":
+                    raise SystemExit(f"{name}: {result.status}: {result.reason}")
                 wall = result.summary["stepping_time_s"]
                 old = best.get(name, (math.inf, math.inf))
-                best[name] = (min(old[0], wall), min(old[1], cpu - cpu_start))
+                best[name] = (min(old[0], wall), min(old[1], clock.cpu))
     print(f"stack ({seconds:g} s simulated, best of {repeats}; load average {os.getloadavg()[0]:.1f} "
           f"on {os.cpu_count()} CPUs):")
     for name, (wall, cpu) in best.items():

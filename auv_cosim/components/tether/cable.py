@@ -73,6 +73,21 @@ def _stdout_to(path: Path):
         os.close(target)
 
 
+def view_weights(node_count: int):
+    """(i, f) for each of the `VIEW_POINTS` points: it lies the fraction f of the way from node i
+    to node i + 1, the points evenly spaced in node index; None when the nodes are the points.
+    Computed once per cable: the view's points are published every step."""
+    if node_count == VIEW_POINTS:
+        return None
+    last = node_count - 1
+    out = []
+    for k in range(VIEW_POINTS):
+        s = k * last / (VIEW_POINTS - 1)
+        i = min(int(s), last - 1)
+        out.append((i, s - i))
+    return tuple(out)
+
+
 @dataclass(frozen=True)
 class TetherLoads:
     """What the cable does after a step, NED: the force on the end (on what holds it) and on the
@@ -118,6 +133,7 @@ class Tether:
                              f"{self.console_tail()}")
         self.line = moordyn.GetLine(self.system, 1)
         self.node_count = moordyn.GetLineNumberNodes(self.line)
+        self._view = view_weights(self.node_count)
         self.loads = self._loads(self._md.GetPointForce(moordyn.GetPoint(self.system, 1)),
                                  self._md.GetPointForce(moordyn.GetPoint(self.system, 2)))
 
@@ -170,21 +186,19 @@ class Tether:
 
     def node_positions(self) -> List[Vector3]:
         """Every node's position, NED, from the anchor to the end."""
-        return [moordyn_to_ned(self._md.GetLineNodePos(self.line, i)) for i in range(self.node_count)]
+        position, line = self._md.GetLineNodePos, self.line
+        return [moordyn_to_ned(position(line, i)) for i in range(self.node_count)]
 
     def view_points(self) -> Tuple[Vector3, ...]:
         """`VIEW_POINTS` points evenly spaced in node index from the anchor to the end, linearly
         interpolated between nodes: a fixed number of outputs whatever SegmentCount is."""
         nodes = self.node_positions()
-        if len(nodes) == VIEW_POINTS:
+        if self._view is None:
             return tuple(nodes)
-        last = len(nodes) - 1
         out = []
-        for k in range(VIEW_POINTS):
-            s = k * last / (VIEW_POINTS - 1)
-            i = min(int(s), last - 1)
-            f = s - i
-            out.append(tuple(a + f * (b - a) for a, b in zip(nodes[i], nodes[i + 1])))
+        for i, f in self._view:
+            (a0, a1, a2), (b0, b1, b2) = nodes[i], nodes[i + 1]
+            out.append((a0 + f * (b0 - a0), a1 + f * (b1 - a1), a2 + f * (b2 - a2)))
         return tuple(out)
 
     # ---------------------------------------------------------------- state

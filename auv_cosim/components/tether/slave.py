@@ -82,6 +82,8 @@ class Tether(FmuSlave):
         super().__init__(**kwargs)
         self.values = {}
         self.at = register_with_real_arrays(self, TABLE)   # self.real_inputs, self.real_outputs
+        # _publish writes the outputs in one go, in the order OUTPUTS declares them
+        assert [self.at[v.name] for v in OUTPUTS] == list(range(len(OUTPUTS))) == list(range(len(self.real_outputs)))
         self.cable = None
 
     # ---------------------------------------------------------------- helpers
@@ -91,26 +93,24 @@ class Tether(FmuSlave):
         except (ValueError, TypeError) as error:
             raise FmuError(f"parameter {error}") from None
 
-    def _inputs(self, name: str, size: int = 3) -> tuple:
+    def _inputs(self, name: str, size: int = 3, values=None) -> tuple:
+        """The input vector ``name[1..size]`` (from ``values``, the inputs as a list, if given)."""
         first = self.at[f"{name}[1]"]
-        return tuple(float(v) for v in self.real_inputs[first:first + size])
+        values = self.real_inputs.tolist() if values is None else values
+        return tuple(values[first:first + size])
 
-    def _end(self, config: TetherConfig):
+    def _end(self, config: TetherConfig, values=None):
         """The end's position, velocity and lever about EndPos (NED) from the inputs."""
-        return attachment_point(self._inputs("EndPos"), self._inputs("EndVel"), self._inputs("EndQuater", 4),
-                                self._inputs("EndOmega"), config.EndOffset)
+        values = self.real_inputs.tolist() if values is None else values
+        return attachment_point(self._inputs("EndPos", 3, values), self._inputs("EndVel", 3, values),
+                                self._inputs("EndQuater", 4, values), self._inputs("EndOmega", 3, values),
+                                config.EndOffset)
 
     def _publish(self, loads, point, lever) -> None:
-        out = self.real_outputs
-        out[self.at["EndForce[1]"]:self.at["EndForce[1]"] + 3] = loads.end_force
-        out[self.at["EndMoment[1]"]:self.at["EndMoment[1]"] + 3] = cross(lever, loads.end_force)
-        out[self.at["AnchorForce[1]"]:self.at["AnchorForce[1]"] + 3] = loads.anchor_force
-        out[self.at["EndTension"]] = loads.end_tension
-        out[self.at["AnchorTension"]] = loads.anchor_tension
-        out[self.at["UnstretchedLength"]] = loads.unstretched_length
-        out[self.at["EndPoint[1]"]:self.at["EndPoint[1]"] + 3] = point
-        first = self.at["Node1Pos[1]"]
-        out[first:first + 3 * VIEW_POINTS] = [c for p in loads.points for c in p]
+        """Every output at once: OUTPUTS are the Real outputs, in their order (see __init__)."""
+        self.real_outputs[:] = [*loads.end_force, *cross(lever, loads.end_force), *loads.anchor_force,
+                                loads.end_tension, loads.anchor_tension, loads.unstretched_length, *point,
+                                *(c for p in loads.points for c in p)]
 
     def _build(self) -> Cable:
         config = self._config()
@@ -138,15 +138,17 @@ class Tether(FmuSlave):
         if step_size == 0.0:
             return
         config = self.cable.config
-        point, velocity, lever = self._end(config)
+        values = self.real_inputs.tolist()
+        point, velocity, lever = self._end(config, values)
         try:
-            loads = self.cable.step(point, velocity, step_size, self.real_inputs[self.at["PayOutSpeed"]],
-                                    self._inputs("AnchorVel"))
+            loads = self.cable.step(point, velocity, step_size, values[self.at["PayOutSpeed"]],
+                                    self._inputs("AnchorVel", 3, values))
         except ValueError as error:
             raise FmuError(str(error)) from None
         # the lever at the step's end: the body turned by omega over the step
         end = tuple(p + v * step_size for p, v in zip(point, velocity))
-        ref = tuple(p + v * step_size for p, v in zip(self._inputs("EndPos"), self._inputs("EndVel")))
+        ref = tuple(p + v * step_size for p, v in zip(self._inputs("EndPos", 3, values),
+                                                      self._inputs("EndVel", 3, values)))
         self._publish(loads, end, tuple(e - r for e, r in zip(end, ref)))
 
     def fmu_terminate(self) -> None:
