@@ -1,4 +1,4 @@
-"""Benchmark of `auv-cosim identify` on trials nobody tuned it to (tools/ident_trial.py: the
+"""Benchmark of `auv-cosim identify` on trials nobody tuned it to (references/ident_trial.py: the
 vehicle's FMU flown through fmpy with perturbed true parameters, noise added): each parameter's
 nominal, true and fitted value, its standard error, the error, and the fit's wall time.
 
@@ -25,7 +25,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from tools.ident_trial import AUV_TRUTH, H100_TRUTH, make_trial  # noqa: E402
+from references.ident_trial import AUV_TRUTH, H100_TRUTH, make_trial  # noqa: E402
 
 TRUTH = {"h100": H100_TRUTH, "auv": AUV_TRUTH}
 

@@ -8,8 +8,10 @@ import ast
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parents[1] / "auv_cosim"
-#: the clone's tools (the FMU build's wrapper, the checks and demos) are held to the same measure
+#: the clone's tools (the FMU build's wrapper, the checks and demos) and the references they and
+#: the tests share are held to the same measure
 TOOLS = PACKAGE.parent / "tools"
+REFERENCES = PACKAGE.parent / "references"
 MAX_FUNCTION_LINES = 120
 MAX_MODULE_LINES = 800
 
@@ -37,6 +39,10 @@ def test_no_function_over_120_lines_and_no_module_over_800():
 
 def test_the_tools_too():
     assert sorted(TOOLS.glob("*.py")) and too_long(TOOLS) == []
+
+
+def test_the_references_too():
+    assert sorted(REFERENCES.glob("*.py")) and too_long(REFERENCES) == []
 
 
 def test_the_build_is_measured_as_part_of_the_package():

@@ -12,9 +12,10 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 
-#: Where the project's own text lives: the code, the docs, the tools and benchmarks, the data
-#: files that carry comments (scenarios, vehicle files, wherever they are kept).
-SCOPE = ("auv_cosim", "docs", "README.md", "tools", "benchmarks", "scenarios", "vehicles", "examples")
+#: Where the project's own text lives: the code, the docs, the tools, the references and the
+#: benchmarks, the data files that carry comments (scenarios, vehicle files, wherever they are kept).
+SCOPE = ("auv_cosim", "docs", "README.md", "tools", "references", "benchmarks", "scenarios", "vehicles",
+         "examples")
 TEXT_SUFFIXES = {".py", ".md", ".yaml", ".yml", ".toml", ".txt", ".c", ".h", ".json", ".ssp", ".xml"}
 
 #: Pointers to what a clone does not have: the specification and the seeds outside the

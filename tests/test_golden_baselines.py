@@ -1,18 +1,16 @@
-"""Golden baselines (tests/baselines/, tools/golden.py): each scenario's fresh run must
+"""Golden baselines (tests/baselines/, references/golden.py): each scenario's fresh run must
 reproduce its stored reference within the tolerance stated in tests/baselines/cases.yaml, and a
 1 % change of a force coefficient must not pass. Refresh deliberately with
 `python tools/refresh_baselines.py` after a change meant to change results."""
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO / "tools"))
+from references.golden import compare, load_config, run_case
 
-from golden import compare, load_config, run_case  # noqa: E402
+REPO = Path(__file__).resolve().parents[1]
 
 CONFIG = load_config()
 

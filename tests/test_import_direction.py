@@ -138,10 +138,10 @@ def _unit_part(rest: list[str]) -> str:
 
 
 def _owner(module: str) -> tuple[str | None, str | None]:
-    """(the area of auv_cosim a module belongs to, its unit's name or None); "tools"/"tests" for
-    those (never imported by the package); None for anything else."""
+    """(the area of auv_cosim a module belongs to, its unit's name or None); "tools", "tests" or
+    "references" for those (never imported by the package); None for anything else."""
     parts = module.split(".")
-    if parts[0] in ("tools", "tests"):
+    if parts[0] in ("tools", "tests", "references"):
         return parts[0], None
     if parts[0] != TOP:
         return None, None
@@ -236,8 +236,9 @@ def test_the_rule_catches_an_import_upwards(tmp_path, monkeypatch):
     """The check itself: a module of the master that imports a vehicle package or more of the
     ground floor than its number rule, a library module that imports the FMU side, a vehicle
     module that imports another floor absolutely, a relative import out of the campaigns into a
-    master module, a stack that imports its unit's host, one unit that imports another, and a
-    package outside the units that imports one."""
+    master module, a stack that imports its unit's host, one unit that imports another, a
+    package outside the units that imports one, and a module that imports the clone's references
+    (references/: not shipped)."""
     fake = tmp_path / "root"
     for rel, text in (("auv_cosim/master/view.py", "def f():\n    from auv_cosim.vehicles.auv.host.figures import waypoints_of\n"),
                       ("auv_cosim/master/plan.py", "from auv_cosim.compiled.jit import jit\n"),
@@ -247,7 +248,8 @@ def test_the_rule_catches_an_import_upwards(tmp_path, monkeypatch):
                       ("auv_cosim/vehicles/auv/stack/guidance.py", "from ..host.figures import waypoints_of\n"),
                       ("auv_cosim/vehicles/h100/stack/control.py", "from ...auv.stack.pid import PID\n"),
                       ("auv_cosim/identification/fit.py", "from auv_cosim.vehicles.h100.host import identification\n"),
-                      ("auv_cosim/campaigns/worker.py", "from ..master.engine import simulate\n")):
+                      ("auv_cosim/campaigns/worker.py", "from ..master.engine import simulate\n"),
+                      ("auv_cosim/analyses/metrics.py", "from references.golden import compare\n")):
         (fake / rel).parent.mkdir(parents=True, exist_ok=True)
         (fake / rel).write_text(text)
     monkeypatch.setitem(globals(), "ROOT", fake)
@@ -270,6 +272,7 @@ def test_the_rule_catches_an_import_upwards(tmp_path, monkeypatch):
         "inside its folder"]
     assert _violations("campaigns") == ["auv_cosim/campaigns/worker.py imports auv_cosim.master.engine: not the "
                                         "master's public API (master, master.plot_process)"]
+    assert _violations("analyses") == ["auv_cosim/analyses/metrics.py imports references.golden"]
 
 
 def test_the_public_api_names_exist():

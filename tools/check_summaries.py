@@ -9,7 +9,7 @@ as before, to the last printed digit.
     .venv/bin/python tools/check_summaries.py --against DIR survey zigzag  # some
 
 Each run is ``auv-cosim run NAME --no-plots`` with the arguments of
-``check_results_identical.SHORT_RUNS`` (60 s of every other scenario; ``--full NAME:STOP``
+``references.results_identical.SHORT_RUNS`` (60 s of every other scenario; ``--full NAME:STOP``
 flies NAME to STOP s instead). What is compared is summary.json without the keys that measure
 the machine or name the folder (``VOLATILE``). Prints one line per run (OK / DIFFERENT with
 the keys that differ) and exits 1 unless every one is OK.
@@ -24,8 +24,8 @@ import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tools"))
-from check_results_identical import SHORT_RUNS, scenario_names  # noqa: E402
+sys.path.insert(0, str(ROOT))
+from references.results_identical import SHORT_RUNS, scenario_names  # noqa: E402
 
 #: keys of summary.json that measure the machine or the moment, or name the output folder
 VOLATILE = ("started", "startup_time_s", "stepping_time_s", "real_time_factor", "wall_time_s", "files")

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Two Auv.fmu instances in the project's master, each wired to the other's wake by one scenario
 line (`wakes: [leader -> follower, follower -> leader]`, Step mode), against the same pair
-flown by the vehicle library alone (tools/wake_pair.py's `library_pair`): prints the largest
+flown by the vehicle library alone (references/wake_pair.py's `library_pair`): prints the largest
 distance between the master's and the library's track of each vehicle, and how far the wake
 moved the follower (against the pair flown with nothing wired).
 
@@ -21,7 +21,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from tools.wake_pair import CRUISE_SPEED, library_pair, starts  # noqa: E402
+from references.wake_pair import CRUISE_SPEED, library_pair, starts  # noqa: E402
 
 
 def master_pair(seconds: float, gap: float, power: float, wired: bool, out: Path) -> dict:

@@ -32,7 +32,7 @@ def _run(*args) -> subprocess.CompletedProcess:
 
 
 def files() -> None:
-    from tests.outputs.readers import bag_messages, mcap_messages, results_table
+    from references.readers import bag_messages, mcap_messages, results_table
 
     base = Path(tempfile.mkdtemp(prefix="outputs-figures-"))
     out = base / "survey"

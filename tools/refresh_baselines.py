@@ -1,5 +1,6 @@
 """Refresh the golden baselines deliberately: fly each case of tests/baselines/cases.yaml and
-rewrite tests/baselines/<case>.csv, printing for each column how far the new values moved.
+rewrite tests/baselines/<case>.csv, printing for each column how far the new values moved (the
+baselines' reading, reduction and comparison: references/golden.py).
 
     .venv/bin/python tools/refresh_baselines.py              # every case
     .venv/bin/python tools/refresh_baselines.py zigzag battery
@@ -18,9 +19,9 @@ from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from golden import Config, compare, load_config, read_csv, reduce, run_case, write_baseline  # noqa: E402
+from references.golden import Config, compare, load_config, read_csv, reduce, run_case, write_baseline  # noqa: E402
 
 
 def main(argv=None) -> int:

@@ -1,4 +1,4 @@
-"""The AUV identified from a trial nobody tuned the fit to (tools/ident_trial.py: Auv.fmu flown
+"""The AUV identified from a trial nobody tuned the fit to (references/ident_trial.py: Auv.fmu flown
 through fmpy on thrust, rudder and dive-plane steps and a rudder chirp that are not ident_auv's,
 AxialDragCoeff +20 %, CrossFlowDragCoeff -20 %, RudderClMax +15 %, AuvSensors' default noise on
 its outputs), from the nominal values: the three within 5 % (measured: within 0.3 % on 120 s),
@@ -9,8 +9,8 @@ import json
 
 import pytest
 
+from references.ident_trial import AUV_TRUTH, make_trial
 from tests.identification.trial_runs import python
-from tools.ident_trial import AUV_TRUTH, make_trial
 
 
 def test_the_three_auv_parameters_within_5_percent_and_no_warning(tmp_path):

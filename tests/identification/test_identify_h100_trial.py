@@ -1,4 +1,4 @@
-"""The H100 identified from a trial nobody tuned the fit to (tools/ident_trial.py: H100.fmu
+"""The H100 identified from a trial nobody tuned the fit to (references/ident_trial.py: H100.fmu
 flown through fmpy on per-axis wrench steps and a surge chirp, damping +30 %, added mass -20 %,
 efficiency 0.85, noise 2 cm / 2 mrad / 5 mm/s / 2 mrad/s, results.csv's columns), by multiple
 shooting from the nominal vehicle. Its first 60 s here (surge and sway steps), with the five
@@ -11,8 +11,8 @@ import json
 
 import pytest
 
+from references.ident_trial import H100_TRUTH, make_trial
 from tests.identification.trial_runs import python
-from tools.ident_trial import H100_TRUTH, make_trial
 
 FIVE = ["LinearDamping[1,1]", "QuadraticDamping[1,1]", "QuadraticDamping[2,2]", "AddedMass[1,1]",
         "ThrusterEfficiency"]

@@ -1,5 +1,5 @@
 """Every scenario's results.csv is byte-identical to the one written before the vehicle
-library was restructured (issue 10): short runs of each (tools/check_results_identical.py
+library was restructured (issue 10): short runs of each (references/results_identical.py
 SHORT_RUNS; the battery one goes flat within it), against the sha256 recorded then.
 
 The full scenarios: `.venv/bin/python tools/check_results_identical.py` (about 20 s)."""
@@ -10,7 +10,7 @@ import json
 
 import pytest
 
-from tools.check_results_identical import HASHES, SHORT_RUNS, check, run_scenario
+from references.results_identical import HASHES, SHORT_RUNS, check, run_scenario
 
 
 @pytest.fixture(scope="module")

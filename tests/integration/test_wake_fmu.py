@@ -4,20 +4,16 @@ SPEC 9.2's field and against a loop of the vehicle library, the held wake in the
 the refusals (a bad wake parameter at initialisation, a malformed row at the step)."""
 from __future__ import annotations
 
-import importlib.util
 import math
 
 import numpy as np
 import pytest
 from fmpy.fmi1 import FMICallException
 
-from tests.harness import FMU_DIR, ROOT, Instance, build, unpack
-from tests.wake_oracle import oracle_field
+from references import wake_pair
+from references.wake_oracle import oracle_field
+from tests.harness import FMU_DIR, Instance, build, unpack
 from tests.wrapper_kind import bad_parameter_status, failed_step_status
-
-_spec = importlib.util.spec_from_file_location("_wake_pair_tool", ROOT / "tools" / "wake_pair.py")
-wake_pair = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(wake_pair)
 
 AUV_PORTS = ("WakeSource", "WakeSources", "WakeVelocity", "CastWake", "PropellerDiameter",
              "WakeMinSpeed", "WakeSpreadRate", "JetSpreadRate", "WakeLength", "ExternalWakeUpdate")

@@ -324,11 +324,11 @@ def test_wired_vehicles_in_water_of_different_density_are_warned_of(tmp_path, be
 
 def test_the_follower_flies_as_the_library_alone_says(tmp_path, fmus_built):
     """Two Auv.fmu instances in the master, each wired to the other's wake by one line (Step
-    mode), against the same pair flown by the vehicle library alone (tools/wake_pair.py's
+    mode), against the same pair flown by the vehicle library alone (references/wake_pair.py's
     library_pair: each one's row at the communication point, then each advanced with the
     other's): the tracks agree to 1 mm over 40 s, and the wake moved the follower by far more
     than that (against the pair flown with nothing wired)."""
-    from tools.wake_pair import CRUISE_SPEED, library_pair, starts
+    from references.wake_pair import CRUISE_SPEED, library_pair, starts
 
     lead0, follow0 = ([float(x) for x in p] for p in starts(8.0))
 

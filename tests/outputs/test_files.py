@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tests.outputs.readers import bag_messages, mcap_messages, results_table
+from references.readers import bag_messages, mcap_messages, results_table
 
 pytestmark = pytest.mark.usefixtures("fmus_built")
 REPO = Path(__file__).resolve().parents[2]

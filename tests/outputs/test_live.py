@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tests.outputs.readers import results_table
+from references.readers import results_table
 
 pytestmark = pytest.mark.usefixtures("fmus_built")
 REPO = Path(__file__).resolve().parents[2]

@@ -15,7 +15,7 @@ from auv_cosim.vehicles.wake import (CUT_SHARE, MAX_WAKE_SPEED, WakeParameters, 
                                      part_speed_bound, plane_momentum, source_problem, too_fast, wake_velocity, wake_velocity_gradient, with_sources)
 from auv_cosim.vehicles.waves import WaveParameters
 
-from tests.wake_oracle import oracle_field
+from references.wake_oracle import oracle_field
 
 WAKE = WakeParameters()
 #: a vehicle at 10 m heading north through still water: its wake trails south

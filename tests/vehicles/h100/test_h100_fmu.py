@@ -219,11 +219,13 @@ def test_a_rank_deficient_layout_is_built_from_one_more_line(tmp_path):
     script = tmp_path / "build.py"
     script.write_text(
         "import sys\n"
-        f"sys.path.insert(0, {str(Path(__file__).resolve().parents[3] / 'tools')!r})\n"
-        "import build_fmus\n"
-        "spec = build_fmus.FmuSpec('BlueROV2', 'auv_cosim/vehicles/h100/slave.py',\n"
+        "from pathlib import Path\n"
+        f"sys.path.insert(0, {str(Path(__file__).resolve().parents[3])!r})   # the clone's package\n"
+        "from auv_cosim.build.driver import build_all\n"
+        "from auv_cosim.build.specs import FmuSpec\n"
+        "spec = FmuSpec('BlueROV2', 'auv_cosim/vehicles/h100/slave.py',\n"
         "    vehicle_file='vehicles/BlueROV2.yaml', vehicle_base='H100', ship_numba_cache=False)\n"
-        f"sys.exit(build_fmus.build_all([spec], build_fmus.Path({str(tmp_path)!r}), quiet=True))\n")
+        f"sys.exit(build_all([spec], Path({str(tmp_path)!r}), quiet=True))\n")
     result = subprocess.run([sys.executable, str(script)], capture_output=True, text=True)
     assert result.returncode == 0, result.stdout + result.stderr
     from fmpy.validation import validate_fmu

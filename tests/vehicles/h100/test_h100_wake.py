@@ -8,7 +8,7 @@ from auv_cosim.vehicles import Environment, VehicleSimulator, finite_difference_
 from auv_cosim.vehicles.h100 import H100Model
 from auv_cosim.vehicles.wake import WakeParameters, with_sources
 
-from tests.wake_oracle import oracle_field
+from references.wake_oracle import oracle_field
 
 #: an AUV passing north 0.3 m above O (at 10 m): its wake trails south along the H100's path
 ROW = np.array([2.0, 0.0, 9.7,  2.0, 0.0, 9.7,  -1.0, 0.0, 0.0,  1.438, 9.0, 9.0,  0.2, 0.12, 1025.0])

@@ -1,5 +1,6 @@
-"""SPEC 9.2's field transcribed without the library (plain Python and NumPy): the oracle the
-wake tests check auv_cosim.vehicles.wake and the FMUs' WakeVelocity against."""
+"""The wake field of docs/physics/environment.md#wake-field transcribed without the library
+(plain Python and NumPy): the oracle the wake tests check auv_cosim.vehicles.wake and the FMUs'
+WakeVelocity against."""
 import math
 
 import numpy as np
@@ -8,7 +9,7 @@ SOURCE_SIZE = 15
 
 
 def oracle_part(point, origin, e, strength, sigma0, spread, speed, rho, diameter, length):
-    """SPEC 9.2 for one part, transcribed without the library: the speed along e."""
+    """The field of one part (hull wake or jet), transcribed without the library: the speed along e."""
     d = np.asarray(point, float) - np.asarray(origin, float)
     x = float(d @ e)
     if x <= 0 or x >= length:
@@ -25,7 +26,7 @@ def oracle_part(point, origin, e, strength, sigma0, spread, speed, rho, diameter
 
 
 def oracle_field(point, rows, spreads=(0.02, 0.04), length=50.0):
-    """The sum of SPEC 9.2's hull wake and jet over the rows (a row with U = 0: nothing)."""
+    """The sum of the hull wakes and jets of the rows (a row with U = 0: nothing)."""
     total = np.zeros(3)
     for row in np.asarray(rows, float).reshape(-1, SOURCE_SIZE):
         if row[9] <= 0:
