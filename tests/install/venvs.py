@@ -118,7 +118,9 @@ def overlay_venv(path: Path) -> Path:
 
 
 def pip_install(python: Path, *arguments: str, timeout: float = 600) -> subprocess.CompletedProcess:
-    """The project's pip installing into the venv of ``python``."""
+    """The project's pip installing into the venv of ``python`` (no bytecode written: an
+    interpreter compiles what it imports, and writing it for every module of numpy, scipy and
+    numba took most of an install's time)."""
     return subprocess.run([sys.executable, "-m", "pip", "--python", str(python), "install", "--quiet",
-                           "--disable-pip-version-check", *arguments], capture_output=True, text=True,
+                           "--disable-pip-version-check", "--no-compile", *arguments], capture_output=True, text=True,
                           timeout=timeout)

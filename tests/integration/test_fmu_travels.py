@@ -4,8 +4,9 @@ directory outside the checkout), and gives the trajectory it gives in the projec
 host without Python finds that venv's interpreter on PATH once the interpreter recorded at build
 is gone; a missing requirement fails fmi2Instantiate naming the package and the pip line.
 
-The bare venv is made here (python -m venv from the base interpreter, then pip install): it
-needs the packages from an index or a local wheel folder, as any install does."""
+The bare venv is made here: an empty venv (python -m venv, no pip) into which the project's pip
+installs the requirements offline from the wheels of the project's own venv
+(tests/install/venvs.py), as a user's pip installs them from an index."""
 from __future__ import annotations
 
 import json
@@ -67,12 +68,13 @@ def fmus():
 def bare_venv(tmp_path_factory, fmus):
     """A venv of the base interpreter with only the FMUs' requirements and fmpy."""
     import fmpy
+
+    from tests.install.venvs import fresh_venv, pip_install, wheelhouse
+
     venv = tmp_path_factory.mktemp("bare") / "venv"
-    base = getattr(sys, "_base_executable", sys.executable)
-    subprocess.run([base, "-m", "venv", str(venv)], check=True, env={"PATH": os.environ.get("PATH", "")})
+    fresh_venv(venv)   # empty, no pip: the project's pip installs into it, offline, from the wheelhouse
     wanted = sorted({line for fmu in fmus.values() for line in requirements(fmu)} | {f"fmpy=={fmpy.__version__}"})
-    pip = subprocess.run([str(venv / "bin" / "python"), "-m", "pip", "install", "--quiet", *wanted],
-                         capture_output=True, text=True, timeout=1800)
+    pip = pip_install(venv / "bin" / "python", "--no-index", "--find-links", str(wheelhouse()), *wanted, timeout=1800)
     assert pip.returncode == 0, pip.stdout[-2000:] + pip.stderr[-3000:]
     return venv
 
