@@ -77,8 +77,9 @@ def test_compare_flies_each_controller_with_and_without_the_tether(tmp_path):
     import csv
 
     out = tmp_path / "compare"
+    # a --set of the tether applies where there is one
     run = master("compare", "h100_tether_hold", "--without", "tether", "--controllers", "pid", "--stop-time", "5",
-                 "--workers", "1", out=out, timeout=600)
+                 "--workers", "1", "--set", "tether.Length=40", out=out, timeout=600)
     assert run.rc == 0, run.stderr
     with open(out / "comparison.csv", newline="") as f:
         rows = list(csv.DictReader(f))
@@ -90,6 +91,8 @@ def test_compare_flies_each_controller_with_and_without_the_tether(tmp_path):
     with open(out / "runs" / "control.Controller=pid" / "results.csv", newline="") as f:
         tethered = next(csv.reader(f))
     assert "tether.EndForce[1]" in tethered and not any(c.startswith("tether.") for c in without)
+    with open(out / "runs" / "control.Controller=pid" / "results.csv", newline="") as f:
+        assert float(next(csv.DictReader(f))["tether.UnstretchedLength"]) == 40.0
     assert rows[0]["position_rms_m"] != rows[1]["position_rms_m"]
 
 

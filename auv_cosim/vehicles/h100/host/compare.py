@@ -21,7 +21,8 @@ resumable, the runs in ``OUT/runs/``, ``OUT/campaign.csv``), then writes
 (a tether: ``compare h100_tether_hold --without tether``), from a scenario file written in
 ``OUT`` that includes the scenario and drops the instance (``instances: {INSTANCE: null}``, its
 connections with it); its runs in ``OUT/without_<INSTANCE>/``, its rows in the same table,
-named ``<controller> without <INSTANCE>`` (the CSV's column ``flown``).
+named ``<controller> without <INSTANCE>`` (the CSV's column ``flown``); a ``--set`` of that
+instance applies to the flights that have it.
 
 ``OUT`` defaults to ``results/compare/<scenario>``. Exit status 0 when every run completed, 1
 otherwise (the table names the failed runs and why), 2 when nothing could run.
@@ -85,8 +86,12 @@ def compare(scenario, controllers=None, out_dir=None, stop_time=None, workers=No
                                              out / f"without_{inst}") for inst in without]
     rows = []
     for flown, flown_scenario, folder in flights:
+        # a flight without an instance leaves out the --set values of that instance
+        gone = flown.partition("without ")[2]
+        kept = {k: v for k, v in (overrides or {}).items() if not (gone and k.startswith(f"{gone}."))}
         rows += _flown(flown, flown_scenario, folder, controllers, control, name, stop_time=stop_time,
-                       workers=workers, overrides=overrides, progress=progress, text_set=text_set)
+                       workers=workers, overrides=kept or None, progress=progress,
+                       text_set={k for k in (text_set or ()) if k in kept} if text_set is not None else None)
     used = [(key, label) for key, label in COLUMNS if any(r.get(key) is not None for r in rows)]
     flown_column = ["flown"] if without else []
     table_text = io.StringIO(newline="")
