@@ -3,8 +3,8 @@
 pythonfmu FMUs run in their host's interpreter and share its modules. An FMU that carried
 `auv_cosim` under that name would run whatever `auv_cosim` the host had imported first (the
 host's installed copy, or another FMU's subset of it) instead of its own. So the build carries
-the project's FMU floors (`auv_cosim`'s `compiled`, `fmu`, `vehicles`, `stacks`, and `components`,
-the units that are no vehicle) under a package
+the project's FMU floors (`auv_cosim`'s `compiled`, `fmu`, `seabed`, `vehicles`, `stacks`, and
+`components`, the units that are no vehicle) under a package
 name of this build's own, `vendor_name`: `_auv_cosim_` and the first 12 hex digits of the SHA-256
 of those sources. FMUs built from the same sources share the name and the code; FMUs of other
 sources, and the `auv_cosim` a host has installed or imported, never meet them.
@@ -31,7 +31,7 @@ from typing import Dict, Iterable, List, Optional, Set
 
 PACKAGE = "auv_cosim"
 #: the floors every FMU may carry; anything else of auv_cosim stays out of an FMU
-FLOORS = ("compiled", "fmu", "vehicles", "stacks", "components")
+FLOORS = ("compiled", "fmu", "seabed", "vehicles", "stacks", "components")
 #: what a unit's folder holds that is no FMU code (auv_cosim/units.py): its host's side, its
 #: declaration, its scenarios and vehicle files (an FMU built from a vehicle file carries the
 #: files as resources/vehicles/); never carried as code, and no part of the sources the FMUs'

@@ -87,8 +87,11 @@ def complete_model_description(xml_text: bytes, meta: Dict[str, dict],
         definitions = ET.Element("UnitDefinitions")
         for unit in sorted(used_units):
             unit_element = ET.SubElement(definitions, "Unit", {"name": unit})
-            ET.SubElement(unit_element, "BaseUnit",
-                          {k: str(v) for k, v in base_unit_exponents(unit).items()})
+            base = {k: str(v) for k, v in base_unit_exponents(unit).items()}
+            from auv_cosim.fmu.units import UNIT_FACTORS   # degrees of latitude and longitude: pi/180 rad
+            if unit in UNIT_FACTORS:
+                base["factor"] = repr(UNIT_FACTORS[unit])
+            ET.SubElement(unit_element, "BaseUnit", base)
             if display_unit(unit):
                 shown, factor = display_unit(unit)
                 ET.SubElement(unit_element, "DisplayUnit", {"name": shown, "factor": repr(factor)})

@@ -34,6 +34,7 @@ SI_UNITS: Dict[str, Mapping[str, int]] = {
     "m/s": {"m": 1, "s": -1},
     "m/s2": {"m": 1, "s": -2},
     "rad": {"rad": 1},
+    "deg": {"rad": 1},          # latitude and longitude: factor pi/180 (UNIT_FACTORS)
     "rad/s": {"rad": 1, "s": -1},
     "rad/s2": {"rad": 1, "s": -2},
     "rad/m": {"rad": 1, "m": -1},
@@ -78,6 +79,11 @@ DISPLAY_UNITS: Dict[str, Tuple[str, float]] = {
 def display_unit(unit: str) -> Optional[Tuple[str, float]]:
     """(name, factor) of the display unit of `unit`, or None where it is shown as it is."""
     return DISPLAY_UNITS.get(unit)
+
+
+#: the factor of a unit that is not its base units' product (FMI: value in base units = factor *
+#: value), by name; 1 for every other
+UNIT_FACTORS: Dict[str, float] = {"deg": 0.017453292519943295}
 
 
 def is_known(unit: str) -> bool:

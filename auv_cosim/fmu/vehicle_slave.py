@@ -79,6 +79,9 @@ class VehicleSlave(FmuSlave):
     #: registers after every other (added later: the wake parameters of SPEC 9). Their start
     #: values are each class's defaults.
     late_parameter_classes: ClassVar[Tuple[type, ...]] = ()
+    #: Parameter classes the model takes after those, registered after every other variable,
+    #: the extra outputs included (added later still: the seabed and the place on Earth).
+    last_parameter_classes: ClassVar[Tuple[type, ...]] = ()
 
     def library_origin(self) -> str:
         """Where the vehicle library runs from ("the vehicle library PACKAGE from FOLDER", logged at
@@ -91,6 +94,7 @@ class VehicleSlave(FmuSlave):
         super().__init__(**kwargs)
         self._model = None
         self._write_outputs = None   # chosen with the model (_build)
+        self._output_problem = None  # the model's check of its outputs, if it has one (_build)
 
         self._advance = None         # chosen with the simulator (_build)
         self._sim = None
@@ -170,6 +174,8 @@ class VehicleSlave(FmuSlave):
                 self._register_signal(signal, "output", attr="_outputs",
                                       start=vehicle.OUTPUTS.size + extra_outputs.start(signal.name),
                                       depends_on=[])
+        for cls in self.last_parameter_classes:
+            self._add_parameter_class(cls, cls())
         # how those ports are wired between FMUs, as the build declares it to hosts
         registered = [v.name for v in self.vars.values()]
         self.fmu_exchanges = tuple(e for e in (exchange_from(d).keeping(registered)
@@ -303,7 +309,8 @@ class VehicleSlave(FmuSlave):
         self._check_finite()
         try:
             parameter_sets = [cls(**self._parameter_values(cls))
-                              for cls in self.parameter_classes + self.late_parameter_classes]
+                              for cls in self.parameter_classes + self.late_parameter_classes
+                              + self.last_parameter_classes]
             model = self.vehicle_class(*parameter_sets)
         except ValueError as error:
             raise FmuError(str(error)) from None
@@ -318,6 +325,7 @@ class VehicleSlave(FmuSlave):
         # decided once per model, not at every step: both arrays in one call where the model
         # can (see auv_cosim.vehicles.protocol), else one output_vector (and local_vector) per step
         self._write_outputs = getattr(model, "write_outputs", None) or self._write_by_vectors
+        self._output_problem = getattr(model, "output_problem", None)
         self._sim = self.simulator_class(model, x, rtol=rtol, atol=atol)
         # chosen once per simulator, not at every step: `step` returns the state itself where the
         # simulator has it, `advance` a copy
@@ -353,6 +361,14 @@ class VehicleSlave(FmuSlave):
 
     def _refresh_outputs(self, u, t):
         self._write_outputs(self._sim.state, u, t, self._outputs, self._locals)
+        self._check_outputs()
+
+    def _check_outputs(self):
+        """A model that can tell outputs that cannot stand (`output_problem`: a vehicle off its
+        bathymetry grid) fails the call that wrote them, naming why."""
+        problem = self._output_problem(self._outputs) if self._output_problem is not None else None
+        if problem:
+            raise FmuError(problem)
 
     def _write_by_vectors(self, x, u, t, outputs, local_values):
         """`write_outputs` for a model without one: its output_vector and local_vector."""
@@ -405,6 +421,7 @@ class VehicleSlave(FmuSlave):
             raise FmuError(str(error)) from None
         self._write_outputs(x, u, current_time + step_size, self._outputs, self._locals)
         self._time = current_time + step_size
+        self._check_outputs()
 
     def fmu_get_state(self):
         return {"time": self._time,

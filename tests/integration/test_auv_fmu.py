@@ -79,12 +79,12 @@ def test_interface_matches_the_contract(auv_fmu):
     assert outputs == (vec("Pos", 3) | vec("Vel", 3) | vec("Quater", 4) | vec("Euler", 3)
                        | {"Heading", "Pitch", "Depth", "Speed", "Altitude", "SeaDepth", "Battery",
                           "BatteryFraction", "Thrust"} | vec("WakeSource", 15) | vec("WakeVelocity", 3)
-                       | vec("Omega", 3))
+                       | vec("Omega", 3) | {"Latitude", "Longitude"})
     for v in md.modelVariables:
         assert v.description, v.name
         if v.name in ("WaveMode", "WaveComponents", "WaveSeed"):   # SPEC 8's whole numbers
             assert v.type == "Integer" and v.causality == "parameter", v.name
-        elif v.name in ("CastWake", "ExternalWakeUpdate"):         # SPEC 9's switch and mode
+        elif v.name in ("CastWake", "ExternalWakeUpdate", "BathymetryFile"):   # SPEC 9's switch and mode, the grid
             assert v.type == ("Boolean" if v.name == "CastWake" else "String"), v.name
             assert v.causality == "parameter" and v.variability == "fixed", v.name
         else:
@@ -93,6 +93,7 @@ def test_interface_matches_the_contract(auv_fmu):
     assert units["ThrustPower"] == "W" and units["RudderYaw"] == "rad" and units["Pos[1]"] == "m"
     assert units["Vel[2]"] == "m/s" and units["Battery"] == "J" and units["Thrust"] == "N"
     assert units["AddedMass[1]"] == "kg" and units["AddedMass[5]"] == "kg.m2"
+    assert units["Latitude"] == units["OriginLongitude"] == "deg"
     assert units["Rho"] == "kg/m3" and units["ThrustPerPower"] == "N/W"
     definitions = {u.name: u.baseUnit for u in md.unitDefinitions}
     assert (definitions["N"].kg, definitions["N"].m, definitions["N"].s) == (1, 1, -2)
@@ -103,6 +104,7 @@ def test_interface_matches_the_contract(auv_fmu):
     assert {v.displayUnit for v in md.modelVariables if v.unit in ("rad", "rad/s")} == {"deg", "deg/s"}
     assert all(v.displayUnit in (None, "") for v in md.modelVariables if v.unit not in ("rad", "rad/s"))
     assert (definitions["W"].kg, definitions["W"].m, definitions["W"].s) == (1, 2, -3)
+    assert (definitions["deg"].rad, definitions["deg"].factor) == (1, pytest.approx(math.pi / 180))
     # seed-001 parameters with their defaults
     defaults = {"Length": 2.0, "Diameter": 0.2, "AverageDensity": 1020.0, "Rho": 1025.0,
                 "ThrustPerPower": 0.3, "MaxPropulsionPower": 120.0, "HotelPower": 15.0,
@@ -125,12 +127,14 @@ def test_interface_matches_the_contract(auv_fmu):
     local = [v for v in md.modelVariables if v.causality == "local"]
     assert [v.name for v in local] == ["SurfaceElevation"] and local[0].unit == "m"
     # (after it only the wake variables of SPEC 9, added later: tests/integration/test_wake_fmu.py,
-    # and the body rates Omega, added after them: every other value reference stayed)
-    assert local[0].valueReference == max(v.valueReference for v in md.modelVariables
-                                          if not v.name.startswith(("Wake", "Jet", "CastWake", "PropellerDiameter",
-                                                                    "ExternalWakeUpdate", "Omega[")))
+    # the body rates Omega, added after them, then the seabed's and the place on Earth,
+    # tests/integration/test_seabed_fmu.py: every other value reference stayed)
+    place = ("BathymetryFile", "OriginLatitude", "OriginLongitude", "Latitude", "Longitude")
+    later = ("Wake", "Jet", "CastWake", "PropellerDiameter", "ExternalWakeUpdate", "Omega[") + place
+    assert local[0].valueReference == max(v.valueReference for v in md.modelVariables if not v.name.startswith(later))
     rates = sorted(by_name[f"Omega[{i}]"].valueReference for i in (1, 2, 3))
-    assert rates[0] > max(v.valueReference for v in md.modelVariables if not v.name.startswith("Omega["))
+    assert rates[0] > max(v.valueReference for v in md.modelVariables if not v.name.startswith(("Omega[",) + place))
+    assert min(by_name[n].valueReference for n in place) > rates[-1]
     assert all(by_name[f"Omega[{i}]"].unit == "rad/s" for i in (1, 2, 3))
 
 

@@ -44,6 +44,7 @@ from .forces import (
 )
 from .hull import hull_properties_of, submerged_fraction
 from .parameters import AuvWakeParameters
+from ..bathymetry import grid_depth_at, latitude_longitude, seabed_block
 from ..environment import current_ned, sea_floor_depth
 from ..waves import surface_elevation, wave_components, wave_kinematics
 from ..packed import unpack_arguments
@@ -130,6 +131,9 @@ EXTRA_OUTPUTS = SignalTable(
            "step just ended, NED", NED),
     Signal("Omega", 3, "rad/s", "Angular velocity in the body frame (roll, pitch and yaw rates: the "
            "state's Omega)", XYZ),
+    Signal("Latitude", 1, "deg", "Latitude of the body origin, WGS 84 (NED about OriginLatitude, "
+           "OriginLongitude: the geodesic of length hypot(north, east) at azimuth atan2(east, north))"),
+    Signal("Longitude", 1, "deg", "Longitude of the body origin, WGS 84"),
 )
 STATE_SIZE = STATE.size
 INPUT_SIZE = INPUTS.size
@@ -141,9 +145,12 @@ GIVEN_INPUTS = INPUT_SIZE + SOURCES_SIZE
 INPUT_ARRAY_SIZE = INPUT_SIZE + WAKE_BLOCK
 #: where the FMU keeps the wake outputs: after the table's outputs, in the same array
 Y_WAKE_SOURCE = OUTPUT_SIZE
+EXTRA_OUTPUT_SIZE = EXTRA_OUTPUTS.size
 Y_WAKE_VELOCITY = OUTPUT_SIZE + SOURCE_SIZE
 #: the body rates, after the wake outputs (added later: no value reference moved)
 Y_OMEGA = OUTPUT_SIZE + EXTRA_OUTPUTS.start("Omega")
+Y_LATITUDE = OUTPUT_SIZE + EXTRA_OUTPUTS.start("Latitude")
+Y_LONGITUDE = OUTPUT_SIZE + EXTRA_OUTPUTS.start("Longitude")
 BATTERY = STATE.start("Battery")
 # The compiled functions slice the state and the outputs with these integers (numba freezes
 # a global integer into the compiled code; a global slice object it would unpickle per call).
@@ -192,6 +199,10 @@ C_RUDDER_CD0 = CONSTANTS.add("RudderCd0", 1, lambda p, e, h, w: p.RudderCd0)
 C_RUDDER_OSWALD = CONSTANTS.add("RudderOswald", 1, lambda p, e, h, w: p.RudderOswald)
 C_MAX_RUDDER = CONSTANTS.add("MaxRudderAngle", 1, lambda p, e, h, w: p.MaxRudderAngle)
 C_QUAT_TAU = CONSTANTS.add("QuaternionConvergenceTime", 1, lambda p, e, h, w: p.QuaternionConvergenceTime)
+# The seabed (auv_cosim.vehicles.bathymetry): where its grid starts after the table and the wave
+# rows (0: no grid, the plane above), and the NED origin on WGS 84; set by `pack_constants`.
+C_SEABED_AT = CONSTANTS.add("seabed grid start", 1, lambda p, e, h, w: 0.0)
+C_ORIGIN = CONSTANTS.add("OriginLatitude, OriginLongitude", 2, lambda p, e, h, w: (0.0, 0.0))
 C_CURRENT = CONSTANTS.add("CurrentVelocity", 3, lambda p, e, h, w: e.CurrentVelocity)
 C_CURRENT_GRADIENT = CONSTANTS.add("CurrentDepthGradient", 3, lambda p, e, h, w: e.CurrentDepthGradient)
 C_SEA_FLOOR = CONSTANTS.add("SeaFloorDepth", 1, lambda p, e, h, w: e.SeaFloorDepth)
@@ -233,18 +244,35 @@ def _inverse_mass_diagonal(params, hull):
     return 1.0 / (rigid + np.asarray(params.AddedMass, dtype=float))
 
 
-def pack_constants(params, env, waves=None, wake=None):
+def pack_constants(params, env, waves=None, wake=None, origin=(0.0, 0.0), seabed=None):
     """The flat constant vector of an `AuvParameters`, an `Environment`, the sea (a
-    `WaveParameters`, None for still water) and the wakes (an `AuvWakeParameters`, None for
-    the defaults: casting nothing): the table's slots, then the wave rows."""
+    `WaveParameters`, None for still water), the wakes (an `AuvWakeParameters`, None for
+    the defaults: casting nothing), the NED origin (latitude, longitude) and the seabed (an
+    `auv_cosim.seabed.Seabed`, None for the plane): the table's slots, the wave rows, the grid."""
     hull = hull_properties_of(params.Length, params.Diameter, params.AverageDensity)
     c = CONSTANTS.pack(params, env, hull, wake if wake is not None else AuvWakeParameters())
+    c[C_ORIGIN:C_ORIGIN + 2] = origin
     rows = np.zeros((0, 4)) if waves is None else wave_components(waves, env.Gravity)
-    if rows.shape[0] == 0:
-        return c
-    c[C_WAVE_COUNT] = rows.shape[0]
-    c[C_WAVE_DIRECTION] = waves.WaveDirection
-    return np.concatenate([c, rows.ravel()])
+    if rows.shape[0] > 0:
+        c[C_WAVE_COUNT] = rows.shape[0]
+        c[C_WAVE_DIRECTION] = waves.WaveDirection
+        c = np.concatenate([c, rows.ravel()])
+    if seabed is not None:
+        c[C_SEABED_AT] = c.size
+        c = np.concatenate([c, seabed_block(seabed)])
+    return c
+
+
+@jit
+def seabed_at(north, east, c):
+    """(depth, d depth/d north, d depth/d east) of the seabed at (north, east): the grid's
+    (auv_cosim.vehicles.bathymetry; NaN off it) when there is one, else the plane
+    SeaFloorDepth + SeaFloorSlope . (north, east)."""
+    at = int(c[C_SEABED_AT])
+    if at > 0:
+        return grid_depth_at(north, east, c, at)
+    return (sea_floor_depth(north, east, c[C_SEA_FLOOR], c[C_SEA_FLOOR_SLOPE:C_SEA_FLOOR_SLOPE + 2]),
+            c[C_SEA_FLOOR_SLOPE], c[C_SEA_FLOOR_SLOPE + 1])
 
 
 @jit
@@ -667,8 +695,7 @@ def write_outputs(t, x, u, c, out):
     water = rotate_back3(rotation, water_ned)
     euler = euler_angles(rotation)
     battery = max(x[BATTERY], 0.0)
-    sea_depth = sea_floor_depth(x[X_POS], x[X_POS + 1], c[C_SEA_FLOOR],
-                                c[C_SEA_FLOOR_SLOPE:C_SEA_FLOOR_SLOPE + 2])
+    sea_depth = seabed_at(x[X_POS], x[X_POS + 1], c)[0]
     out[Y_POS:Y_POS + 3] = x[X_POS:X_POS + 3]
     vel_ned = rotate3(rotation, triple(x, X_VEL))
     for i in range(3):
@@ -689,6 +716,9 @@ def write_outputs(t, x, u, c, out):
         if out.shape[0] >= Y_OMEGA + 3:
             for i in range(3):
                 out[Y_OMEGA + i] = x[X_OMEGA + i]
+        if out.shape[0] > Y_LONGITUDE:     # the place on Earth, after the rates
+            out[Y_LATITUDE], out[Y_LONGITUDE] = latitude_longitude(x[X_POS], x[X_POS + 1], c[C_ORIGIN],
+                                                                   c[C_ORIGIN + 1])
 
 
 @jit
@@ -714,7 +744,7 @@ def write_wake_outputs(x, u, c, rotation, water_ned, wake, thrust, out):
 @jit
 def wake_outputs(t, x, u, c):
     """WakeSource (15) then WakeVelocity (3) at time t, a new array (see `write_wake_outputs`)."""
-    out = np.zeros(OUTPUT_SIZE + SOURCE_SIZE + 3)
+    out = np.zeros(OUTPUT_SIZE + EXTRA_OUTPUT_SIZE)
     write_outputs(t, x, u, c, out)
     return out[OUTPUT_SIZE:OUTPUT_SIZE + SOURCE_SIZE + 3].copy()
 

@@ -12,6 +12,7 @@ from .dynamics import BATTERY, INPUTS, OUTPUTS, STATE
 from .forces import drag_per_speed_squared, frontal_area
 from .hull import hull_properties_of
 from .parameters import AuvParameters, AuvWakeParameters
+from ..bathymetry import SeabedParameters, off_grid_problem
 from ..environment import Environment
 from ..parameters import state_part
 from ..linearization import linearize
@@ -81,12 +82,18 @@ class AuvModel:
     input_problem = staticmethod(dynamics.input_problem)
 
     def __init__(self, params: Optional[AuvParameters] = None, env: Optional[Environment] = None,
-                 waves: Optional[WaveParameters] = None, wake: Optional[AuvWakeParameters] = None):
+                 waves: Optional[WaveParameters] = None, wake: Optional[AuvWakeParameters] = None,
+                 place: Optional[SeabedParameters] = None):
         self.params = params if params is not None else AuvParameters()
         self.env = env if env is not None else Environment()
         self.waves = waves if waves is not None else WaveParameters()
         self.wake = wake if wake is not None else AuvWakeParameters()
-        self.constants = dynamics.pack_constants(self.params, self.env, self.waves, self.wake)
+        self.place = place if place is not None else SeabedParameters()
+        #: the seabed grid about the origin (auv_cosim.seabed.Seabed), None: the plane of `env`
+        self.seabed = self.place.seabed()
+        self.constants = dynamics.pack_constants(self.params, self.env, self.waves, self.wake,
+                                                 (self.place.OriginLatitude, self.place.OriginLongitude),
+                                                 self.seabed)
         self.hull = hull_properties_of(self.params.Length, self.params.Diameter,
                                        self.params.AverageDensity)
 
@@ -145,11 +152,18 @@ class AuvModel:
         (docs/physics/environment.md#meeting-wakes, `WakeVelocity`, NED): the value held ("Step") or
         the field at x from the held rows ("Evaluation")."""
         return dynamics.wake_outputs(float(t), np.asarray(x, float), np.asarray(held, float),
-                                     self.constants)[SOURCE_SIZE:]
+                                     self.constants)[SOURCE_SIZE:SOURCE_SIZE + 3]
 
     def outputs(self, x, u) -> Dict[str, object]:
         """The outputs of seed 001 by name: arrays for vectors, floats for scalars."""
         return OUTPUTS.split(self.output_vector(x, u))
+
+    def output_problem(self, outputs: np.ndarray) -> Optional[str]:
+        """Why the outputs just written cannot stand, or None: a vehicle over no known seabed
+        (off the grid of BathymetryFile, or next to a hole in it) has no SeaDepth to report."""
+        if self.seabed is None or np.isfinite(outputs[dynamics.Y_SEA_DEPTH]):
+            return None
+        return off_grid_problem(self.seabed, outputs[dynamics.Y_POS], outputs[dynamics.Y_POS + 1])
 
     @staticmethod
     def project_state(x: np.ndarray) -> None:

@@ -21,7 +21,11 @@ Variables (vectors as `Name[i]`, 1-based, SI units):
   WakeSources[1..3,1..15] (three other vehicles' WakeSource rows, zero: none) and the outputs
   WakeSource[1..15] (this vehicle's row, zero unless CastWake) and WakeVelocity[1..3] (NED);
   then the output Omega[1..3] (body rates, rad/s: the state's angular velocity, for the tools
-  that want the vehicle's rates, such as a ROS bag's odometry).
+  that want the vehicle's rates, such as a ROS bag's odometry);
+* after those, the seabed and the place on Earth (auv_cosim.vehicles.bathymetry): the parameters
+  BathymetryFile (String; empty: the plane SeaFloorDepth + SeaFloorSlope), OriginLatitude and
+  OriginLongitude (fixed), and the outputs Latitude and Longitude (WGS 84). With a grid,
+  SeaDepth and Altitude come from it; a position off the grid fails the step naming it.
 
 Failures (see auv_cosim.fmu.slave): a bad parameter fails fmi2ExitInitializationMode (fmi2Fatal)
 with an error logged that names the variable; a non-finite input or an integrator failure fails
@@ -38,6 +42,7 @@ from pythonfmu.default_experiment import DefaultExperiment
 from ...fmu import VehicleSlave
 from .model import AuvModel
 from .parameters import AuvParameters, AuvWakeParameters
+from ..bathymetry import SeabedParameters
 from ..environment import Environment
 from ..simulator import VehicleSimulator
 from ..waves import WaveParameters
@@ -56,6 +61,7 @@ class Auv(VehicleSlave):
     vehicle_class = AuvModel
     parameter_classes = (AuvParameters, Environment, WaveParameters)
     late_parameter_classes = (AuvWakeParameters,)
+    last_parameter_classes = (SeabedParameters,)
     simulator_class = VehicleSimulator
     initial_state_defaults = {"Pos0": (0.0, 0.0, 0.0), "Quater0": (1.0, 0.0, 0.0, 0.0),
                               "LocalVel0": (0.0, 0.0, 0.0), "Omega0": (0.0, 0.0, 0.0),

@@ -43,6 +43,7 @@ from ..rotation import (
     rotation_matrix_derivatives,
     skew,
 )
+from ..bathymetry import grid_depth_at, latitude_longitude, seabed_block
 from ..packed import unpack_arguments
 from ..parameters import NED, XYZ
 from ..protocol import ConstantTable, Signal, SignalTable
@@ -131,7 +132,18 @@ EXTRA_INPUTS = SignalTable(
 EXTRA_OUTPUTS = SignalTable(
     Signal("WakeVelocity", 3, "m/s", "Water velocity of the others' wakes at O over the step just "
            "ended, NED", NED),
+    # the seabed and the place on Earth (auv_cosim.vehicles.bathymetry), registered after the wake's
+    Signal("SeaDepth", 1, "m", "Depth of the sea floor below the surface under O (BathymetryFile's grid, "
+           "else SeaFloorDepth)"),
+    Signal("Latitude", 1, "deg", "Latitude of O, WGS 84 (NED about OriginLatitude, OriginLongitude: the "
+           "geodesic of length hypot(north, east) at azimuth atan2(east, north))"),
+    Signal("Longitude", 1, "deg", "Longitude of O, WGS 84"),
 )
+#: where each extra output sits after the table's outputs
+(E_WAKE_VELOCITY, E_SEA_DEPTH, E_LATITUDE, E_LONGITUDE) = (
+    EXTRA_OUTPUTS.start(n) for n in ("WakeVelocity", "SeaDepth", "Latitude", "Longitude"))
+#: how many values they take (an int: compiled code cannot read the table itself)
+EXTRA_OUTPUT_SIZE = EXTRA_OUTPUTS.size
 
 
 def given_inputs(n):
@@ -199,21 +211,41 @@ C_JET_SPREAD = CONSTANTS.add("JetSpreadRate", 1, lambda p, e, sea, wake, waves, 
 C_WAKE_LENGTH = CONSTANTS.add("WakeLength", 1, lambda p, e, sea, wake, waves, terms: wake.WakeLength)
 C_WAKE_EVALUATION = CONSTANTS.add("1: ExternalWakeUpdate 'Evaluation', 0: 'Step'", 1,
                                   lambda p, e, sea, wake, waves, terms: wake.evaluation)
+# the seabed (auv_cosim.vehicles.bathymetry): where its grid starts (0: none, SeaFloorDepth) and
+# the NED origin on WGS 84; set by `pack_constants`
+C_SEABED_AT = CONSTANTS.add("seabed grid start", 1, lambda p, e, sea, wake, waves, terms: 0.0)
+C_ORIGIN = CONSTANTS.add("OriginLatitude, OriginLongitude", 2, lambda p, e, sea, wake, waves, terms: (0.0, 0.0))
 C_FIXED = CONSTANTS.size
 
 
-def pack_constants(params, environment, sea=None, wake=None):
+def pack_constants(params, environment, sea=None, wake=None, origin=(0.0, 0.0), seabed=None):
     """The flat constant vector of `H100Parameters`, the environment (any object with
     CurrentVelocity, CurrentDepthGradient and SeaFloorDepth), the sea (`WaveParameters`,
     None for still water) and how the vehicle meets the others' wakes (`WakeParameters`, None
-    for the defaults). Gravity is the environment's. The fixed block is `CONSTANTS`; the parts
-    whose length depends on the vehicle follow it."""
+    for the defaults), the NED origin (latitude, longitude) and the seabed (an
+    `auv_cosim.seabed.Seabed`, None: SeaFloorDepth). Gravity is the environment's. The fixed
+    block is `CONSTANTS`; the parts whose length depends on the vehicle follow it, the grid last."""
     wake = wake if wake is not None else WakeParameters()
     waves = np.zeros((0, 4)) if sea is None else wave_components(sea, environment.Gravity)
     damping_terms = quadratic_damping_terms(params.quadratic_abs_tensor(), params.quadratic_signed_tensor())
     fixed = CONSTANTS.pack(params, environment, sea, wake, waves, damping_terms)
-    return np.concatenate((fixed, np.asarray(params.ThrusterPos, float).ravel(),
-                           params.unit_thruster_directions().ravel(), waves.ravel(), damping_terms.ravel()))
+    fixed[C_ORIGIN:C_ORIGIN + 2] = origin
+    c = np.concatenate((fixed, np.asarray(params.ThrusterPos, float).ravel(),
+                        params.unit_thruster_directions().ravel(), waves.ravel(), damping_terms.ravel()))
+    if seabed is not None:
+        c[C_SEABED_AT] = c.size
+        c = np.concatenate((c, seabed_block(seabed)))
+    return c
+
+
+@jit
+def sea_depth_at(north, east, c):
+    """The sea floor's depth under (north, east): the grid's (NaN off it) when there is one,
+    else SeaFloorDepth."""
+    at = int(c[C_SEABED_AT])
+    if at > 0:
+        return grid_depth_at(north, east, c, at)[0]
+    return c[C_SEA_FLOOR]
 
 
 @jit
@@ -687,26 +719,31 @@ def output_into(t, x, u, c, out):
     out[Y_EULER:Y_EULER + 3] = euler
     out[Y_HEADING] = euler[2]
     out[Y_DEPTH] = x[2]
-    out[Y_ALTITUDE] = c[C_SEA_FLOOR] - x[2]
+    sea_depth = sea_depth_at(x[0], x[1], c)
+    out[Y_ALTITUDE] = sea_depth - x[2]
     # what an accelerometer at O reads: v' + omega x v - R^T (0, 0, g)
     out[Y_SPECIFIC_FORCE:Y_SPECIFIC_FORCE + 3] = (xdot[7:10] + cross(x[10:13], x[7:10])
                                                   - c[C_GRAVITY] * rotation[2, :])
     out[Y_SURFACE] = surface_elevation(t, x[0], x[1], _waves(c), c[C_WAVE_DIRECTION])
     out[OUTPUT_FIXED:OUTPUT_FIXED + n] = thruster_forces(x, c)
     out[OUTPUT_FIXED + n:OUTPUT_FIXED + 2 * n] = x[BODY_STATES:BODY_STATES + n]
-    if out.shape[0] > OUTPUT_FIXED + 2 * n:   # the FMU's array: WakeVelocity after the table's
+    if out.shape[0] > OUTPUT_FIXED + 2 * n:   # the FMU's array: the extra outputs after the table's
+        extra = OUTPUT_FIXED + 2 * n
         wake = others_wake(x, u, c) if meets_wake(u, n + 6) else (0.0, 0.0, 0.0)
         for i in range(3):
-            out[OUTPUT_FIXED + 2 * n + i] = wake[i]
+            out[extra + E_WAKE_VELOCITY + i] = wake[i]
+        out[extra + E_SEA_DEPTH] = sea_depth
+        out[extra + E_LATITUDE], out[extra + E_LONGITUDE] = latitude_longitude(x[0], x[1], c[C_ORIGIN], c[C_ORIGIN + 1])
 
 
 @jit
 def wake_velocity_now(t, x, u, c):
     """WakeVelocity (NED) at x over the step just ended: the held value ("Step") or the field at
     x ("Evaluation") of the held inputs u; zero without a source."""
-    out = np.empty(OUTPUT_FIXED + 2 * int(c[C_THRUSTERS]) + 3)
+    extra = OUTPUT_FIXED + 2 * int(c[C_THRUSTERS])
+    out = np.empty(extra + EXTRA_OUTPUT_SIZE)
     output_into(t, x, u, c, out)
-    return out[out.shape[0] - 3:].copy()
+    return out[extra + E_WAKE_VELOCITY:extra + E_WAKE_VELOCITY + 3].copy()
 
 
 def input_problem(code, u, n):

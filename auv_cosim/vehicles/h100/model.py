@@ -6,6 +6,7 @@ from typing import Dict, Optional, Sequence, Tuple
 
 import numpy as np
 
+from ..bathymetry import SeabedParameters, off_grid_problem
 from ..environment import Environment
 from ..parameters import state_part
 from ..rotation import quaternion_rate_matrix
@@ -89,13 +90,19 @@ class H100Model:
     hold_inputs = staticmethod(dynamics.hold_inputs)
 
     def __init__(self, params: H100Parameters, env: Optional[Environment] = None,
-                 waves: Optional[WaveParameters] = None, wake: Optional[WakeParameters] = None):
+                 waves: Optional[WaveParameters] = None, wake: Optional[WakeParameters] = None,
+                 place: Optional[SeabedParameters] = None):
         self.params = params
         self.env = env if env is not None else DEFAULT_ENVIRONMENT
         self.waves = waves if waves is not None else WaveParameters()
         self.wake = wake if wake is not None else WakeParameters()
+        self.place = place if place is not None else SeabedParameters()
+        #: the seabed grid about the origin (auv_cosim.seabed.Seabed), None: SeaFloorDepth
+        self.seabed = self.place.seabed()
         self.n = params.thruster_count
-        self.constants = dynamics.pack_constants(params, self.env, self.waves, self.wake)
+        self.constants = dynamics.pack_constants(params, self.env, self.waves, self.wake,
+                                                 (self.place.OriginLatitude, self.place.OriginLongitude),
+                                                 self.seabed)
         self.STATE = state_table(self.n)
         self.INPUTS = input_table(self.n)
         self.OUTPUTS = output_table(self.n)
@@ -209,6 +216,13 @@ class H100Model:
 
     def output_vector(self, x, u, t: float = 0.0) -> np.ndarray:
         return dynamics.output_vector(float(t), np.asarray(x, float), np.asarray(u, float), self.constants)
+
+    def output_problem(self, outputs: np.ndarray) -> Optional[str]:
+        """Why the outputs just written cannot stand, or None: off the grid of BathymetryFile (or
+        next to a hole in it), the vehicle has no altitude to report."""
+        if self.seabed is None or np.isfinite(outputs[dynamics.Y_ALTITUDE]):
+            return None
+        return off_grid_problem(self.seabed, outputs[dynamics.Y_POS], outputs[dynamics.Y_POS + 1])
 
     def write_outputs(self, x, u, t, outputs, local_values) -> None:
         """`output_vector` written into the FMU's output array (the H100 has no LOCALS); x and u

@@ -20,8 +20,11 @@ values as start values, the environment (Gravity 9.82 by default, von Benzon's),
 state (Pos0, Quater0, LocalVel0, Omega0, PropellerSpeed0: at rest by default) and the
 integrator's tolerances; among others (SPEC 9.3, after every other variable) the parameters
 WakeSpreadRate, JetSpreadRate, WakeLength (tunable) and ExternalWakeUpdate (String), the inputs
-WakeSources[1..3,1..15] and the output WakeVelocity[1..3] (it casts nothing). A rank < 6
-layout logs a warning naming what it cannot push.
+WakeSources[1..3,1..15] and the output WakeVelocity[1..3] (it casts nothing); after those the
+seabed and the place on Earth (auv_cosim.vehicles.bathymetry): the parameters BathymetryFile
+(String; empty: the level SeaFloorDepth), OriginLatitude, OriginLongitude and the outputs SeaDepth,
+Latitude, Longitude; with a grid, Altitude comes from it and a position off it fails the step.
+A rank < 6 layout logs a warning naming what it cannot push.
 """
 from __future__ import annotations
 
@@ -30,6 +33,7 @@ import sys
 from pythonfmu.default_experiment import DefaultExperiment
 
 from ...fmu import VehicleSlave
+from ..bathymetry import SeabedParameters
 from ..environment import Environment
 from .model import H100Model
 from .parameters import H100Parameters
@@ -54,6 +58,7 @@ class H100(VehicleSlave):
     vehicle_file = "vehicles/H100.yaml"
     parameter_classes = (H100Parameters, Environment, WaveParameters)
     late_parameter_classes = (WakeParameters,)
+    last_parameter_classes = (SeabedParameters,)
     simulator_class = VehicleSimulator
     initial_state_notes = {"Quater0": " (normalised)", "PropellerSpeed0": " (0: at rest)"}
 
