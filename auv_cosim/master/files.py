@@ -93,3 +93,19 @@ def _umask() -> int:
     mask = os.umask(0o022)
     os.umask(mask)
     return mask
+
+
+def file_parameter(name: str, value, folder: Path):
+    """A scenario's String parameter whose name ends in ``File`` (a vehicle's ``BathymetryFile``)
+    given as a relative path names the file beside the scenario file that sets it, as an
+    ``include:`` does, when there is one: it is passed as that file's absolute path, so that a
+    scenario and its data fly from any folder (a unit's scenarios are package data). Any other
+    value is passed as it is (an FMU reads a relative path from the folder the run starts in)."""
+    if not (name.endswith("File") and isinstance(value, str) and value.strip()):
+        return value
+    path = Path(os.path.expanduser(value))
+    if path.is_absolute():
+        return value
+    beside = folder / path
+    return str(beside.resolve()) if beside.is_file() else value
+

@@ -18,6 +18,8 @@ are deliberately simple:
   listed inputs (so a signal can drive them instead);
 - ``signals``: merged per target variable;
 - ``analysis``: merged per analysis name;
+- a String parameter named ``...File`` given as a relative path is the file beside the file
+  that sets it, when there is one (``files.file_parameter``): a unit's scenario carries its data;
 - ``noise_seed`` (``INSTANCE.VARIABLE``, the Integer parameter that seeds the stack's random
   noise: what a campaign's ``seeds`` vary): the later file wins, and it goes with its instance
   when that is removed.
@@ -41,6 +43,7 @@ from auv_cosim.compiled.numbers import number_loader
 
 from auv_cosim import units
 from . import registry
+from .files import file_parameter
 from .scenario_schema import ScenarioModel
 from .scenario_lookup import _included, find_scenario, fmu_reference, resolve_fmu_path, scenario_folders  # noqa: F401 (public here too)
 from .scenario_vehicles import NOT_IN_A_VEHICLE, combine_vehicles, renamed_for
@@ -482,7 +485,7 @@ class _Merge:
             for k, v in spec.items():
                 if k == "parameters":
                     for pname, pval in (v or {}).items():
-                        key = set_start_value(cur["parameters"], pname, pval)
+                        key = set_start_value(cur["parameters"], pname, file_parameter(pname, pval, path.parent))
                         origin[("instances", inst, "parameters") + key] = (
                             shown, format_loc(("instances", inst, "parameters", pname)))
                 else:

@@ -1,5 +1,6 @@
 """PNG plots of a run of the AUV stack (matplotlib, Agg backend): track, depth, attitude,
-actuators, battery (registered through ``auv_cosim.vehicles.auv.host.figures.FIGURES``).
+actuators, battery, and over a bathymetry grid the terrain along the track (registered
+through ``auv_cosim.vehicles.auv.host.figures.FIGURES``).
 
 A figure is made in two steps: BUILT from what the run is, before its rows exist (its plan
 and columns: the figure, axes, labels, title, grid, the tick objects, the waypoints read), then
@@ -479,6 +480,41 @@ def _depth(r: _Run):
     return fig, fill
 
 
+def _over_terrain(r: _Run) -> list[str]:
+    """The vehicles flown over a bathymetry grid (a non-empty BathymetryFile) that record their
+    Altitude and SeaDepth."""
+    return [v for v in r.vehicles if param(r.plan, v, "BathymetryFile") and r.has(f"{v}.Altitude")
+            and r.has(f"{v}.SeaDepth")]
+
+
+def _terrain(r: _Run):
+    """Depth, seabed and altitude along the track (the horizontal distance run): what a terrain
+    follower is judged by, with the target altitude of a control in the altitude mode."""
+    plan = r.plan
+    fig, axs = _panels(("depth [m] (down)", "altitude [m]"), f"{r.title}: depth, seabed and altitude along the track",
+                       figsize=(10, 7), height_ratios=(3, 2))
+
+    def fill(d, tx, tlabel):
+        for v in _over_terrain(r):
+            n, e = d.get(f"{v}.Pos[1]"), d.get(f"{v}.Pos[2]")
+            along = np.concatenate([[0.0], np.cumsum(np.hypot(np.diff(n), np.diff(e)))])
+            sea, altitude = d.get(f"{v}.SeaDepth"), d.get(f"{v}.Altitude")
+            axs[0].plot(along, d.get(f"{v}.Depth"), lw=1.2, label=r.lab(v, "depth"))
+            axs[0].plot(along, sea, color="saddlebrown", lw=1.0, label=r.lab(v, "seabed"))
+            axs[0].fill_between(along, sea, np.nanmax(sea) + 2.0, color="tan", alpha=0.5)
+            axs[1].plot(along, altitude, lw=1.2, label=r.lab(v, "altitude"))
+            c = r.ctl_of.get(v)
+            target = param(plan, c, "TargetAltitude") if c and param(plan, c, "DiveMode") == "altitude" else None
+            if isinstance(target, (int, float)):
+                axs[1].axhline(target, color="0.4", ls="--", lw=1.0, label=r.lab(v, f"{c}.TargetAltitude"))
+        axs[0].invert_yaxis()
+        axs[1].set_xlabel("distance along the track [m]")
+        for ax in axs:
+            ax.legend(loc="best", fontsize=8)
+
+    return fig, fill
+
+
 def _attitude(r: _Run):
     plt = _mpl()
     fig, axs = plt.subplots(3, 1, figsize=(10, 8), sharex=True, dpi=_DPI)
@@ -559,14 +595,21 @@ def _actuators(r: _Run):
     return fig, fill
 
 
-def _battery(r: _Run):
+def _panels(ylabels, title: str, **kwargs):
+    """A figure of panels one above the other sharing the time (or distance) axis: each with its
+    y label and a grid, the title on the first."""
     plt = _mpl()
-    fig, axs = plt.subplots(2, 1, figsize=(10, 6), sharex=True, dpi=_DPI)
-    axs[0].set_ylabel("battery [Wh]")
-    axs[1].set_ylabel("battery [%]")
+    fig, axs = plt.subplots(len(ylabels), 1, sharex=True, dpi=_DPI, **kwargs)
+    for ax, label in zip(axs, ylabels):
+        ax.set_ylabel(label)
     for ax in axs:
         ax.grid(True, alpha=0.3)
-    axs[0].set_title(f"{r.title}: battery")
+    axs[0].set_title(title)
+    return fig, axs
+
+
+def _battery(r: _Run):
+    fig, axs = _panels(("battery [Wh]", "battery [%]"), f"{r.title}: battery", figsize=(10, 6))
 
     def fill(d, tx, tlabel):
         for v in r.vehicles:
@@ -588,6 +631,7 @@ def _battery(r: _Run):
 _FIGURES = (
     ("track.png", _track, lambda r: bool(r.vehicles)),
     ("depth.png", _depth, lambda r: bool(r.vehicles)),
+    ("terrain.png", _terrain, lambda r: bool(_over_terrain(r))),
     ("attitude.png", _attitude, lambda r: bool(r.vehicles)),
     ("actuators.png", _actuators, lambda r: bool(r.vehicles)),
     ("battery.png", _battery, lambda r: any(r.has(f"{v}.Battery") for v in r.vehicles)),
