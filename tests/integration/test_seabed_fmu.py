@@ -37,11 +37,11 @@ def files(tmp_path_factory):
             "latlon": grids.write_latlon_netcdf(folder / "gebco_like.nc")}
 
 
-def fly(auv, start, stop_time=300.0, **more):
+def fly(auv, start, stop_time=300.0, logger=None, **more):
     from fmpy import simulate_fmu
 
     return simulate_fmu(auv, stop_time=stop_time, output_interval=1.0, step_size=0.1, output=OUTPUTS,
-                        start_values={**STRAIGHT, "ThrustPower": 40.0, **start, **more})
+                        start_values={**STRAIGHT, "ThrustPower": 40.0, **start, **more}, logger=logger)
 
 
 def check_against_pyproj(result, crs, surface):
@@ -83,8 +83,11 @@ def test_without_a_file_the_plane_and_the_place_on_earth(auv):
 def test_off_the_grid_fails_the_step_naming_the_position(auv, files):
     from fmpy.fmi1 import FMICallException
 
+    messages = []
     with pytest.raises(FMICallException):   # 1600 m at 1.5 m/s: off the 1500 m grid before 1200 s
-        fly(auv, {"BathymetryFile": str(files["tif"])}, stop_time=1400.0)
+        fly(auv, {"BathymetryFile": str(files["tif"])}, stop_time=1400.0,
+            logger=lambda *args: messages.append(args[-1].decode() if isinstance(args[-1], bytes) else str(args[-1])))
+    assert any("fmi2DoStep" in m and "no seabed at north" in m and "utm.tif" in m for m in messages), messages
 
 
 def test_a_bad_file_fails_initialisation_naming_it(auv, tmp_path):
