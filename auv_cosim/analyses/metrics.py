@@ -90,3 +90,35 @@ def step_response(t: np.ndarray, y: np.ndarray, y0: float, y1: float, band: floa
     r = StepResponse(y0, y1, band, tail_s, tail_fraction)
     r.add(np.asarray(t), np.asarray(y))
     return r.result()
+
+
+class SeabedContacts:
+    """Each time a vehicle touched the seabed, as the rows stream past: where its Boolean output
+    ``SeabedContact`` rises, the time and the place (north, east, depth, m; latitude and
+    longitude, degrees WGS 84, where the run records them). The same list whether the rows come
+    in one block or in many."""
+
+    PLACE = (("north_m", "Pos[1]", 6), ("east_m", "Pos[2]", 6), ("depth_m", "Pos[3]", 6),
+             ("latitude_deg", "Latitude", 10), ("longitude_deg", "Longitude", 10))
+
+    def __init__(self, colmap: dict[str, int], vehicle: str):
+        self.flag = colmap.get(f"{vehicle}.SeabedContact")
+        self.place = [(key, colmap.get(f"{vehicle}.{name}"), digits) for key, name, digits in self.PLACE]
+        self.touching = False
+        self.contacts: list[dict] = []
+
+    def rows(self, block: np.ndarray) -> None:
+        if self.flag is None or not len(block):
+            return
+        flag = block[:, self.flag] > 0.5
+        rising = flag & ~np.concatenate([[self.touching], flag[:-1]])
+        for i in np.flatnonzero(rising):
+            contact = {"time_s": float(f"{block[i, 0]:.6g}")}
+            contact.update({key: float(f"{block[i, col]:.{digits}g}") for key, col, digits in self.place
+                            if col is not None and np.isfinite(block[i, col])})
+            self.contacts.append(contact)
+        self.touching = bool(flag[-1])
+
+    def result(self) -> dict:
+        """{"seabed_contacts": [...]} for a vehicle with the output, else nothing."""
+        return {} if self.flag is None else {"seabed_contacts": self.contacts}

@@ -176,6 +176,16 @@ class VehicleSlave(FmuSlave):
                                       depends_on=[])
         for cls in self.last_parameter_classes:
             self._add_parameter_class(cls, cls())
+        # Boolean outputs (name, description), after everything else: 1.0 / 0.0 in slots the model
+        # writes after the extra outputs (the AUV's SeabedContact)
+        flags = getattr(vehicle, "FLAG_OUTPUTS", ())
+        if flags:
+            first = self._outputs.size
+            self._outputs = np.zeros(first + len(flags))
+            for k, (name, description) in enumerate(flags):
+                self.add_boolean(name, causality="output", description=description, depends_on=[],
+                                 getter=lambda slot=first + k: bool(self._outputs[slot] > 0.5),
+                                 setter=lambda value, slot=first + k: self._outputs.__setitem__(slot, float(bool(value))))
         # how those ports are wired between FMUs, as the build declares it to hosts
         registered = [v.name for v in self.vars.values()]
         self.fmu_exchanges = tuple(e for e in (exchange_from(d).keeping(registered)

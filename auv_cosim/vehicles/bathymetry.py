@@ -6,7 +6,9 @@ plane of `auv_cosim.vehicles.environment`, as before) and the origin of NED on W
 NED grid (`auv_cosim.seabed`) and packed after the vehicle's constants (`seabed_block`), so
 that the compiled outputs and derivative read it with the signature they already have:
 
-    [rows, columns, north0, east0, cell, depth[0, 0], depth[0, 1], ...]
+    [rows, columns, north0, east0, cell, shallowest, depth[0, 0], depth[0, 1], ...]
+
+(`shallowest`: a depth no point of the interpolated seabed is above, `seabed_block`).
 
 `grid_depth_at` is the look-up inside compiled code: the grid's bicubic depth and gradient. A
 vehicle calls it only where it has a grid and keeps the plane's formula where it has none, so
@@ -23,10 +25,11 @@ import numpy as np
 from ..compiled.jit import jit
 from ..seabed.geodesy import check_origin, geodetic_of
 from ..seabed.interpolation import bicubic
+from .environment import sea_floor_depth
 from .parameters import ParameterSet, parameter
 
 #: the values before the depths in a packed grid
-BLOCK_HEADER = 5
+BLOCK_HEADER = 6
 
 #: the grids read in this process, by (absolute path, modification time, origin): a model is
 #: rebuilt at every change of a tunable parameter, the grid is read and resampled once
@@ -75,7 +78,11 @@ def seabed_block(seabed) -> np.ndarray:
     if seabed is None:
         return np.zeros(0)
     rows, cols = seabed.depth.shape
-    return np.concatenate([[rows, cols, seabed.north0, seabed.east0, seabed.cell], seabed.depth.ravel()])
+    # the bicubic weights sum to 1 and their negative ones to at most 0.0741 a direction, so the
+    # surface overshoots its 4 x 4 nodes by at most 0.32 of their range: no point of it is above
+    top, bottom = float(np.nanmin(seabed.depth)), float(np.nanmax(seabed.depth))
+    shallowest = top - 0.32 * (bottom - top)
+    return np.concatenate([[rows, cols, seabed.north0, seabed.east0, seabed.cell, shallowest], seabed.depth.ravel()])
 
 
 @jit
@@ -88,6 +95,22 @@ def grid_depth_at(north, east, c, at):
     depth = c[at + BLOCK_HEADER:at + BLOCK_HEADER + rows * cols].reshape((rows, cols))
     f, fu, fv = bicubic(depth, (north - c[at + 2]) / cell, (east - c[at + 3]) / cell)
     return f, fu / cell, fv / cell
+
+
+@jit
+def seabed_under(north, east, c, at, plane_depth, plane_slope):
+    """(depth, d depth/d north, d depth/d east) of the seabed under (north, east): the grid
+    packed at c[at:] when at > 0 (NaN off it), else the plane plane_depth + plane_slope .
+    (north, east) of `auv_cosim.vehicles.environment`."""
+    if at > 0:
+        return grid_depth_at(north, east, c, at)
+    return sea_floor_depth(north, east, plane_depth, plane_slope), plane_slope[0], plane_slope[1]
+
+
+@jit
+def grid_shallowest(c, at):
+    """A depth no point of the seabed packed at c[at:] is above (see `seabed_block`)."""
+    return c[at + 5]
 
 
 @jit

@@ -79,7 +79,7 @@ def test_interface_matches_the_contract(auv_fmu):
     assert outputs == (vec("Pos", 3) | vec("Vel", 3) | vec("Quater", 4) | vec("Euler", 3)
                        | {"Heading", "Pitch", "Depth", "Speed", "Altitude", "SeaDepth", "Battery",
                           "BatteryFraction", "Thrust"} | vec("WakeSource", 15) | vec("WakeVelocity", 3)
-                       | vec("Omega", 3) | {"Latitude", "Longitude"})
+                       | vec("Omega", 3) | {"Latitude", "Longitude", "SeabedContact"})
     for v in md.modelVariables:
         assert v.description, v.name
         if v.name in ("WaveMode", "WaveComponents", "WaveSeed"):   # SPEC 8's whole numbers
@@ -87,6 +87,8 @@ def test_interface_matches_the_contract(auv_fmu):
         elif v.name in ("CastWake", "ExternalWakeUpdate", "BathymetryFile"):   # SPEC 9's switch and mode, the grid
             assert v.type == ("Boolean" if v.name == "CastWake" else "String"), v.name
             assert v.causality == "parameter" and v.variability == "fixed", v.name
+        elif v.name == "SeabedContact":   # the seabed's contact: a Boolean output
+            assert v.type == "Boolean" and v.causality == "output" and v.variability == "discrete", v.name
         else:
             assert v.type == "Real" and v.unit, v.name
     units = {v.name: v.unit for v in md.modelVariables}
@@ -129,7 +131,7 @@ def test_interface_matches_the_contract(auv_fmu):
     # (after it only the wake variables of SPEC 9, added later: tests/integration/test_wake_fmu.py,
     # the body rates Omega, added after them, then the seabed's and the place on Earth,
     # tests/integration/test_seabed_fmu.py: every other value reference stayed)
-    place = ("BathymetryFile", "OriginLatitude", "OriginLongitude", "Latitude", "Longitude")
+    place = ("BathymetryFile", "OriginLatitude", "OriginLongitude", "Latitude", "Longitude", "SeabedContact")
     later = ("Wake", "Jet", "CastWake", "PropellerDiameter", "ExternalWakeUpdate", "Omega[") + place
     assert local[0].valueReference == max(v.valueReference for v in md.modelVariables if not v.name.startswith(later))
     rates = sorted(by_name[f"Omega[{i}]"].valueReference for i in (1, 2, 3))

@@ -149,7 +149,9 @@ def _old_vehicle_figures(d, v):
             "mean_speed_m_s": rounded(np.nanmean(col("Speed"))),
             "energy_used_J": rounded(col("Battery")[0] - col("Battery")[-1]),
             "battery_final_J": rounded(col("Battery")[-1]),
-            "battery_final_fraction": rounded(col("BatteryFraction")[-1])}
+            "battery_final_fraction": rounded(col("BatteryFraction")[-1]),
+            # where SeabedContact rises: nowhere in a run that never touches the seabed
+            "seabed_contacts": [] if not np.any(col("SeabedContact") > 0.5) else None}
 
 
 @pytest.fixture(scope="module")

@@ -44,8 +44,9 @@ from .forces import (
 )
 from .hull import hull_properties_of, submerged_fraction
 from .parameters import AuvWakeParameters
-from ..bathymetry import grid_depth_at, latitude_longitude, seabed_block
-from ..environment import current_ned, sea_floor_depth
+from ..bathymetry import latitude_longitude, seabed_block, seabed_under
+from ..contact import in_contact, seabed_contact
+from ..environment import current_ned
 from ..waves import surface_elevation, wave_components, wave_kinematics
 from ..packed import unpack_arguments
 from ..parameters import NED, XYZ
@@ -151,6 +152,10 @@ Y_WAKE_VELOCITY = OUTPUT_SIZE + SOURCE_SIZE
 Y_OMEGA = OUTPUT_SIZE + EXTRA_OUTPUTS.start("Omega")
 Y_LATITUDE = OUTPUT_SIZE + EXTRA_OUTPUTS.start("Latitude")
 Y_LONGITUDE = OUTPUT_SIZE + EXTRA_OUTPUTS.start("Longitude")
+#: Boolean outputs (name, description), 1.0 / 0.0 in the FMU's array after the extra outputs
+FLAG_OUTPUTS = (("SeabedContact", "The hull's lowest point (body origin depth + radius) is below the "
+                 "seabed: the contact force acts (auv_cosim.vehicles.contact)"),)
+Y_SEABED_CONTACT = OUTPUT_SIZE + EXTRA_OUTPUT_SIZE
 BATTERY = STATE.start("Battery")
 # The compiled functions slice the state and the outputs with these integers (numba freezes
 # a global integer into the compiled code; a global slice object it would unpickle per call).
@@ -265,14 +270,9 @@ def pack_constants(params, env, waves=None, wake=None, origin=(0.0, 0.0), seabed
 
 @jit
 def seabed_at(north, east, c):
-    """(depth, d depth/d north, d depth/d east) of the seabed at (north, east): the grid's
-    (auv_cosim.vehicles.bathymetry; NaN off it) when there is one, else the plane
-    SeaFloorDepth + SeaFloorSlope . (north, east)."""
-    at = int(c[C_SEABED_AT])
-    if at > 0:
-        return grid_depth_at(north, east, c, at)
-    return (sea_floor_depth(north, east, c[C_SEA_FLOOR], c[C_SEA_FLOOR_SLOPE:C_SEA_FLOOR_SLOPE + 2]),
-            c[C_SEA_FLOOR_SLOPE], c[C_SEA_FLOOR_SLOPE + 1])
+    """(depth, d depth/d north, d depth/d east) of the seabed at (north, east): the grid's when
+    there is one (NaN off it), else the plane SeaFloorDepth + SeaFloorSlope . (north, east)."""
+    return seabed_under(north, east, c, int(c[C_SEABED_AT]), c[C_SEA_FLOOR], c[C_SEA_FLOOR_SLOPE:C_SEA_FLOOR_SLOPE + 2])
 
 
 @jit
@@ -468,6 +468,9 @@ def _write_derivative(t, x, u, c, in_waves, xdot):
                                         triple(c, C_THRUSTER_POS)))
     tau = wrench_add(tau, hydrodynamic_wrench(rel_vel, omega, u[U_RUDDER_YAW], u[U_RUDDER_DIVE], c))
     tau = wrench_add(tau, external_force_wrench(rotation, triple(u, U_EXTERNAL_FORCE)))
+    contact = _seabed_contact(x, rotation, c)
+    if contact[3] > 0.0:   # touching the seabed (nothing is added clear of it)
+        tau = wrench_add(tau, external_force_wrench(rotation, (contact[0], contact[1], contact[2])))
     if in_waves:
         froude_krylov = scale3(c[C_RHO] * c[C_VOLUME] - c[C_MASS],
                                rotate_back3(rotation, wave_acceleration))
@@ -489,6 +492,13 @@ def _write_derivative(t, x, u, c, in_waves, xdot):
         xdot[X_VEL + i] = vel_rate[i]
         xdot[X_OMEGA + i] = omega_rate[i]
     xdot[BATTERY] = -(power + c[C_HOTEL]) if battery > 0.0 else 0.0
+
+
+@jit
+def _seabed_contact(x, rotation, c):
+    """The seabed's contact on the hull (auv_cosim.vehicles.contact.contact_force_ned)."""
+    return seabed_contact(x[X_POS], x[X_POS + 1], x[X_POS + 2] + c[C_RADIUS], rotate3(rotation, triple(x, X_VEL)), c,
+                          int(c[C_SEABED_AT]), c[C_SEA_FLOOR], c[C_SEA_FLOOR_SLOPE:C_SEA_FLOOR_SLOPE + 2])
 
 
 @jit
@@ -587,6 +597,10 @@ def _state_jacobian(t, x, u, c, in_waves):
     j[X_VEL:X_VEL + 6, X_VEL:X_VEL + 6] = block
     j[X_VEL:X_VEL + 3, X_OMEGA:X_OMEGA + 3] += skew(water)          # -omega x v_w = v_w x omega
     j[X_VEL:X_VEL + 3, X_VEL:X_VEL + 3] += np.outer(rotation.T @ gradient, rotation[2, :])  # R^T G z', z' = R_3 v
+    contact = _seabed_contact(x, rotation, c)
+    if contact[3] > 0.0:   # the contact's damping: -g n n^T on v_ned = R v, b = R^T n, row-scaled by M^-1
+        b = rotation.T @ np.array((contact[4], contact[5], contact[6]))
+        j[X_VEL:X_VEL + 3, X_VEL:X_VEL + 3] -= contact[3] * np.outer(c[C_MASS_INV:C_MASS_INV + 3] * b, b)
 
     # In "Evaluation" mode the others' wakes move with the position: the differences take them
     # frozen at their value at x (as "Step" holds them), and their gradient enters analytically
@@ -716,9 +730,10 @@ def write_outputs(t, x, u, c, out):
         if out.shape[0] >= Y_OMEGA + 3:
             for i in range(3):
                 out[Y_OMEGA + i] = x[X_OMEGA + i]
-        if out.shape[0] > Y_LONGITUDE:     # the place on Earth, after the rates
+        if out.shape[0] > Y_SEABED_CONTACT:     # the place on Earth and the contact, after the rates
             out[Y_LATITUDE], out[Y_LONGITUDE] = latitude_longitude(x[X_POS], x[X_POS + 1], c[C_ORIGIN],
                                                                    c[C_ORIGIN + 1])
+            out[Y_SEABED_CONTACT] = 1.0 if in_contact(depth + c[C_RADIUS], sea_depth) else 0.0
 
 
 @jit

@@ -76,6 +76,8 @@ class AuvModel:
     EXTRA_OUTPUTS = dynamics.EXTRA_OUTPUTS
     #: how the FMU declares those ports to a host (auv_cosim.vehicles.wake.WAKE_EXCHANGE)
     EXCHANGES = (WAKE_EXCHANGE,)
+    #: Boolean outputs after every other variable: SeabedContact (auv_cosim.vehicles.contact)
+    FLAG_OUTPUTS = dynamics.FLAG_OUTPUTS
     GIVEN_INPUTS = dynamics.GIVEN_INPUTS
     INPUT_ARRAY_SIZE = dynamics.INPUT_ARRAY_SIZE
     hold_inputs = staticmethod(dynamics.hold_inputs)

@@ -24,7 +24,7 @@ from auv_cosim.master import (ExactSum, First, KeptColumns, Plan, RunData, Runni
                               suggest)
 from auv_cosim.master.registry import Analysis, RunFigures
 
-from auv_cosim.analyses.metrics import StepResponse
+from auv_cosim.analyses.metrics import SeabedContacts, StepResponse
 
 
 def vehicles_of(plan: Plan) -> list[str]:
@@ -86,10 +86,12 @@ class VehicleFigures:
         self.max_depth = None
         self.speed_sum, self.speed_count = ExactSum(), 0
         self.bat_first = First()
+        self.contacts = SeabedContacts(colmap, v)
 
     def rows(self, block: np.ndarray) -> None:
         if not len(block):
             return
+        self.contacts.rows(block)
         if self.pos[0] is not None:
             p = block[:, self.pos]
             steps = np.diff(p if self.previous is None else np.vstack([self.previous, p]), axis=0)
@@ -127,6 +129,7 @@ class VehicleFigures:
             out["battery_final_J"] = rounded(last[self.bat])
         if self.frac is not None:
             out["battery_final_fraction"] = rounded(last[self.frac])
+        out.update(self.contacts.result())
         return out
 
 
@@ -590,6 +593,18 @@ def describe_run(s: dict) -> list[str]:
     parts = _tracking(s, first.get("dive_mode"))
     if parts:
         lines.append(", ".join(parts))
+    return lines + [line for f in vehicles.values() for line in _contacts(f)]
+
+
+def _contacts(figures: dict, shown: int = 5) -> list[str]:
+    """A line for each time the vehicle touched the seabed (the first `shown`), with its place."""
+    contacts = figures.get("seabed_contacts") or []
+    lines = [f"SEABED CONTACT at t={c['time_s']:g} s: north {c.get('north_m', math.nan):.1f} m, "
+             f"east {c.get('east_m', math.nan):.1f} m, depth {c.get('depth_m', math.nan):.1f} m"
+             + (f" ({c['latitude_deg']:.6f}, {c['longitude_deg']:.6f})" if "latitude_deg" in c else "")
+             for c in contacts[:shown]]
+    if len(contacts) > shown:
+        lines.append(f"... and {len(contacts) - shown} more seabed contacts (summary.json)")
     return lines
 
 
@@ -618,6 +633,7 @@ def _describe_vehicles(vehicles: dict, controls: dict) -> list[str]:
                 bits.append("mission completed" if c["mission_completed"] else "mission NOT completed")
             bits += _tracking(c, c.get("dive_mode"))
         lines.append(f"{name}: " + ", ".join(b for b in bits if b))
+        lines += [f"{name}: {line}" for line in _contacts(f)]
     return lines
 
 
