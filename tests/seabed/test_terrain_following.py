@@ -5,7 +5,8 @@ varies by more than 20 m under its track; terrain.png draws depth, seabed and al
 The figures pinned (measured: altitude RMS error 0.41 m after the first minute, lowest 9.1 m,
 the DVL's bottom lock kept, 1.50 m/s):
 - altitude RMS error <= 0.5 m after the first minute, at 1.5 m/s;
-- never below 8 m (no contact with the seabed), the DVL's AltitudeValid all along."""
+- never below 8 m (no contact with the seabed), the DVL's AltitudeValid all along, from its
+  four beams against the grid (the sensors take the scenario's BathymetryFile too)."""
 from __future__ import annotations
 
 import json
@@ -48,6 +49,10 @@ def test_holds_10_m_altitude_over_terrain_within_half_a_metre_rms(flown):
     assert rms <= 0.5, f"altitude RMS error {rms:.3f} m after the first minute"
     assert altitude.min() > 8.0                                       # never near the seabed
     assert column("sensors.AltitudeValid")[after].min() == 1.0        # bottom lock kept
+    assert column("sensors.DvlBeamsInRange").min() >= 3                # on at least three beams
+    measured = column("sensors.MeasuredAltitude")[after]                # from the beams' plane
+    assert float(np.sqrt(np.mean((measured - altitude[after]) ** 2))) < 0.3
+    assert column("sensors.AltimeterValid").min() == 1.0
     assert column("vehicle.Speed")[after].mean() == pytest.approx(1.5, abs=0.05)
     # the place on Earth: the origin's, moving north along the line
     assert column("vehicle.Latitude")[0] == pytest.approx(59.90 - 30.0 / 111_000, abs=1e-5)

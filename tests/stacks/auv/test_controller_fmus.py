@@ -56,7 +56,13 @@ def test_model_description(unpacked, name):
         assert by_name["AltitudeValid"].type == "Boolean" and by_name["AltitudeValid"].variability == "discrete"
         assert by_name["MeasuredHeading"].unit == "rad" and by_name["DepthNoiseStd"].unit == "m"
         assert outputs == {"MeasuredDepth", "MeasuredRoll", "MeasuredPitch", "MeasuredHeading",
-                           "MeasuredSpeed", "MeasuredAltitude", "AltitudeValid", "NavNorth", "NavEast"}
+                           "MeasuredSpeed", "MeasuredAltitude", "AltitudeValid", "NavNorth", "NavEast",
+                           "MeasuredAltimeter", "AltimeterValid", "DvlBeamsInRange"}
+        # the beams' variables, added later, follow every other: no value reference moved
+        later = {"BathymetryFile", "OriginLatitude", "OriginLongitude", "DvlBeamAngle", "AltimeterRange",
+                 "AltimeterNoiseStd", "MeasuredAltimeter", "AltimeterValid", "DvlBeamsInRange"}
+        assert min(by_name[n].valueReference for n in later) > max(
+            v.valueReference for v in md.modelVariables if v.name not in later)
     else:
         for s in ("GuidanceMode", "Waypoints", "DiveMode"):
             assert by_name[s].type == "String" and by_name[s].variability == "fixed"

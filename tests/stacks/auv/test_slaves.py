@@ -47,6 +47,7 @@ def test_interface_names_match_the_contract():
         "Altitude", "Vel[1]", "Vel[2]", "Vel[3]"}
     sensor_outputs = {n for n, r in sensors.items() if r.causality == "output"}
     control_inputs = {n for n, r in control.items() if r.causality == "input"}
-    # every sensor output the controller uses has the same name on both sides
-    assert sensor_outputs - {"MeasuredRoll"} <= control_inputs
+    # every sensor output the controller uses has the same name on both sides (the altimeter and
+    # the DVL's beam count are for the records and other controllers)
+    assert sensor_outputs - {"MeasuredRoll", "MeasuredAltimeter", "AltimeterValid", "DvlBeamsInRange"} <= control_inputs
     assert control_inputs - sensor_outputs == {"SpeedCommand", "HeadingCommand", "DepthCommand"}

@@ -17,14 +17,18 @@ and the held DVL altitude; a restored run continues bit for bit.
 from __future__ import annotations
 
 import copy
+import math
 
 from ....fmu import FmuError, FmuSlave
 from ....fmu.declare import Var, parameters_of, register_with_real_arrays
 
 from .instruments import SensorConfig, SensorSuite
+from .terrain import TerrainConfig, TerrainInstruments
 
 #: The parameters: the configuration's fields, declared beside them (auv_cosim/vehicles/auv/stack/instruments.py).
 PARAMETERS = parameters_of(SensorConfig)
+#: The seabed's and the beams' (auv_cosim/vehicles/auv/stack/terrain.py), after every other variable
+TERRAIN_PARAMETERS = parameters_of(TerrainConfig)
 
 INPUTS = (
     [Var(f"Pos[{i}]", "Real", "input", 0.0, "m", f"True position, NED component {i}") for i in (1, 2, 3)]
@@ -48,7 +52,19 @@ OUTPUTS = [
     Var("NavEast", "Real", "output", 0.0, "m", "Navigation position east, used by guidance"),
 ]
 
-TABLE = PARAMETERS + INPUTS + OUTPUTS
+#: the acoustic beams' readings, after every other variable (added later: no value reference moved)
+TERRAIN_OUTPUTS = [
+    Var("MeasuredAltimeter", "Real", "output", 0.0, "m", "Altimeter slant range along the body's z axis "
+        "(0 without an echo within AltimeterRange)"),
+    Var("AltimeterValid", "Boolean", "output", False, None, "Altimeter echo within AltimeterRange"),
+    Var("DvlBeamsInRange", "Integer", "output", 4, None, "DVL beams with an echo within range over a "
+        "BathymetryFile (bottom lock: at least 3); 4 without one"),
+]
+
+TABLE = PARAMETERS + INPUTS + OUTPUTS + TERRAIN_PARAMETERS + TERRAIN_OUTPUTS
+#: where the true Altitude is among the Real inputs, and the altimeter among the Real outputs
+ALTITUDE = [v.name for v in INPUTS].index("Altitude")
+ALTIMETER = [v.name for v in OUTPUTS + TERRAIN_OUTPUTS if v.type == "Real"].index("MeasuredAltimeter")
 
 
 class AuvSensors(FmuSlave):
@@ -68,6 +84,7 @@ class AuvSensors(FmuSlave):
         # order of INPUTS and OUTPUTS: what the suite's compiled sample reads and writes
         register_with_real_arrays(self, TABLE)
         self.suite = None
+        self.terrain = None
 
     # ---------------------------------------------------------------- mapping
     def _config(self) -> SensorConfig:
@@ -78,13 +95,45 @@ class AuvSensors(FmuSlave):
             raise FmuError(f"parameter {error}") from None
         return config
 
-    def _first_reading(self) -> SensorSuite:
-        suite = SensorSuite(self._config())
+    def _terrain(self, config: SensorConfig) -> TerrainInstruments:
         try:
-            self.values["AltitudeValid"] = suite.initialize_into(self.real_inputs, self.real_outputs)
+            return TerrainInstruments(TerrainConfig(**{v.name: self.values[v.name] for v in TERRAIN_PARAMETERS}),
+                                      int(config.Seed), float(config.DvlRange))
+        except ValueError as error:
+            raise FmuError(f"parameter {error}") from None
+
+    def _truth(self, terrain: TerrainInstruments):
+        """The truth the suite reads: over a grid, the DVL's altitude from its beams in place of
+        the true Altitude (auv_cosim/vehicles/auv/stack/terrain.py)."""
+        if terrain.seabed is None:
+            return self.real_inputs
+        truth = self.real_inputs.copy()
+        pos, euler = truth[0:3].tolist(), truth[3:6].tolist()
+        if any(math.isnan(v) for v in pos + euler):
+            return self.real_inputs          # the suite names the bad input
+        try:
+            truth[ALTITUDE] = terrain.dvl_altitude(pos, euler)
         except ValueError as error:
             raise FmuError(str(error)) from None
-        return suite
+        return truth
+
+    def _read_terrain(self, terrain: TerrainInstruments) -> None:
+        """The altimeter's reading and the DVL's beams in range (outputs after every other)."""
+        inputs = self.real_inputs.tolist()
+        reading, valid = terrain.altimeter(inputs[0:3], inputs[3:6], inputs[ALTITUDE])
+        self.real_outputs[ALTIMETER] = reading
+        self.values["AltimeterValid"] = valid
+        self.values["DvlBeamsInRange"] = terrain.beams_in_range if terrain.seabed is not None else 4
+
+    def _first_reading(self):
+        config = self._config()
+        suite, terrain = SensorSuite(config), self._terrain(config)
+        try:
+            self.values["AltitudeValid"] = suite.initialize_into(self._truth(terrain), self.real_outputs)
+        except ValueError as error:
+            raise FmuError(str(error)) from None
+        self._read_terrain(terrain)
+        return suite, terrain
 
     # ---------------------------------------------------------------- FMI hooks
     def fmu_initial_outputs(self) -> None:
@@ -92,25 +141,30 @@ class AuvSensors(FmuSlave):
         self._first_reading()
 
     def fmu_exit_initialization(self) -> None:
-        self.suite = self._first_reading()
+        self.suite, self.terrain = self._first_reading()
         self.parameters_changed = False
 
     def fmu_do_step(self, current_time: float, step_size: float) -> None:
         if not step_size >= 0.0:
             raise FmuError(f"communication step size {step_size} must not be negative")
         try:   # INPUTS and OUTPUTS are in the order of the suite's arrays (sensor_kernel)
-            self.values["AltitudeValid"] = self.suite.sample_into(self.real_inputs, self.real_outputs,
+            self.values["AltitudeValid"] = self.suite.sample_into(self._truth(self.terrain), self.real_outputs,
                                                                   float(step_size))
         except ValueError as error:   # a NaN input: nothing has advanced yet
             raise FmuError(str(error)) from None
+        self._read_terrain(self.terrain)
 
     def fmu_get_state(self):
-        return {"suite": None if self.suite is None else copy.deepcopy(self.suite.get_state())}
+        if self.suite is None:
+            return {"suite": None}
+        return {"suite": copy.deepcopy(self.suite.get_state()), "altimeter": self.terrain.noise.get_state()}
 
     def fmu_set_state(self, internal) -> None:
         if internal["suite"] is None:
             self.suite = None
             return
-        self.suite = SensorSuite(self._config())
+        config = self._config()
+        self.suite, self.terrain = SensorSuite(config), self._terrain(config)
         self.suite.set_state(copy.deepcopy(internal["suite"]))
+        self.terrain.noise.set_state(copy.deepcopy(internal["altimeter"]))
         self.parameters_changed = False
