@@ -8,6 +8,9 @@ vehicle (named after its instance, as in the scenario):
 
 - ``/tf`` (``foxglove.FrameTransform``): ``world`` -> ``<vehicle>``, every communication point;
 - ``/<vehicle>/pose`` (``foxglove.PoseInFrame``, in ``world``): the same pose;
+- ``/<vehicle>/location`` (``foxglove.LocationFix``, what the Map panel draws) for a vehicle
+  with ``Latitude`` and ``Longitude`` outputs (degrees, WGS 84): its place on Earth, its
+  altitude minus its depth (m, above the sea surface);
 - ``/scene`` (``foxglove.SceneUpdate``): the static scene: each vehicle drawn to its size in
   its own frame (a cylinder of its Length and Diameter, or a box: see ``scene``), its waypoints
   (those of the instance that drives it: ``<vehicle>/waypoints``) as a line with a sphere at
@@ -73,12 +76,15 @@ class FoxglovePublisher:
 
     def __init__(self, scene: Scene, context):
         import foxglove
-        from foxglove.channels import FrameTransformChannel, PoseInFrameChannel, SceneUpdateChannel
+        from foxglove.channels import (FrameTransformChannel, LocationFixChannel, PoseInFrameChannel,
+                                       SceneUpdateChannel)
 
         self.scene = scene
         self.ctx = context
         self.tf = FrameTransformChannel("/tf", context=context)
         self.poses = {v.name: PoseInFrameChannel(f"/{v.name}/pose", context=context) for v in scene.vehicles}
+        self.fixes = {v.name: LocationFixChannel(f"/{v.name}/location", context=context)
+                      for v in scene.vehicles if v.geo is not None}
         self.scene_channel = SceneUpdateChannel("/scene", context=context)
         self.track_channel = SceneUpdateChannel("/scene/track", context=context)
         self.signals = {}   # instance -> (channel, keys, column indices)
@@ -166,7 +172,7 @@ class FoxglovePublisher:
 
     # ------------------------------------------------------------------ every point
     def rows(self, block: np.ndarray) -> None:
-        from foxglove.messages import FrameTransform, Pose, PoseInFrame, Quaternion, Timestamp, Vector3
+        from foxglove.messages import FrameTransform, LocationFix, Pose, PoseInFrame, Quaternion, Timestamp, Vector3
 
         s = self.scene
         if not len(block):
@@ -202,6 +208,10 @@ class FoxglovePublisher:
                                            translation=p, rotation=r), log_time=ns)
                 self.poses[v.name].log(PoseInFrame(timestamp=ts, frame_id=frames.WORLD_FRAME,
                                                    pose=Pose(position=p, orientation=r)), log_time=ns)
+                if v.geo is not None:
+                    self.fixes[v.name].log(LocationFix(timestamp=ts, frame_id=v.name, latitude=float(block[i, v.geo[0]]),
+                                                       longitude=float(block[i, v.geo[1]]),
+                                                       altitude=float(enu[i, 2])), log_time=ns)
                 point = (float(enu[i, 0]), float(enu[i, 1]), float(enu[i, 2]))
                 if not self.flown[v.name]:
                     self.flown[v.name].append(point)

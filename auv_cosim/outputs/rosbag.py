@@ -14,6 +14,9 @@ axes as REP 103 (ENU, FLU: ``frames``). The topics, named after the scenario's i
   and ``Omega``, its body rates). It is the simulation's state: each known component has the
   variance ``TRUTH_VARIANCE`` (tiny, not 0, which filters read as unknown or cannot invert); a
   component the vehicle does not output has ``UNKNOWN_VARIANCE``;
+- ``/<vehicle>/fix`` (``sensor_msgs/msg/NavSatFix``, ``base_link``) for a vehicle with
+  ``Latitude`` and ``Longitude`` outputs: its place on Earth (degrees, WGS 84), altitude minus
+  its depth; the truth, so its covariance is ``TRUTH_VARIANCE`` on the diagonal (known);
 - ``/<vehicle>/battery`` (``sensor_msgs/msg/BatteryState``) for a vehicle with
   ``BatteryFraction``: its ``percentage`` (0 to 1); what the model does not give (voltage,
   current, charge) is NaN, as the message asks;
@@ -110,6 +113,8 @@ class RosbagWriter(FileWriter):
 
     def _vehicles(self, plan, colmap, names) -> None:
         self.odom, self.batteries, self.commands = [], [], []
+        self.fixes = [(v, self._topic(f"/{v.name}/fix", "sensor_msgs/msg/NavSatFix")) for v in self.scene.vehicles
+                      if v.geo is not None]
         for v in self.scene.vehicles:
             local = cols(colmap, v.name, [f"LocalVel[{i}]" for i in (1, 2, 3)])
             omega = cols(colmap, v.name, [f"Omega[{i}]" for i in (1, 2, 3)])
@@ -268,6 +273,13 @@ class RosbagWriter(FileWriter):
                 transform=M("geometry_msgs/msg/Transform")(translation=vec(enu[i]), rotation=quat(q[i]))))
         if transforms:
             self._write(self.tf, ns, M("tf2_msgs/msg/TFMessage")(transforms=transforms))
+        for v, conn in self.fixes:
+            self._write(conn, ns, M("sensor_msgs/msg/NavSatFix")(
+                header=Header(stamp=time, frame_id=self.frames[v.name].base_link),
+                status=M("sensor_msgs/msg/NavSatStatus")(status=0, service=0),   # STATUS_FIX
+                latitude=float(block[i, v.geo[0]]), longitude=float(block[i, v.geo[1]]),
+                altitude=-float(block[i, v.pos[2]]), position_covariance=_diag([TRUTH_VARIANCE] * 3),
+                position_covariance_type=2))                                  # COVARIANCE_TYPE_DIAGONAL_KNOWN
         self._write_instruments(block, i, time, ns, imus, dvls, vec, quat)
 
     def _write_instruments(self, block, i, time, ns, imus, dvls, vec, quat) -> None:

@@ -34,6 +34,7 @@ class Vehicle:
     size: tuple[float, float, float] = (DEFAULT_SIZE, DEFAULT_SIZE, DEFAULT_SIZE)   # x, y, z extent (m)
     size_from: str = "default"
     waypoints: list[tuple[float, float, float]] = field(default_factory=list)   # NED, of what drives it
+    geo: list[int] | None = None    # columns of Latitude, Longitude (degrees, WGS 84), where it has them
 
 
 @dataclass
@@ -97,6 +98,8 @@ def scene_of(plan: Plan, columns: list[str], record: list[str] | None = None) ->
         vehicles.append(Vehicle(inst, pos, _columns(colmap, inst, "Quater", 4), _columns(colmap, inst, "Euler", 3),
                                 _columns(colmap, inst, "Omega", 3), _columns(colmap, inst, "Vel", 3),
                                 shape, size, size_from))
+        geo = [colmap.get(f"{inst}.Latitude"), colmap.get(f"{inst}.Longitude")]
+        vehicles[-1].geo = geo if None not in geo else None
     scenario = plan.model.model_dump(mode="json", by_alias=True, exclude_none=True)
     specs = scenario.get("instances") or {}
     for v in vehicles:   # the waypoints of the instances that drive it (its control), as the 3-D view reads them

@@ -69,6 +69,12 @@ def test_mcap_channels_counts_and_poses(survey):
     assert signals[-1]["CrossTrackError"] == data[-1, col["control.CrossTrackError"]]
     depth = [m for topic, _, m in msgs if topic == "/vehicle/signals"]
     assert [m["Pos_3"] for m in depth] == list(data[:, col["vehicle.Pos[3]"]])
+    # the place on Earth for the Map panel: foxglove.LocationFix, the vehicle's Latitude and Longitude
+    assert channels["/vehicle/location"] == ("foxglove.LocationFix", "protobuf", n)
+    fixes = [m for topic, _, m in msgs if topic == "/vehicle/location"]
+    assert [(m.latitude, m.longitude) for m in fixes] == [tuple(r) for r in data[:, [col["vehicle.Latitude"],
+                                                                                     col["vehicle.Longitude"]]]]
+    assert fixes[-1].altitude == -data[-1, col["vehicle.Pos[3]"]] and fixes[-1].frame_id == "vehicle"
 
 
 def test_the_scene_draws_the_vehicle_to_size_waypoints_surface_floor_and_track(survey):
@@ -133,12 +139,13 @@ def test_the_schemas_are_foxglove_s_own(survey):
     from mcap.reader import make_reader
 
     import foxglove_schemas_protobuf.FrameTransform_pb2 as ft
+    import foxglove_schemas_protobuf.LocationFix_pb2 as fix
     import foxglove_schemas_protobuf.Log_pb2 as log
     import foxglove_schemas_protobuf.PoseInFrame_pb2 as pif
     import foxglove_schemas_protobuf.SceneUpdate_pb2 as su
 
     official = {"foxglove.FrameTransform": ft.FrameTransform, "foxglove.PoseInFrame": pif.PoseInFrame,
-                "foxglove.SceneUpdate": su.SceneUpdate, "foxglove.Log": log.Log}
+                "foxglove.SceneUpdate": su.SceneUpdate, "foxglove.Log": log.Log, "foxglove.LocationFix": fix.LocationFix}
     with open(survey / "all" / "results.mcap", "rb") as fh:
         summary = make_reader(fh).get_summary()
     seen = set()
@@ -176,6 +183,10 @@ def test_the_ros2_bag_reads_back_with_the_stock_type_store(survey):
     assert topics["/sensors/pressure"] == ("sensor_msgs/msg/FluidPressure", n)
     assert topics["/sensors/dvl"] == ("geometry_msgs/msg/TwistWithCovarianceStamped", n)
     assert topics["/vehicle/battery"] == ("sensor_msgs/msg/BatteryState", n)
+    assert topics["/vehicle/fix"] == ("sensor_msgs/msg/NavSatFix", n)
+    fix = [m for topic, _, m in msgs if topic == "/vehicle/fix"][-1]   # the place on Earth, the truth's
+    assert (fix.latitude, fix.longitude) == (data[-1, col["vehicle.Latitude"]], data[-1, col["vehicle.Longitude"]])
+    assert fix.altitude == -data[-1, col["vehicle.Pos[3]"]] and fix.position_covariance_type == 2
     assert topics["/vehicle/commands"] == ("std_msgs/msg/Float64MultiArray", n)
     assert topics["/tf_static"] == ("tf2_msgs/msg/TFMessage", 1) and topics["/tf"] == ("tf2_msgs/msg/TFMessage", n)
     odom = [(t, m) for topic, t, m in msgs if topic == "/vehicle/odom"]
