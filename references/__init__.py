@@ -13,6 +13,8 @@ auv_cosim's internals, kept in the clone and shared by the tests and the tools.
                         same pair flown by the vehicle library alone
     ident_trial         identification trials nobody tuned the fit to: an FMU with perturbed
                         true parameters flown open loop through fmpy, noise added
+    synthetic_seabed    the terrain-following scenario's seabed (ridges, a canyon, sand waves),
+                        as the package ships it
 
 Why a folder of its own: a test and a tool often need the same reference (the golden baselines
 are compared by a test and refreshed by a tool; the results' hashes are checked by both), and

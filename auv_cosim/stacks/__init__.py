@@ -28,6 +28,8 @@ and, where the vehicle has the job, each in a file of the same name in either pa
     instruments_kernel.py   the instruments' compiled step (AUV: its instruments run at the
                     control period in the survey's tight loop)
     closed_loop.py  vehicle, instruments and control in one plain-Python loop, no FMI (AUV)
+    terrain.py      the acoustic instruments against a bathymetry grid: the DVL's beams and
+                    the altimeter (AUV)
 
 Conventions (NED, SI): heading 0 = north, pi/2 = east, wrapped to (-pi, pi]; pitch positive nose
 up; depth positive down.

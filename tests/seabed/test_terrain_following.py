@@ -69,7 +69,7 @@ def test_the_terrain_figure_and_the_resolved_file(flown):
 
 def test_the_shipped_seabed_is_what_the_script_writes(tmp_path):
     from auv_cosim.master import find_scenario
-    from tools import synthetic_seabed
+    from references import synthetic_seabed
 
     shipped = np.load(find_scenario("terrain_following").parent / "seabeds" / "ridges_canyon.npz")
     written = np.load(synthetic_seabed.main(tmp_path / "again.npz"))

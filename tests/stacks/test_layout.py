@@ -10,7 +10,7 @@ from auv_cosim import units
 EVERY_STACK = {"__init__.py", "instruments.py", "instruments_slave.py", "guidance.py", "control.py",
                "control_kernel.py", "control_slave.py", "warm_up.py"}
 WHERE_THE_VEHICLE_HAS_THE_JOB = {"navigation.py", "allocation.py", "belief.py", "frames.py", "stack.py",
-                                 "instruments_kernel.py", "closed_loop.py"}
+                                 "instruments_kernel.py", "closed_loop.py", "terrain.py"}
 
 
 def _stack_packages() -> dict[str, Path]:
