@@ -19,7 +19,7 @@ docs/architecture.md has the layout of a unit's folder and the steps of adding o
 from __future__ import annotations
 
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from importlib import import_module
 from importlib.metadata import entry_points
 from pathlib import Path
@@ -57,11 +57,19 @@ class Fmu:
 
 @dataclass(frozen=True)
 class Drawing:
-    """How a viewer draws the unit's FMU (the 3-D view, the scene of the outputs): a cylinder
-    along body x whose length and diameter are the parameters named, or a box; its position
-    from the outputs ``<position>[1..3]`` (NED, m) and its attitude from ``<attitude>[1..4]``
-    (body to NED, scalar first) or else ``<euler>[1..3]``; a box's footprint from the thrusters'
-    positions ``<thruster_positions>[k,1..2]`` and its height from ``<height>``."""
+    """How a viewer draws the unit's FMU (the 3-D view, the scene of the outputs), written by the
+    build into the FMU itself (a vendor annotation of its modelDescription.xml, read back by
+    ``auv_cosim.master.drawing``), so that the master and the viewers know no vehicle's names:
+
+    - ``shape``: ``"cylinder"`` (along body x, of the parameters ``length`` and ``diameter``),
+      ``"box"`` (its footprint from the thrusters' positions ``<thruster_positions>[k,1..2]``,
+      its height from ``<height>``), or ``"cable"`` (a line through the points
+      ``<points>[1..3]`` with ``{}`` in ``points`` counting 1, 2, ... while they exist:
+      ``"Node{}Pos"`` is ``Node1Pos[1..3]``, ``Node2Pos[1..3]``...);
+    - a body's position from its outputs ``<position>[1..3]`` (NED, m) and its attitude from
+      ``<attitude>[1..4]`` (body to NED, scalar first) or else ``<euler>[1..3]``.
+
+    The FMUs of a unit that register ``<position>[1]`` (or the first point of a cable) carry it."""
 
     shape: str = "box"
     length: Optional[str] = None
@@ -71,6 +79,15 @@ class Drawing:
     position: str = "Pos"
     attitude: str = "Quater"
     euler: str = "Euler"
+    points: Optional[str] = None
+
+    def attributes(self) -> Dict[str, str]:
+        """The declaration as the annotation's attributes (the fields that are set)."""
+        return {f.name: getattr(self, f.name) for f in fields(self) if getattr(self, f.name)}
+
+    def first_variable(self) -> str:
+        """The variable an FMU registers when it is the one drawn."""
+        return f"{self.points.format(1)}[1]" if self.shape == "cable" else f"{self.position}[1]"
 
 
 @dataclass(frozen=True)

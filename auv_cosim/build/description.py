@@ -35,11 +35,13 @@ def declare_range(type_element: ET.Element, meta_entry: dict) -> None:
 
 
 def complete_model_description(xml_text: bytes, meta: Dict[str, dict],
-                               capabilities: Dict[str, bool], exchanges: Sequence = ()) -> Tuple[bytes, List[str]]:
+                               capabilities: Dict[str, bool], exchanges: Sequence = (),
+                               drawing: Optional[dict] = None) -> Tuple[bytes, List[str]]:
     """Return the completed modelDescription.xml and a list of warnings (e.g. no description).
-    `exchanges`: the row exchanges the slave takes part in, written as the vendor annotation
-    of auv_cosim.fmu.exchanges."""
-    from auv_cosim.fmu.exchanges import annotate
+    `exchanges`: the row exchanges the slave takes part in, and `drawing`: how a viewer draws
+    it (its unit's ``Drawing.attributes()``), written as the vendor annotation of
+    auv_cosim.fmu.exchanges."""
+    from auv_cosim.fmu.exchanges import annotate, annotate_drawing
     from auv_cosim.fmu.units import base_unit_exponents, display_unit
 
     warnings: List[str] = []
@@ -98,6 +100,7 @@ def complete_model_description(xml_text: bytes, meta: Dict[str, dict],
         root.insert(list(root).index(cosim) + 1, definitions)
 
     annotate(root, exchanges)
+    annotate_drawing(root, drawing)
 
     # <ModelStructure>: rebuilt from the variables.
     old = root.find("ModelStructure")

@@ -22,7 +22,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 from . import carry, native_wrapper
 from .description import complete_model_description, rewrite_zip_member
 from .shipping import add_bytecode, add_numba_cache, add_requirements, ship_cache, validate, warm_up
-from .specs import (COMPILED_DIR, LOCK_NAME, ROOT, STAMP_PREFIX, FmuSpec, _script_path, default_jobs,
+from .specs import (COMPILED_DIR, LOCK_NAME, ROOT, STAMP_PREFIX, FmuSpec, _script_path, _unit_of, default_jobs,
                     registered_specs, scenario_fmus, source_digest, stage_carried, stage_sources,
                     unit_package_files)
 
@@ -96,7 +96,8 @@ def build_one(spec: FmuSpec, dest: Path, check: bool = True, root: Path = ROOT,
         built = Path(FmuBuilder.build_FMU(script, dest=out, project_files=project_files))
         with zipfile.ZipFile(built) as archive:
             xml_text = archive.read("modelDescription.xml")
-        completed, warnings = complete_model_description(xml_text, meta, capabilities, exchanges)
+        completed, warnings = complete_model_description(xml_text, meta, capabilities, exchanges,
+                                                         drawing_of(spec, xml_text, root))
         rewrite_zip_member(built, "modelDescription.xml", completed)
         if spec.ship_numba_cache and shared_cache is not None:
             ship_cache(built, shared_cache / "stage", vendor, carried)
@@ -133,6 +134,22 @@ def build_lock(dest: Path):
         except ImportError:  # pragma: no cover - Windows: no lock
             pass
         yield
+
+
+def drawing_of(spec: FmuSpec, xml_text: bytes, root: Path = ROOT) -> Optional[dict]:
+    """How a viewer draws the FMU (its unit's ``Drawing``, as the annotation's attributes), when
+    the FMU is the one drawn: it outputs the drawing's position (or a cable's first point). The
+    unit's other FMUs (its instruments and control, which take the position as an input) carry
+    none."""
+    from xml.etree import ElementTree as ET
+
+    unit = _unit_of(spec, root)
+    drawing = unit.drawing if unit is not None else None
+    if drawing is None:
+        return None
+    first = drawing.first_variable()
+    outputs = {v.get("name") for v in ET.fromstring(xml_text).iter("ScalarVariable") if v.get("causality") == "output"}
+    return drawing.attributes() if first in outputs else None
 
 
 def _spec_json(spec: FmuSpec) -> str:

@@ -25,7 +25,12 @@ An exchange is declared by the FMU, in its modelDescription.xml, as a vendor ann
   different values goes on, warned).
 
 The values of an exchange are handed over at each communication point before any instance
-steps from it: they order nothing and never make a loop. The master reads this annotation
+steps from it: they order nothing and never make a loop.
+
+A tool of its own, ``auv_cosim.drawing``, carries how a viewer draws the FMU (``<Drawing
+shape="cylinder" position="Pos" attitude="Quater" length="Length" .../>``: the fields of
+``auv_cosim.units.Drawing``), written by ``annotate_drawing`` and read by
+``auv_cosim.master.drawing``. The master reads this annotation
 (`auv_cosim.master.exchanges`); this module is the writing side and imports nothing of the
 project.
 """
@@ -37,6 +42,8 @@ from typing import Iterable, Optional, Sequence, Tuple
 
 #: the vendor annotation's tool name
 TOOL = "auv_cosim"
+#: the tool name of the drawing's annotation (FMI 2.0 allows one element in a tool)
+DRAWING_TOOL = "auv_cosim.drawing"
 
 
 @dataclass(frozen=True)
@@ -102,3 +109,23 @@ def annotate(root: ET.Element, exchanges: Sequence[Exchange]) -> None:
             if getattr(exchange, key):
                 attributes[key] = " ".join(getattr(exchange, key))
         ET.SubElement(tool, "Exchange", attributes)
+
+
+def annotate_drawing(root: ET.Element, attributes: Optional[dict]) -> None:
+    """Write ``<Drawing .../>`` with ``attributes`` (names of the FMU's variables and a shape) as
+    the vendor annotation of the tool ``DRAWING_TOOL`` (replacing one already there). A tool of
+    FMI 2.0's annotations holds one element, hence a tool of its own beside the exchanges'."""
+    annotations = root.find("VendorAnnotations")
+    if annotations is not None:
+        for tool in annotations.findall("Tool"):
+            if tool.get("name") == DRAWING_TOOL:
+                annotations.remove(tool)
+    if not attributes:
+        if annotations is not None and not len(annotations):
+            root.remove(annotations)
+        return
+    if annotations is None:
+        annotations = ET.Element("VendorAnnotations")
+        root.insert(list(root).index(root.find("ModelVariables")), annotations)
+    tool = ET.SubElement(annotations, "Tool", {"name": DRAWING_TOOL})
+    ET.SubElement(tool, "Drawing", {k: str(v) for k, v in attributes.items()})

@@ -31,6 +31,7 @@ from fmpy import read_model_description
 
 from . import registry
 from .variables import FMI_INT_MAX, FMI_INT_MIN, Var, coerce_value, expand, fmu_variables, suggest
+from . import drawing as drawings
 from . import exchanges
 from .scenario import (
     LoadedScenario,
@@ -53,6 +54,8 @@ class InstancePlan:
     param_where: dict[str, tuple[str, str]] = field(default_factory=dict)  # variable -> (file, field)
     #: the row exchanges its FMU declares, by name (auv_cosim.master.exchanges)
     exchanges: dict[str, exchanges.Exchange] = field(default_factory=dict)
+    #: how a viewer draws it, as its FMU declares it (None: it declares none; auv_cosim.master.drawing)
+    drawing: drawings.Drawing | None = None
     #: variables the run leaves alone (the ports of the exchanges a scenario does not wire)
     quiet: frozenset = frozenset()
 
@@ -267,7 +270,12 @@ def _plan_instances(loaded: LoadedScenario, problems: list):
         except Exception as e:  # an annotation that cannot be read
             err(("instances", name, "fmu"), f"{display_path(path)}: cannot read its row exchanges: {e}")
             continue
-        instances[name] = InstancePlan(name, path, md, fmu_variables(md), exchanges=declared)
+        try:
+            drawn = drawings.read_drawing(path)
+        except Exception as e:
+            err(("instances", name, "fmu"), f"{display_path(path)}: cannot read its drawing: {e}")
+            continue
+        instances[name] = InstancePlan(name, path, md, fmu_variables(md), exchanges=declared, drawing=drawn)
         for problem in exchanges.declaration_problems(name, instances[name]):
             err(("instances", name, "fmu"), problem)
     return instances

@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 import yaml
 
+from .drawing import drawing_of
 from .engine import simulate
 from .fmu_cache import FmuArchiveError, extract_fmu
 from .loop import Observer
@@ -217,6 +218,8 @@ def _run_into(plan, loaded, source, out: Path, lock, deferred, want_plots, plott
     if plan.warnings:
         summary["warnings"] = list(plan.warnings)
     summary["fmus"] = {n: display_path(ip.fmu_path) for n, ip in plan.instances.items()}
+    summary["drawings"] = {n: d.as_dict() for n, d in ((n, drawing_of(ip)) for n, ip in plan.instances.items())
+                           if d is not None}   # how each instance is drawn (auv-cosim view reads it)
     summary["fmu_messages"] = {"warnings": outcome.message_counts["warning"], "errors": outcome.message_counts["error"],
                                "first": outcome.messages[:20]}
 

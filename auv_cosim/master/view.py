@@ -8,9 +8,12 @@ and each time plot has every vehicle's series under its name. plotly's JavaScrip
 offline, from the disk, with nothing fetched.
 
 It reads only files of the results folder, and nothing of any particular vehicle:
-- ``results.csv``: every instance with ``NAME.Pos[1..3]`` columns is a vehicle; its attitude
-  comes from ``NAME.Quater[1..4]`` (scalar first, body to NED) or else ``NAME.Euler[1..3]``
-  (roll, pitch, yaw, ZYX); the sea floor from ``NAME.Altitude`` (floor depth = depth +
+- ``summary.json``: how each instance is drawn, as its FMU declares it (``drawings``:
+  ``auv_cosim.master.drawing``): a body's position and attitude outputs; without it (a folder of
+  an older run, or FMUs that declare nothing) every instance with ``NAME.Pos[1..3]`` columns is
+  a vehicle, its attitude from ``NAME.Quater[1..4]`` (scalar first, body to NED) or else
+  ``NAME.Euler[1..3]`` (roll, pitch, yaw, ZYX);
+- ``results.csv``: those columns, and the sea floor from ``NAME.Altitude`` (floor depth = depth +
   altitude, fitted by a plane so that a sloping floor shows as one);
 - ``scenario.resolved.yaml`` (when present): the waypoints (read by the figures registered
   with the master, ``RunFigures.waypoints``: the AUV's and H100's ``Waypoints`` parameter,
@@ -30,6 +33,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .drawing import from_mapping
 from .results_csv import ResultsFileError, read_results_csv
 
 VIEW_FILE = "view.html"
@@ -51,6 +55,13 @@ class RunTables:
     time: np.ndarray
     scenario: dict = field(default_factory=dict)
     title: str = ""
+    #: how each instance is drawn (summary.json's ``drawings``; empty: the conventional names)
+    drawings: dict = field(default_factory=dict)
+
+    def position(self, vehicle: str) -> list[str]:
+        """The columns of a vehicle's position (north, east, down)."""
+        name = self.drawings[vehicle].position if vehicle in self.drawings else "Pos"
+        return [f"{vehicle}.{name}[{i}]" for i in (1, 2, 3)]
 
 
 def read_results(results_dir: Path) -> RunTables:
@@ -81,17 +92,34 @@ def read_results(results_dir: Path) -> RunTables:
             raise ViewError(f"{resolved}: cannot read the file: {e.strerror or e}") from None
     title = results_dir.resolve().name
     summary = results_dir / "summary.json"
+    drawn = {}
     if summary.is_file():
         try:
             s = json.loads(summary.read_text(encoding="utf-8"))
             title = f"{s.get('scenario', title)}: {s.get('description') or ''}".rstrip(": ")
+            drawn = s.get("drawings") or {}
         except (ValueError, AttributeError):
             pass
-    return RunTables(columns, columns["time"], scenario if isinstance(scenario, dict) else {}, title)
+    drawings = {}
+    for inst, fields in drawn.items() if isinstance(drawn, dict) else ():
+        try:
+            drawings[inst] = from_mapping(fields)
+        except (TypeError, ValueError) as e:
+            raise ViewError(f"{summary}: drawings: {inst}: {e}") from None
+    return RunTables(columns, columns["time"], scenario if isinstance(scenario, dict) else {}, title, drawings)
 
 
-def vehicles_in(columns: dict[str, np.ndarray]) -> list[str]:
-    """Instances with a position output (``NAME.Pos[1..3]``), in column order."""
+def vehicles_in(columns: dict[str, np.ndarray], drawings: dict | None = None) -> list[str]:
+    """The bodies drawn: the instances whose drawing (``drawings``) is no cable and whose
+    position columns are there, in column order; without drawings, the instances with a
+    position output ``NAME.Pos[1..3]``."""
+    if drawings:
+        found = []
+        for inst, drawing in drawings.items():
+            position = [f"{inst}.{drawing.position}[{i}]" for i in (1, 2, 3)]
+            if drawing.shape != "cable" and all(p in columns for p in position):
+                found.append((list(columns).index(position[0]), inst))
+        return [inst for _, inst in sorted(found)]
     out = []
     for name in columns:
         if name.endswith(".Pos[1]"):
@@ -124,11 +152,13 @@ def euler_to_quaternion(roll: np.ndarray, pitch: np.ndarray, yaw: np.ndarray) ->
 def attitude_of(tables: RunTables, vehicle: str) -> np.ndarray | None:
     """Quaternions (n x 4) of a vehicle from its Quater or Euler columns; None when it has neither."""
     c = tables.columns
-    quat = [c.get(f"{vehicle}.Quater[{i}]") for i in range(1, 5)]
+    drawing = tables.drawings.get(vehicle)
+    attitude, euler_name = (drawing.attitude, drawing.euler) if drawing is not None else ("Quater", "Euler")
+    quat = [c.get(f"{vehicle}.{attitude}[{i}]") for i in range(1, 5)]
     if all(v is not None for v in quat):
         q = np.stack(quat, axis=1)
     else:
-        euler = [c.get(f"{vehicle}.Euler[{i}]") for i in range(1, 4)]
+        euler = [c.get(f"{vehicle}.{euler_name}[{i}]") for i in range(1, 4)]
         if any(v is None for v in euler):
             return None
         q = euler_to_quaternion(*euler)
@@ -178,9 +208,10 @@ def floor_plane(tables: RunTables, vehicle: str) -> tuple[float, float, float] |
     """Sea-floor depth as ``a + b north + c east``: fitted to depth + altitude along the track, or
     a scenario's ``SeaFloorDepth`` parameter of the vehicle; None when neither is known."""
     c = tables.columns
-    alt, z = c.get(f"{vehicle}.Altitude"), c.get(f"{vehicle}.Pos[3]")
+    north, east, down = tables.position(vehicle)
+    alt, z = c.get(f"{vehicle}.Altitude"), c.get(down)
     if alt is not None:
-        n, e = c[f"{vehicle}.Pos[1]"], c[f"{vehicle}.Pos[2]"]
+        n, e = c[north], c[east]
         ok = np.isfinite(alt) & np.isfinite(z) & np.isfinite(n) & np.isfinite(e) & (alt > -1e6) & (alt < 1e6)
         if np.count_nonzero(ok) >= 3:
             a = np.column_stack([np.ones(np.count_nonzero(ok)), n[ok], e[ok]])
@@ -253,7 +284,7 @@ def build_figure(tables: RunTables, max_frames: int = 200, max_points: int = 500
     from plotly.subplots import make_subplots
 
     c, t = tables.columns, tables.time
-    vehicles = vehicles_in(c)
+    vehicles = vehicles_in(c, tables.drawings)
     if not vehicles:
         raise ViewError("results.csv: no vehicle (no NAME.Pos[1], NAME.Pos[2], NAME.Pos[3] columns)")
     lead = vehicles[0]
@@ -267,22 +298,23 @@ def build_figure(tables: RunTables, max_frames: int = 200, max_points: int = 500
                         vertical_spacing=0.04, horizontal_spacing=0.06,
                         subplot_titles=[""] + [p[0] for p in time_plots])  # cell by cell: the scene, then the time plots
     wps = scenario_waypoints(tables.scenario)
-    box = _scene_box(c, vehicles, wps)
+    box = _scene_box(tables, vehicles, wps)
     _add_sea(fig, tables, lead, box)
-    _add_tracks(fig, c, t, vehicles, rows, wps)
+    _add_tracks(fig, tables, vehicles, rows, wps)
     moving = _add_glyphs(fig, tables, vehicles, frames_at[0], box.length)
     _add_wake_axes(fig, tables, vehicles, frames_at[0], moving)
+    _add_cables(fig, tables, frames_at[0], moving)
     _add_time_plots(fig, t, rows, time_plots)
     steps = _add_frames(fig, c, t, frames_at, n_time, moving)
     _lay_out(fig, tables, box, steps)
     return fig
 
 
-def _scene_box(c: dict, vehicles: list[str], wps: list) -> _SceneBox:
+def _scene_box(tables: RunTables, vehicles: list[str], wps: list) -> _SceneBox:
     """The scene's extent: over every finite position of every vehicle and the waypoints."""
     finite = []
     for v in vehicles:
-        n, e, d = (c[f"{v}.Pos[{i}]"] for i in (1, 2, 3))
+        n, e, d = (tables.columns[name] for name in tables.position(v))
         finite.append(np.column_stack([n, e, d])[np.all(np.isfinite(np.column_stack([n, e, d])), axis=1)])
     pts = np.vstack(finite)
     if wps:
@@ -316,12 +348,13 @@ def _add_sea(fig, tables: RunTables, lead: str, box: _SceneBox) -> None:
                                  opacity=0.6, name="sea floor", hoverinfo="skip", showlegend=True), row=1, col=1)
 
 
-def _add_tracks(fig, c: dict, t: np.ndarray, vehicles: list[str], rows: np.ndarray, wps: list) -> None:
+def _add_tracks(fig, tables: RunTables, vehicles: list[str], rows: np.ndarray, wps: list) -> None:
     """Each vehicle's track (the lead's coloured by time) and the waypoints, numbered."""
     import plotly.graph_objects as go
 
+    t = tables.time
     for k, v in enumerate(vehicles):
-        n, e, d = (c[f"{v}.Pos[{i}]"][rows] for i in (1, 2, 3))
+        n, e, d = (tables.columns[name][rows] for name in tables.position(v))
         fig.add_trace(go.Scatter3d(x=_r(e), y=_r(n), z=_r(d), mode="lines", name=f"{v} track",
                                    line=dict(width=4, color=_r(t[rows], 2), colorscale="Viridis", showscale=True,
                                              colorbar=dict(title=dict(text=f"{v}: t (s)"), x=0.0, xanchor="left", y=0.45,
@@ -349,6 +382,9 @@ class _Moving:
     casters: list = field(default_factory=list)
     wake_traces: list = field(default_factory=list)
     wake_length: float = 0.0
+    positions: dict = field(default_factory=dict)     # vehicle -> its position columns
+    cables: dict = field(default_factory=dict)        # cable -> its points' columns, end to end
+    cable_traces: list = field(default_factory=list)
 
 
 def _add_glyphs(fig, tables: RunTables, vehicles: list[str], first: int, length: float) -> _Moving:
@@ -360,12 +396,12 @@ def _add_glyphs(fig, tables: RunTables, vehicles: list[str], first: int, length:
     glyph_traces, attitudes = [], {}
     for v in vehicles:
         attitudes[v] = attitude_of(tables, v)
-        x, y, z = _glyph_at(v, body, attitudes[v], c, first)
+        x, y, z = _glyph_at(tables.position(v), body, attitudes[v], c, first)
         fig.add_trace(go.Mesh3d(x=x, y=y, z=z, i=faces[:, 0], j=faces[:, 1], k=faces[:, 2], facecolor=colours,
                                 flatshading=True, name=f"{v} (drawn {length:.3g} m long)", showlegend=True,
                                 hoverinfo="name"), row=1, col=1)
         glyph_traces.append(len(fig.data) - 1)
-    return _Moving(body, attitudes, glyph_traces)
+    return _Moving(body, attitudes, glyph_traces, positions={v: tables.position(v) for v in vehicles})
 
 
 def _add_wake_axes(fig, tables: RunTables, vehicles: list[str], first: int, moving: _Moving) -> None:
@@ -429,12 +465,16 @@ def _add_frames(fig, c: dict, t: np.ndarray, frames_at: np.ndarray, n_time: int,
         name = f"{t[i]:.6g}"
         data = []
         for v, quats in moving.attitudes.items():
-            x, y, z = _glyph_at(v, moving.body, quats, c, i)
+            x, y, z = _glyph_at(moving.positions[v], moving.body, quats, c, i)
             data.append(go.Mesh3d(x=x, y=y, z=z))
         for v in moving.casters:
             x, y, z = wake_axis(c, v, i, moving.wake_length)
             data.append(go.Scatter3d(x=x, y=y, z=z))
-        frames.append(go.Frame(name=name, data=data, traces=moving.glyph_traces + moving.wake_traces,
+        for points in moving.cables.values():
+            x, y, z = _cable_at(points, c, i)
+            data.append(go.Scatter3d(x=x, y=y, z=z))
+        frames.append(go.Frame(name=name, data=data,
+                               traces=moving.glyph_traces + moving.wake_traces + moving.cable_traces,
                                layout=dict(shapes=_cursors(t, i, n_time))))
         steps.append(dict(method="animate", label=f"{t[i]:.1f}",
                           args=[[name], dict(mode="immediate", frame=dict(duration=0, redraw=True),
@@ -518,8 +558,38 @@ def wake_axis(c: dict, vehicle: str, i: int, length: float):
     return _r(np.array([stern[1], end[1]])), _r(np.array([stern[0], end[0]])), _r(np.array([stern[2], end[2]]))
 
 
-def _glyph_at(vehicle, body, quats, c, i):
-    pos = np.array([c[f"{vehicle}.Pos[{k}]"][i] for k in (1, 2, 3)])
+def cables_in(tables: RunTables) -> dict[str, list[list[str]]]:
+    """The instances drawn as cables (a tether) and their points' columns (north, east, down of
+    each point, end to end), as their drawings name them; those with fewer than two left out."""
+    out = {}
+    for inst, drawing in tables.drawings.items():
+        if drawing.shape == "cable":
+            names = {c.split(".", 1)[1] for c in tables.columns if c.startswith(f"{inst}.")}
+            points = [[f"{inst}.{p}[{i}]" for i in (1, 2, 3)] for p in drawing.point_names(names)]
+            if len(points) >= 2:
+                out[inst] = points
+    return out
+
+
+def _add_cables(fig, tables: RunTables, first: int, moving: _Moving) -> None:
+    """Each cable as a line through its points at row ``first``; ``moving`` gains them."""
+    import plotly.graph_objects as go
+
+    for inst, points in cables_in(tables).items():
+        x, y, z = _cable_at(points, tables.columns, first)
+        fig.add_trace(go.Scatter3d(x=x, y=y, z=z, mode="lines", name=f"{inst} (cable)",
+                                   line=dict(width=5, color="rgb(230,80,25)"), hoverinfo="name"), row=1, col=1)
+        moving.cables[inst] = points
+        moving.cable_traces.append(len(fig.data) - 1)
+
+
+def _cable_at(points: list[list[str]], c: dict, i: int):
+    ned = np.array([[c[name][i] for name in point] for point in points], dtype=float)
+    return _r(ned[:, 1]), _r(ned[:, 0]), _r(ned[:, 2])   # plotted as (east, north, depth)
+
+
+def _glyph_at(position: list[str], body, quats, c, i):
+    pos = np.array([c[name][i] for name in position])
     if not np.all(np.isfinite(pos)):
         pos = np.zeros(3)
     rot = rotation_matrices(quats[i:i + 1])[0] if quats is not None else np.eye(3)
@@ -555,7 +625,7 @@ def _time_plot_specs(tables: RunTables, v: str) -> list[tuple[str, list[tuple]]]
     """(title, [(label, values, unit)...]) of each time plot, from whatever the run recorded."""
     c = tables.columns
     plots = []
-    depth = c.get(f"{v}.Depth", c[f"{v}.Pos[3]"])
+    depth = c.get(f"{v}.Depth", c[tables.position(v)[2]])
     series = [("depth", depth, "m")]
     if f"{v}.Altitude" in c:
         series.append(("floor", depth + c[f"{v}.Altitude"], "m"))

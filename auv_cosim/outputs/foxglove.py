@@ -12,7 +12,7 @@ vehicle (named after its instance, as in the scenario):
   with ``Latitude`` and ``Longitude`` outputs (degrees, WGS 84): its place on Earth, its
   altitude minus its depth (m, above the sea surface);
 - ``/scene`` (``foxglove.SceneUpdate``): the static scene: each vehicle drawn to its size in
-  its own frame (a cylinder of its Length and Diameter, or a box: see ``scene``), its waypoints
+  its own frame (as its FMU declares its drawing: a cylinder or a box, see ``scene``), its waypoints
   (those of the instance that drives it: ``<vehicle>/waypoints``) as a line with a sphere at
   each, the sea surface (z = 0) and floor as planes over the mission's area; logged at the start
   and again every ``TRACK_PIECE_S`` of simulated time and at the end, because a viewer that seeks
@@ -21,6 +21,9 @@ vehicle (named after its instance, as in the scenario):
   ``TRACK_PIECE_S`` of simulated time (``<vehicle>/track/<k>``, each kept by a viewer that
   plays), and in the same message the whole track flown so far (``<vehicle>/track/flown``,
   replaced each time) for a viewer that seeks or joins late;
+- ``/scene/cables`` (``foxglove.SceneUpdate``, only in a run with an instance drawn as a cable,
+  such as a tether): each cable ``<instance>/cable`` as a line through its points, at every
+  communication point (each message holds the whole cable, so a viewer that seeks shows it);
 - ``/log`` (``foxglove.Log``): the master's warnings about the scenario (at the start), each
   warning and error an FMU logged (name: the instance; stamped with the communication point the
   loop had reached), the run's end ("run completed: reached stop time 120 s"), and its outcome
@@ -87,6 +90,7 @@ class FoxglovePublisher:
                       for v in scene.vehicles if v.geo is not None}
         self.scene_channel = SceneUpdateChannel("/scene", context=context)
         self.track_channel = SceneUpdateChannel("/scene/track", context=context)
+        self.cable_channel = SceneUpdateChannel("/scene/cables", context=context) if scene.cables else None
         self.signals = {}   # instance -> (channel, keys, column indices)
         by_inst: dict[str, list[str]] = {}
         for col in scene.record:
@@ -220,9 +224,29 @@ class FoxglovePublisher:
                 msg = {"timestamp": {"sec": sec, "nsec": nsec}}
                 msg.update(zip(keys, values[i]))
                 channel.log(dumps(msg).encode(), log_time=ns)
+            if self.cable_channel is not None:
+                self.log_cables(block[i], ts, ns)
             if times[i] - self.piece_start >= TRACK_PIECE_S - 1e-9:
                 self.log_track(ns)
                 self.piece_start = float(times[i])
+
+    def log_cables(self, row: np.ndarray, ts, ns: int) -> None:
+        """Every cable of the scene (``Scene.cables``) as a line through its points in the row."""
+        from foxglove.messages import Color, LinePrimitive, LinePrimitiveLineType, Point3, SceneEntity, SceneUpdate
+
+        entities = []
+        for cable in self.scene.cables:
+            enu = frames.ned_to_enu(np.array([[row[c] for c in point] for point in cable.points], dtype=float))
+            if not np.all(np.isfinite(enu)):
+                continue
+            entities.append(SceneEntity(timestamp=ts, frame_id=frames.WORLD_FRAME, id=f"{cable.name}/cable",
+                                        lines=[LinePrimitive(type=LinePrimitiveLineType.LineStrip, thickness=2.0,
+                                                             scale_invariant=True,
+                                                             points=[Point3(x=float(a), y=float(b), z=float(c))
+                                                                     for a, b, c in enu],
+                                                             color=Color(r=0.9, g=0.3, b=0.1, a=1.0))]))
+        if entities:
+            self.cable_channel.log(SceneUpdate(entities=entities), log_time=ns)
 
     def log_track(self, ns: int) -> None:
         """The track since the last piece, as a line entity of its own (the pieces accumulate

@@ -1,11 +1,12 @@
 """What a run's outputs show of it, read from its plan: the vehicles (their position, attitude,
 rates and size), the waypoints, the sea surface and floor, the recorded signals.
 
-Nothing here knows a particular vehicle: an instance with ``Pos[1..3]`` outputs is a vehicle
-(as in ``auv-cosim view``); its attitude comes from ``Quater[1..4]`` (body -> NED, scalar
-first) or ``Euler[1..3]``. Its size, for drawing it, from its parameters: a hull of
-``Length`` and ``Diameter`` is a cylinder along its x; a frame without them is a box spanning
-its thrusters (``ThrusterPos``) and of its ``Height``; else a 1 m cube (and the scene says so).
+Nothing here knows a particular vehicle: an instance is drawn as its FMU declares
+(``auv_cosim.master.drawing``: its position and attitude outputs, a cylinder of its length and
+diameter parameters or a box spanning its thrusters and of its height, a cable through its
+points); an FMU that declares nothing is drawn by the conventional names (``Pos[1..3]``,
+``Quater[1..4]`` or ``Euler[1..3]``, ``Length`` and ``Diameter``); a body whose drawing gives no
+size is a 1 m cube (and the scene says so).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..master.drawing import Drawing, drawing_of
 from ..master.plan import Plan
 from ..master.summary import param
 from ..master.view import scenario_waypoints
@@ -38,6 +40,12 @@ class Vehicle:
 
 
 @dataclass
+class Cable:
+    name: str
+    points: list[list[int]]         # per point, its columns (NED), from one end to the other
+
+
+@dataclass
 class Scene:
     columns: list[str]                       # the names of the rows' columns, "time" first
     record: list[str]                        # the columns published as signals
@@ -47,6 +55,7 @@ class Scene:
     floor_depth: float | None = None
     name: str = ""
     units: dict[str, str] = field(default_factory=dict)   # column -> its unit ("" where the FMU declares none)
+    cables: list[Cable] = field(default_factory=list)
 
     def index(self, name: str) -> int:
         return self.columns.index(name)
@@ -65,23 +74,28 @@ def _number(value) -> float | None:
     return x if math.isfinite(x) else None
 
 
-def vehicle_size(plan: Plan, inst: str) -> tuple[str, tuple[float, float, float], str]:
-    """(shape, (x, y, z) extent in m, where it came from) of an instance, from its parameters."""
-    length, diameter = _number(param(plan, inst, "Length")), _number(param(plan, inst, "Diameter"))
-    if length and diameter and length > 0 and diameter > 0:
-        return "cylinder", (length, diameter, diameter), "Length, Diameter"
-    height = _number(param(plan, inst, "Height"))
+def vehicle_size(plan: Plan, inst: str, drawing: Drawing | None = None) -> tuple[str, tuple[float, float, float], str]:
+    """(shape, (x, y, z) extent in m, where it came from) of an instance, from the parameters its
+    drawing names (``auv_cosim.master.drawing``: a cylinder of its length and diameter, a box
+    spanning its thrusters and of its height); a 1 m cube when they give no size."""
+    drawing = drawing or drawing_of(plan.instances[inst]) or Drawing()
+    if drawing.shape == "cylinder" and drawing.length and drawing.diameter:
+        length, diameter = _number(param(plan, inst, drawing.length)), _number(param(plan, inst, drawing.diameter))
+        if length and diameter and length > 0 and diameter > 0:
+            return "cylinder", (length, diameter, diameter), f"{drawing.length}, {drawing.diameter}"
+    height = _number(param(plan, inst, drawing.height)) if drawing.height else None
     ip = plan.instances[inst]
     xs, ys = [], []
-    for k in range(1, 65):
-        x, y = (_number(param(plan, inst, f"ThrusterPos[{k},{j}]")) for j in (1, 2))
-        if x is None or y is None or f"ThrusterPos[{k},1]" not in ip.vars:
+    for k in range(1, 65) if drawing.thruster_positions else ():
+        name = drawing.thruster_positions
+        x, y = (_number(param(plan, inst, f"{name}[{k},{j}]")) for j in (1, 2))
+        if x is None or y is None or f"{name}[{k},1]" not in ip.vars:
             break
         xs.append(abs(x))
         ys.append(abs(y))
     if xs and height and height > 0:
-        return "box", (2 * max(xs), 2 * max(ys), height), "ThrusterPos, Height"
-    return "box", (DEFAULT_SIZE,) * 3, "default (no Length and Diameter, nor ThrusterPos and Height)"
+        return "box", (2 * max(xs), 2 * max(ys), height), f"{drawing.thruster_positions}, {drawing.height}"
+    return "box", (DEFAULT_SIZE,) * 3, "default (its drawing names no size it has)"
 
 
 def scene_of(plan: Plan, columns: list[str], record: list[str] | None = None) -> Scene:
@@ -89,13 +103,23 @@ def scene_of(plan: Plan, columns: list[str], record: list[str] | None = None) ->
     the columns to publish as signals (default the plan's recorded ones, as results.csv)."""
     colmap = {c: i for i, c in enumerate(columns)}
     record = [c for c in (plan.record if record is None else record) if c in colmap and c != "time"]
-    vehicles = []
-    for inst in plan.instances:
-        pos = _columns(colmap, inst, "Pos", 3)
+    vehicles, cables = [], []
+    for inst, ip in plan.instances.items():
+        drawing = drawing_of(ip)
+        if drawing is not None and drawing.shape == "cable":
+            names = {c.partition(".")[2] for c in colmap if c.startswith(f"{inst}.")}
+            points = [_columns(colmap, inst, p, 3) for p in drawing.point_names(names)]
+            if len(points) >= 2:
+                cables.append(Cable(inst, points))
+            continue
+        if drawing is None:
+            continue
+        pos = _columns(colmap, inst, drawing.position, 3)
         if pos is None:
             continue
-        shape, size, size_from = vehicle_size(plan, inst)
-        vehicles.append(Vehicle(inst, pos, _columns(colmap, inst, "Quater", 4), _columns(colmap, inst, "Euler", 3),
+        shape, size, size_from = vehicle_size(plan, inst, drawing)
+        vehicles.append(Vehicle(inst, pos, _columns(colmap, inst, drawing.attitude, 4),
+                                _columns(colmap, inst, drawing.euler, 3),
                                 _columns(colmap, inst, "Omega", 3), _columns(colmap, inst, "Vel", 3),
                                 shape, size, size_from))
         geo = [colmap.get(f"{inst}.Latitude"), colmap.get(f"{inst}.Longitude")]
@@ -110,7 +134,8 @@ def scene_of(plan: Plan, columns: list[str], record: list[str] | None = None) ->
     for v in vehicles:
         for key in ("SeaFloorDepth", "SeaDepth"):
             floor = floor or _number(param(plan, v.name, key))
-    return Scene(list(columns), record, plan.start_time, vehicles, waypoints, floor, plan.name, column_units(plan, record))
+    return Scene(list(columns), record, plan.start_time, vehicles, waypoints, floor, plan.name, column_units(plan, record),
+                 cables)
 
 
 def column_units(plan: Plan, columns: list[str]) -> dict[str, str]:
