@@ -142,3 +142,23 @@ def test_every_relative_link_of_the_docs_resolves():
                 elif anchor and doc.suffix == ".md" and anchor not in anchors(doc):
                     broken.append(f"{path.relative_to(ROOT)}:{n}: {target}: no heading #{anchor}")
     assert broken == [], "\n".join(broken[:40])
+
+
+def test_nothing_points_outside_the_clone():
+    """No file of the project's own text names the specification or the seeds outside the
+    repository (by path or by section number), nor finds its files from the checkout's root (an
+    installed package has none): the issue's grep, over every tracked text file in scope."""
+    rooted = re.compile(r"REPO_ROOT|parents\[2\]")
+    found = []
+    for path in _tracked(*SCOPE):
+        for n, line in enumerate(path.read_text(errors="replace").splitlines(), 1):
+            if OUTSIDE.search(line) or (path.parts[len(ROOT.parts)] in ("auv_cosim", "docs", "README.md") and rooted.search(line)):
+                found.append(f"{path.relative_to(ROOT)}:{n}: {line.strip()[:100]}")
+    assert found == [], "\n".join(found[:40])
+
+
+def test_the_outside_pattern_finds_what_it_should():
+    for text in ("see ../shared/SPEC.md", "SPEC 7.3", "(SPEC 9)", "/work/shared/seeds/000", "seeds/004"):
+        assert OUTSIDE.search(text), text
+    for text in ("docs/physics/h100.md#parameters", "Y_SPECIFIC_FORCE", "the specification of its FMUs"):
+        assert not OUTSIDE.search(text), text

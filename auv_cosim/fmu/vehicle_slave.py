@@ -20,7 +20,7 @@ and this class registers, in this order (the value references follow it):
 * the local variables, from `vehicle_class.LOCALS` if it has one (values for plots that are
   not outputs, refreshed with the outputs from `model.local_vector(x, u, t)`; a model with
   `write_outputs` fills both arrays in place in one call);
-* the vehicle among others (SPEC 9), last of all so that no earlier value reference moved:
+* the vehicle among others (docs/physics/environment.md#wakes), last of all so that no earlier value reference moved:
   one parameter per field of each of `late_parameter_classes` (the wake parameters: CastWake,
   ExternalWakeUpdate, ...), then the inputs of `vehicle_class.EXTRA_INPUTS` (the others'
   `WakeSources[k,j]`, held after the table's inputs in the same array) and the outputs of
@@ -76,7 +76,7 @@ class VehicleSlave(FmuSlave):
     #: Text appended to an initial-state parameter's description, by name.
     initial_state_notes: ClassVar[Dict[str, str]] = {}
     #: Parameter classes the model takes after `parameter_classes` whose variables the FMU
-    #: registers after every other (added later: the wake parameters of SPEC 9). Their start
+    #: registers after every other (added later: the wake parameters of docs/physics/environment.md#wakes). Their start
     #: values are each class's defaults.
     late_parameter_classes: ClassVar[Tuple[type, ...]] = ()
     #: Parameter classes the model takes after those, registered after every other variable,
@@ -158,7 +158,7 @@ class VehicleSlave(FmuSlave):
         for signal in local_table or ():
             self._register_signal(signal, "local", attr="_locals", start=local_table.start(signal.name))
 
-        # the vehicle among others (SPEC 9), after everything else
+        # the vehicle among others (docs/physics/environment.md#wakes), after everything else
         for cls in self.late_parameter_classes:
             self._add_parameter_class(cls, cls())
         extra_inputs = getattr(vehicle, "EXTRA_INPUTS", None)
@@ -362,7 +362,7 @@ class VehicleSlave(FmuSlave):
 
     def _initial_inputs(self):
         """The inputs for the outputs of the initial state. A non-finite input start value is
-        read as zero here: SPEC 2.6 refuses a NaN input at the step that would use it, so the
+        read as zero here: docs/physics/auv.md#fmu-interface refuses a NaN input at the step that would use it, so the
         instance initialises and the host may still correct the input before stepping. What the
         vehicle holds beyond them (the others' wakes over a step) is zero before the first step."""
         initial = np.where(np.isfinite(self._inputs_now), self._inputs_now, 0.0)

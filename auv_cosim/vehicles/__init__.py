@@ -4,7 +4,7 @@
 Shared by every vehicle: `protocol` (what a vehicle provides: `Vehicle`, `SignalTable`,
 `ConstantTable`), `parameters` (how parameters are declared), `rotation` (rotations and the
 quaternion kinematics of seed 003), `environment` (current, sea floor), `waves`, `wake` (the
-wakes between vehicles, SPEC 9), `simulator` (`VehicleSimulator`, dopri5), `linearization`. One vehicle per subpackage: `auv/` (the survey
+wakes between vehicles, docs/physics/environment.md#wakes), `simulator` (`VehicleSimulator`, dopri5), `linearization`. One vehicle per subpackage: `auv/` (the survey
 AUV of seeds 000 and 001) and `h100/` (the H100 ROV of seed 004).
 
     from auv_cosim.vehicles import Environment, VehicleSimulator

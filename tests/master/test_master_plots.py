@@ -2,7 +2,7 @@
 files one process draws alone, byte for byte."""
 from master_helpers import master
 
-PLOTS = ["actuators.png", "attitude.png", "battery.png", "depth.png", "track.png"]
+PLOTS = ["actuators.png", "attitude.png", "battery.png", "depth.png", "navigation.png", "track.png"]
 
 
 def test_plots_shared_with_a_child_are_those_drawn_alone(tmp_path, monkeypatch, fmus_built):

@@ -33,7 +33,7 @@ def test_survey_completes_its_waypoints_and_draws_the_plots(runs):
     assert s["cross_track_error_m"]["rms"] < 2.5, s["cross_track_error_m"]   # measured 1.6 m, turns included
     assert s["real_time_factor"] > 0 and s["startup_time_s"] > 0 and s["wall_time_s"] > 0
     names = sorted(p.name for p in r.out.glob("*.png"))
-    assert names == ["actuators.png", "attitude.png", "battery.png", "depth.png", "track.png"]
+    assert names == ["actuators.png", "attitude.png", "battery.png", "depth.png", "navigation.png", "track.png"]
     for p in r.out.glob("*.png"):
         data = p.read_bytes()
         assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 20_000, p

@@ -15,7 +15,7 @@ from master_helpers import REPO, _env
 
 pytestmark = pytest.mark.usefixtures("fmus_built")
 
-PLOTS = ["actuators.png", "attitude.png", "battery.png", "depth.png", "track.png"]
+PLOTS = ["actuators.png", "attitude.png", "battery.png", "depth.png", "navigation.png", "track.png"]
 
 #: a fresh interpreter runs depth_step for 60 s without plots, then draws its plots in one go
 #: (into OUT/alone) and as MODE says (into OUT/drawn), and reports what happened
@@ -89,7 +89,7 @@ def test_figures_built_ahead_are_filled_into_the_files_drawn_in_one_go(tmp_path,
     if os.cpu_count() == 1:
         pytest.fail("one CPU: no helper is forked; this test needs two")
     assert isinstance(report["helper"], int), report
-    assert report["built_here"] == ["battery.png", "depth.png", "track.png"], report
+    assert report["built_here"] == ["battery.png", "depth.png", "navigation.png", "track.png"], report
     assert report["files"] == PLOTS and not report["ready_after"] and not report["helper_left"], report
     same_files(tmp_path)
 

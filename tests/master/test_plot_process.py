@@ -15,7 +15,7 @@ from master_helpers import REPO, _env, master
 
 pytestmark = pytest.mark.usefixtures("fmus_built")
 
-PLOTS = ["actuators.png", "attitude.png", "battery.png", "depth.png", "track.png"]
+PLOTS = ["actuators.png", "attitude.png", "battery.png", "depth.png", "navigation.png", "track.png"]
 
 #: a fresh interpreter runs master.run with the plot process changed as MODE says, then reports
 #: the plot process's pid, whether it is gone, the files and the plot error

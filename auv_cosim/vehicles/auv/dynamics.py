@@ -213,7 +213,7 @@ C_CURRENT_GRADIENT = CONSTANTS.add("CurrentDepthGradient", 3, lambda p, e, h, w:
 C_SEA_FLOOR = CONSTANTS.add("SeaFloorDepth", 1, lambda p, e, h, w: e.SeaFloorDepth)
 C_SEA_FLOOR_SLOPE = CONSTANTS.add("SeaFloorSlope", 2, lambda p, e, h, w: e.SeaFloorSlope)
 C_INITIAL_BATTERY = CONSTANTS.add("InitialBattery", 1, lambda p, e, h, w: p.InitialBattery)
-# The waves (SPEC 8): their count and direction here, their rows (a, w, k, phi) appended after
+# The waves (docs/physics/environment.md#waves): their count and direction here, their rows (a, w, k, phi) appended after
 # the table (`pack_constants`); a count of 0 is still water.
 C_WAVE_COUNT = CONSTANTS.add("wave components", 1, lambda p, e, h, w: 0.0)
 C_WAVE_DIRECTION = CONSTANTS.add("WaveDirection", 1, lambda p, e, h, w: 0.0)

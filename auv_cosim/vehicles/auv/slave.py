@@ -1,6 +1,6 @@
 """pythonfmu slave `Auv`: the vehicle of `auv_cosim.vehicles.auv` as an FMI 2.0 co-simulation FMU.
 
-Built into fmus/Auv.fmu by tools/build_fmus.py; the interface is SPEC 2.6 and
+Built into fmus/Auv.fmu by tools/build_fmus.py; the interface is docs/physics/auv.md#fmu-interface and
 docs/interfaces.md. Everything is generic (`auv_cosim.fmu.VehicleSlave`): the variables come from
 the AUV's tables (auv_cosim/vehicles/auv/dynamics.py: inputs, outputs, state) and from the
 declarations of its parameters (auv_cosim/vehicles/auv/parameters.py, auv_cosim/vehicles/environment.py).
@@ -15,7 +15,7 @@ Variables (vectors as `Name[i]`, 1-based, SI units):
   Battery0 (fixed) and the integrator's RelativeTolerance / AbsoluteTolerance (tunable).
   SectionX / SectionDiameter / SectionLength all zero (the default) means "derived from Length
   and Diameter"; Battery0 negative (the default) means InitialBattery;
-* among others (SPEC 9, registered after every other variable): the parameters CastWake
+* among others (docs/physics/environment.md#wakes, registered after every other variable): the parameters CastWake
   (Boolean), PropellerDiameter, WakeMinSpeed (fixed), WakeSpreadRate, JetSpreadRate,
   WakeLength (tunable) and ExternalWakeUpdate (String "Step" / "Evaluation"); the inputs
   WakeSources[1..3,1..15] (three other vehicles' WakeSource rows, zero: none) and the outputs

@@ -1,4 +1,4 @@
-"""The H100 ROV of SPEC 7 (seed 004, with seed 002's matrices) as a plain Python library.
+"""The H100 ROV of docs/physics/h100.md (seed 004, with seed 002's matrices) as a plain Python library.
 
     from auv_cosim.vehicles.h100 import H100Model, load_vehicle, linearize
     vehicle = load_vehicle()                       # vehicle_files/H100.yaml, 8 thrusters

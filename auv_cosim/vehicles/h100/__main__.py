@@ -1,4 +1,4 @@
-"""Print the figures of an H100 vehicle file (SPEC 7.3): python -m auv_cosim.vehicles.h100 [FILE ...]
+"""Print the figures of an H100 vehicle file (docs/physics/h100.md#parameters): python -m auv_cosim.vehicles.h100 [FILE ...]
 
 Weight and buoyancy, the sink rate with the thrusters off, the restoring stiffness, the
 eigenvalues of the linearisation at rest, the configuration matrix (rank, singular values, what
@@ -54,7 +54,7 @@ def report(path: str) -> str:
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m auv_cosim.vehicles.h100",
-        description="Print the figures of H100 vehicle files (SPEC 7.3): weight and buoyancy, sink rate, "
+        description="Print the figures of H100 vehicle files (docs/physics/h100.md#parameters): weight and buoyancy, sink rate, "
                     "restoring stiffness, eigenvalues at rest, what the thruster layout can push, the "
                     "steady surge speed. Exit status 2 when a file is refused.")
     parser.add_argument("files", metavar="FILE", nargs="*",

@@ -1,4 +1,4 @@
-"""pythonfmu slave of the H100 (SPEC 7.6): `auv_cosim.vehicles.h100` as an FMI 2.0 co-simulation FMU.
+"""pythonfmu slave of the H100 (docs/physics/h100.md#fmu-interface): `auv_cosim.vehicles.h100` as an FMI 2.0 co-simulation FMU.
 
 Everything is generic (`auv_cosim.fmu.VehicleSlave`): the variables come from the H100's tables
 (auv_cosim/vehicles/h100/dynamics.py: inputs, outputs, state) and from the declarations of its
@@ -16,9 +16,9 @@ ThrusterCommand[1..n], ExternalForce[1..3], ExternalMoment[1..3]; outputs Pos, V
 Omega, Quater, Euler, Heading, Depth, Altitude, SpecificForce, SurfaceElevation, Thrust[1..n],
 PropellerSpeed[1..n]; parameters: every field of `H100Parameters` with the vehicle file's
 values as start values, the environment (Gravity 9.82 by default, von Benzon's), the waves
-(WaveMode 0 none, 1 regular, 2 JONSWAP, and their parameters: SPEC 8), the initial
+(WaveMode 0 none, 1 regular, 2 JONSWAP, and their parameters: docs/physics/environment.md#waves), the initial
 state (Pos0, Quater0, LocalVel0, Omega0, PropellerSpeed0: at rest by default) and the
-integrator's tolerances; among others (SPEC 9.3, after every other variable) the parameters
+integrator's tolerances; among others (docs/physics/environment.md#meeting-wakes, after every other variable) the parameters
 WakeSpreadRate, JetSpreadRate, WakeLength (tunable) and ExternalWakeUpdate (String), the inputs
 WakeSources[1..3,1..15] and the output WakeVelocity[1..3] (it casts nothing); after those the
 seabed and the place on Earth (auv_cosim.vehicles.bathymetry): the parameters BathymetryFile
@@ -45,7 +45,7 @@ from ..waves import WaveParameters
 
 
 class H100(VehicleSlave):
-    """The H100 ROV of SPEC 7 for the vehicle file `vehicle_file` (relative to the resources)."""
+    """The H100 ROV of docs/physics/h100.md for the vehicle file `vehicle_file` (relative to the resources)."""
 
     description = ("H100 ROV: 6-DOF Fossen-model vehicle flown by thrusters with propeller lag "
                    "(auv_cosim.vehicles.h100), FMI 2.0 co-simulation")

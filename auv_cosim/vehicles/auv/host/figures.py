@@ -309,7 +309,7 @@ class DepthStepStream:
             "settling_time_s": rounded(settling) if settling is not None else None,
             "settling_band_m": rounded(r["settling_band"]),
             "steady_state_error_m": rounded(steady, 4),
-            "acceptance": {  # SPEC 4 / seed 004, for a 1 m step at cruise
+            "acceptance": {  # docs/physics/auv.md#acceptance / seed 004, for a 1 m step at cruise
                 "steady_error_below_0.1_m": steady < 0.1,
                 "overshoot_below_5_percent": overshoot < 5.0,
                 "settling_below_10_s": settling is not None and settling < 10.0,
@@ -650,7 +650,8 @@ def prepare_plots(run: RunData | None = None) -> None:
 
 
 FIGURES = RunFigures(compute=run_figures, empty=HEADLINE, describe=describe_run, plots=_plots,
-                     plot_files=("track.png", "depth.png", "attitude.png", "actuators.png", "battery.png"),
+                     plot_files=("track.png", "depth.png", "attitude.png", "actuators.png", "battery.png",
+                                 "navigation.png"),
                      prepare_plots=prepare_plots, waypoints=scenario_waypoints, stream=AuvRunFigures)
 
 

@@ -46,7 +46,7 @@ _TICKS = 12
 #: drawn by the helper process (or a child forked after the run) while the other process draws
 #: the rest: about half the filling work each (the CPU seconds of filling and writing each figure
 #: of the survey, in the plot process: track 0.20, depth 0.13, battery 0.10 | attitude 0.20,
-#: actuators 0.23; the figures with more axes cost more)
+#: actuators 0.23; the figures with more axes cost more; navigation, drawn here, about 0.2)
 _CHILD_SHARE = frozenset({"attitude.png", "actuators.png"})
 
 
@@ -627,6 +627,42 @@ def _battery(r: _Run):
     return fig, fill
 
 
+def _navigation(r: _Run):
+    """Altitude over the floor, cross-track error and speed through the water (with the
+    cruise speed asked for): the figures the summary reports, over time."""
+    plt = _mpl()
+    plan = r.plan
+    fig, axs = plt.subplots(3, 1, figsize=(10, 7.5), sharex=True, dpi=_DPI)
+    for ax, label in zip(axs, ("altitude [m]", "cross-track error [m]", "speed through water [m/s]")):
+        ax.set_ylabel(label)
+        ax.grid(True, alpha=0.3)
+    axs[0].set_title(f"{r.title}: altitude, cross-track error, speed")
+
+    def fill(d, tx, tlabel):
+        for v in r.vehicles:
+            c = r.ctl_of.get(v)
+            for ax, series, what in ((axs[0], d.get(f"{v}.Altitude"), "Altitude"),
+                                     (axs[1], d.get(f"{c}.CrossTrackError") if c else None, "CrossTrackError"),
+                                     (axs[2], d.get(f"{v}.Speed"), "Speed")):
+                if series is not None:
+                    ax.plot(tx, series, lw=1.2, label=r.lab(v, what))
+            cruise = param(plan, c, "CruiseSpeed") if c else None
+            if isinstance(cruise, (int, float)) and not isinstance(cruise, bool):
+                axs[2].axhline(cruise, color="0.5", lw=0.8, ls="--", label=r.lab(v, "CruiseSpeed"))
+        axs[1].axhline(0.0, color="0.6", lw=0.7)
+        for ax in axs:
+            if ax.lines and (r.multi or ax is axs[2]):
+                ax.legend(loc="best", fontsize=8)
+        axs[-1].set_xlabel(tlabel)
+
+    return fig, fill
+
+
+def _has_navigation(r: _Run) -> bool:
+    return any(r.has(f"{v}.Altitude") or r.has(f"{v}.Speed") or r.has(f"{r.ctl_of.get(v)}.CrossTrackError")
+               for v in r.vehicles)
+
+
 #: the plot files in order: (name, builder, whether the run has it)
 _FIGURES = (
     ("track.png", _track, lambda r: bool(r.vehicles)),
@@ -635,4 +671,5 @@ _FIGURES = (
     ("attitude.png", _attitude, lambda r: bool(r.vehicles)),
     ("actuators.png", _actuators, lambda r: bool(r.vehicles)),
     ("battery.png", _battery, lambda r: any(r.has(f"{v}.Battery") for v in r.vehicles)),
+    ("navigation.png", _navigation, _has_navigation),
 )

@@ -1,4 +1,4 @@
-"""The H100 controller comparison (seed 004 M5, SPEC 7.5): one scenario flown by each controller,
+"""The H100 controller comparison (seed 004 M5, docs/physics/h100.md#acceptance): one scenario flown by each controller,
 one table, one figure. A subcommand of the master, registered through an entry point
 (pyproject.toml: ``auv_cosim.commands`` -> ``add_parser``):
 

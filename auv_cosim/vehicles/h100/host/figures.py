@@ -1,4 +1,4 @@
-"""The H100 control stack's side of a run's summary and plots (SPEC 7.5), registered with the
+"""The H100 control stack's side of a run's summary and plots (docs/physics/h100.md#acceptance), registered with the
 master through the H100's unit (unit.py: ``figures`` -> ``FIGURES``); the master imports nothing
 of this package.
 

@@ -20,9 +20,9 @@ _H100_SKIPPED = ("ThrusterPos", "ThrusterDir", "QuadraticDampingTensor", "Signed
 
 
 class H100Adapter(VehicleAdapter):
-    """The H100 ROV (auv_cosim.vehicles.h100, SPEC 7): inputs ThrusterCommand[1..n], ExternalForce,
+    """The H100 ROV (auv_cosim.vehicles.h100, docs/physics/h100.md): inputs ThrusterCommand[1..n], ExternalForce,
     ExternalMoment; parameters by their FMU names (``LinearDamping[1,1]``, ``AddedMass[3,3]``,
-    ``ThrusterEfficiency``...); the vehicle file (SPEC 7.6) gives the thruster layout and
+    ``ThrusterEfficiency``...); the vehicle file (docs/physics/h100.md#fmu-interface) gives the thruster layout and
     every value not fitted. Measured: position, depth, attitude, and where logged the body
     velocities and rates (its FMU outputs them), or the instruments' columns."""
 
@@ -304,7 +304,7 @@ class H100Adapter(VehicleAdapter):
         return {c: out[:, i] for i, c in enumerate(problem.channels)}, ends
 
     def write_vehicle_file(self, values, path, vehicle_file=None, note="") -> Path:
-        """A complete vehicle YAML (SPEC 7.6), body and thrusters inline, the fitted values in:
+        """A complete vehicle YAML (docs/physics/h100.md#fmu-interface), body and thrusters inline, the fitted values in:
         ready for the FMU build (tools/build_fmus.py) or for load_vehicle."""
         import yaml
 

@@ -1,4 +1,4 @@
-"""The figures of an H100 run (SPEC 7.5, seed 004's acceptance table), from its recorded columns:
+"""The figures of an H100 run (docs/physics/h100.md#acceptance, seed 004's acceptance table), from its recorded columns:
 plain functions of numpy arrays, which the master's summary calls by name.
 
 Errors are the truth against the control stack's reference (``vehicle.Pos`` against
@@ -131,7 +131,7 @@ SETTLING_BAND = 0.1
 def stack_figures(column: Callable[[str], Optional[np.ndarray]], control: str = "control",
                   vehicle: str = "vehicle", mode: str = "hold", waypoints: str = "",
                   rho: float = 1000.0) -> Dict:
-    """The figures of one H100 control stack's run (SPEC 7.5), from the run's columns:
+    """The figures of one H100 control stack's run (docs/physics/h100.md#acceptance), from the run's columns:
     ``column("instance.Variable")`` is that column (None if the run has none), ``"time"`` the
     time. The truth (``vehicle.Pos``, ``vehicle.Euler[3]``) against the stack's reference
     (``control.RefPosition``, ``control.RefHeading``): position and heading errors over the whole

@@ -1,4 +1,4 @@
-"""Instruments, navigation, guidance, control and thrust allocation of the H100 ROV (SPEC 7) as
+"""Instruments, navigation, guidance, control and thrust allocation of the H100 ROV (docs/physics/h100.md) as
 plain Python; the thin slaves ``instruments_slave.H100Sensors`` and
 ``control_slave.H100Control`` wrap :class:`~auv_cosim.vehicles.h100.stack.instruments.H100Instruments` and
 :class:`~auv_cosim.vehicles.h100.stack.stack.H100ControlStack`.

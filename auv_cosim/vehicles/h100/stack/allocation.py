@@ -1,10 +1,10 @@
-"""Thrust allocation of an over-actuated vehicle (SPEC 7.4, Fossen 2021 ch. 11), plain Python.
+"""Thrust allocation of an over-actuated vehicle (docs/physics/h100.md#allocation, Fossen 2021 ch. 11), plain Python.
 
 From a desired body-frame wrench ``tau_d = (X, Y, Z, K, M, N)`` (N, N m) to one force per
 thruster ``F_i`` (N) and its command ``c_i`` (the ESC set-point as a fraction of full speed,
 [-1, 1]). The layout is given as its configuration matrix ``B`` (6 x n, column i =
 ``(d_i, r_i x d_i)``), so that ``tau = B F``; the limits as each thruster's largest forward and
-reverse force at full speed (``k`` of SPEC 7.2) and the controller's belief ``eta_hat`` of the
+reverse force at full speed (``k`` of docs/physics/h100.md#thrusters) and the controller's belief ``eta_hat`` of the
 thruster efficiency: ``-eta_hat k_rev <= F_i <= eta_hat k_fwd``.
 
 Two allocators with one interface (``allocate(tau_d) -> Allocation``):
@@ -12,7 +12,7 @@ Two allocators with one interface (``allocate(tau_d) -> Allocation``):
 * :class:`PseudoInverseAllocator`, the baseline: the weighted least-norm solution
   ``F = W^-1 B^T (B W^-1 B^T)^+ tau_d`` clipped to the limits. Exact while no thruster
   saturates; a clipped thruster's share is simply lost (the wrench bends).
-* :class:`QpAllocator`: the constrained QP of SPEC 7.4,
+* :class:`QpAllocator`: the constrained QP of docs/physics/h100.md#allocation,
 
       min  F^T W F + s^T Q s + rho^T |s|   s.t.  B F = tau_d + s,  lower <= F <= upper,
 
@@ -26,7 +26,7 @@ Two allocators with one interface (``allocate(tau_d) -> Allocation``):
   ``s = s+ - s-``, ``s+- >= 0``) is an exact penalty: once ``rho`` exceeds the equality's
   Lagrange multipliers the optimum has ``s = 0`` exactly whenever ``tau_d`` is reachable, so a
   feasible wrench is reproduced to rounding (a quadratic penalty alone always leaves
-  ``s = lambda / 2Q``). The quadratic term ``s^T Q s`` (SPEC 7.4's) shares an unreachable
+  ``s = lambda / 2Q``). The quadratic term ``s^T Q s`` (the allocation's of docs/physics/h100.md#allocation) shares an unreachable
   excess out between degrees of freedom instead of dumping all of it on one. Per degree of
   freedom, ``slack_weights`` scale both: the directions given up first when the thrusters
   cannot do everything are the cheap ones.
@@ -262,7 +262,7 @@ class PseudoInverseAllocator(_Allocator):
 
 
 class QpAllocator(_Allocator):
-    """The constrained allocation with slack of SPEC 7.4, solved by DAQP, warm-started.
+    """The constrained allocation with slack of docs/physics/h100.md#allocation, solved by DAQP, warm-started.
 
     ``slack_weights`` (6) set which wrench directions give way first (the cheap ones);
     ``slack_quadratic`` is Q's scale and ``exact_penalty`` rho's. Defaults: the moments are
