@@ -87,6 +87,8 @@ def cmd_run(args) -> int:
                 pacer = RealTimePacer(args.realtime)
             except ValueError as e:
                 raise ScenarioError("--realtime", str(args.realtime), str(e)) from None
+        from auv_cosim.outputs.formats import FORMAT_FILES
+
         observers = []
         if args.format is not None:
             from auv_cosim.outputs.formats import parse_formats, writers_for
@@ -106,7 +108,7 @@ def cmd_run(args) -> int:
             res = run(scenario, out_dir=args.out, stop_time=args.stop_time, step=args.step, overrides=overrides,
                       output_interval=args.output_interval,
                       progress=False if args.no_progress else None, plots=False if args.no_plots else None,
-                      pacer=pacer, observers=tuple(observers), keep_rows=False)
+                      pacer=pacer, observers=tuple(observers), keep_rows=False, derived=FORMAT_FILES)
     except ScenarioError as e:
         print(f"error: scenario refused, nothing was run:\n{e}", file=sys.stderr)
         return 2

@@ -645,7 +645,7 @@ def build_plan(loaded: LoadedScenario, stop_time: float | None = None, step: flo
     problems += _check_noise_seed(loaded, instances)
 
     if problems:
-        raise ScenarioError(problems)
+        raise ScenarioError(_with_removals(problems, getattr(loaded, "removed", {})))
 
     return Plan(
         loaded=loaded, name=loaded.name, instances=instances, connections=connections, signals=signals,
@@ -653,6 +653,22 @@ def build_plan(loaded: LoadedScenario, stop_time: float | None = None, step: flo
         start_time=t0, stop_time=t1, step=h, n_steps=n_steps, tolerance=model.tolerance,
         unconnected_inputs=unconnected, warnings=warnings, output_every=every,
     )
+
+
+def _with_removals(problems: list, removed: dict) -> list:
+    """The problems, each that names an instance the scenario took out (``vehicles: {NAME:
+    null}``, ``INSTANCE: null``) told so, and what else must go with it: a stop condition or an
+    analysis of a removed vehicle is not dropped silently (the run would stop otherwise)."""
+    if not removed:
+        return problems
+    out = []
+    for file, fld, message in problems:
+        gone = [name for name in removed if f"unknown instance '{name}'" in message]
+        if gone:
+            message += (f"; '{gone[0]}' was taken out by {removed[gone[0]]}: take this {fld.split('.')[0].split('[')[0]} "
+                        f"out too, or give it anew in the including file")
+        out.append((file, fld, message))
+    return out
 
 
 #: the most steps of a run: its step index and row count stay exact integers in a double

@@ -90,7 +90,8 @@ def _connections_doc(plan: Plan) -> dict:
 def run(scenario: str | os.PathLike | dict, out_dir: str | os.PathLike | None = None, stop_time: float | None = None,
         step: float | None = None, overrides: dict[str, Any] | None = None, progress: bool | None = None,
         plots: bool | None = None, echo_messages: bool = True, observers: tuple = (), pacer=None,
-        loop: str | None = None, keep_rows: bool = True, output_interval: float | None = None) -> RunResult:
+        loop: str | None = None, keep_rows: bool = True, output_interval: float | None = None,
+        derived: tuple[str, ...] = ()) -> RunResult:
     """Run a scenario (a path, a bare scenario name, or an already loaded mapping).
 
     Raises :class:`ScenarioError` (before anything runs) for a malformed scenario or a missing
@@ -108,6 +109,8 @@ def run(scenario: str | os.PathLike | dict, out_dir: str | os.PathLike | None = 
     scenario's ``output_interval`` otherwise): results.csv and the other formats get every
     k-th point and the last, summary.json's figures and the plots are made of every step. A run
     whose results will not fit on the disk of its folder is refused (``room.check_room``).
+    ``derived``: names of files that other commands make from a run's results in its folder
+    (``auv-cosim export``'s formats): an earlier run's go with it when this run is accepted.
     """
     t_call = time.perf_counter()
     wall0 = time.time()
@@ -125,7 +128,7 @@ def run(scenario: str | os.PathLike | dict, out_dir: str | os.PathLike | None = 
         print(f"warning: {warning}", file=sys.stderr)
 
     out = Path(out_dir) if out_dir is not None else Path("results") / plan.name
-    folder = OutputFolder(out, OWN_FILES + LATER_FILES + plot_files(), plan.input_files)
+    folder = OutputFolder(out, OWN_FILES + LATER_FILES + tuple(derived) + plot_files(), plan.input_files)
     check_room(plan, out, sum(bool(getattr(o, "records", False)) for o in observers), tuple(folder.earlier_files()))
     # every FMU is readable (a corrupt one is refused here, before anything is written)
     prepare_fmus(plan)

@@ -189,6 +189,7 @@ class LoadedScenario:
         # from the command line, read later as the variable's declared type
         self.text_values: set[tuple] = set()
         self.files: tuple[Path, ...] = ()  # the scenario files read, included ones first
+        self.removed: dict[str, str] = {}  # instance taken out -> where ("file: vehicles.NAME")
         self.name = model.name or (file.stem if not file.name.startswith("<") else "scenario")
 
     def where(self, *key) -> tuple[str, str]:
@@ -651,6 +652,9 @@ def load_scenario(source: str | os.PathLike | dict, overrides: dict[str, Any] | 
         raise ScenarioError(problems)
     loaded = LoadedScenario(model, file, merge.origin, final, merge.fmu_dirs)
     loaded.text_values = text_values
+    # where each instance was taken out ("alone.yaml: vehicles.follower"), for the plan's messages
+    loaded.removed = {name: ": ".join(merge.origin.get(("instances", name), ("the scenario", "")))
+                      for name in sorted(removed)}
     loaded.files = tuple(dict.fromkeys(path for path, *_ in files if not (isinstance(source, dict) and path == file)))
     return loaded
 

@@ -101,6 +101,11 @@ class McapWriter(FileWriter):
             self.inner.close()
 
 
+#: the files of the formats (``run --format``, ``export``) in a run's folder: made from its
+#: results, they go with them when another run replaces the run in its folder
+FORMAT_FILES = ("results.mcap", "results.parquet", "rosbag")
+
+
 def writers_for(formats: list[str]) -> list[FileWriter]:
     """The writers of ``run --format`` (csv is the run's own results.csv: none here)."""
     from .parquet import ParquetWriter

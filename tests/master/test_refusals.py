@@ -98,6 +98,20 @@ def test_03_a_run_removes_the_view_of_an_earlier_run(tmp_path):
                                                       "summary.json"]
 
 
+def test_a_run_removes_what_export_made_of_the_earlier_run(tmp_path):
+    """results.mcap, results.parquet and rosbag/ made by `export` from an earlier run describe
+    its results: a run that replaces them in the folder takes them away too (they had another
+    length than the new results.csv)."""
+    out = tmp_path / "out"
+    assert master("run", "depth_step", "--stop-time", "1", "--no-plots", "-q", out=out).rc == 0
+    exported = master("export", str(out), "--format", "mcap,parquet")
+    assert exported.rc == 0, exported.stderr
+    assert (out / "results.mcap").is_file() and (out / "results.parquet").is_file()
+    r = master("run", "depth_step", "--stop-time", "0.5", "--no-plots", "-q", out=out)
+    assert r.rc == 0, r
+    assert sorted(p.name for p in out.iterdir()) == ["results.csv", "scenario.resolved.yaml", "summary.json"]
+
+
 def test_04_export_ssp_into_a_folder_is_refused_and_leaves_nothing(tmp_path, capsys):
     folder = tmp_path / "somewhere"
     folder.mkdir()

@@ -37,6 +37,9 @@ def test_removing_a_vehicle_says_what_else_names_it(tmp_path):
         build_plan(_load(tmp_path, "vehicles: {follower: null}\n"))
     text = str(e.value)
     assert "follower_control" in text and "stop_when" in text and "analysis.convoy" in text
+    # and says where it was taken out and what to do
+    assert "'follower_control' was taken out by " in text and "s.yaml: vehicles.follower" in text
+    assert "take this stop_when out too" in text and "take this analysis out too" in text
 
 
 def test_a_misspelt_vehicle_is_refused_with_the_name_meant(tmp_path):
