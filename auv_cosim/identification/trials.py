@@ -10,21 +10,10 @@ import numpy as np
 
 from .log import TrialLog
 
-#: white-noise standard deviations of the H100's instruments (auv_cosim.vehicles.auv.stack H100Sensors'
-#: defaults' order of magnitude: IMU attitude and gyro, DVL, pressure depth)
-H100_NOISE = {"depth": 0.01, "roll": 0.002, "pitch": 0.002, "heading": 0.005, "surge": 0.01, "sway": 0.01,
-              "heave": 0.01, "p": 0.005, "q": 0.005, "r": 0.005}
-
-#: the H100's excitation: (start s, stop s, body wrench (X, Y, Z, K, M, N)), one axis at a time,
-#: at two force levels and both signs (linear and quadratic damping apart), thrusters off in
-#: between (free decay: damping against added mass)
-H100_SEGMENTS = [(2, 12, (10, 0, 0, 0, 0, 0)), (15, 25, (35, 0, 0, 0, 0, 0)), (28, 36, (-25, 0, 0, 0, 0, 0)),
-                 (40, 50, (0, 0, 10, 0, 0, 0)), (53, 61, (0, 0, 30, 0, 0, 0)), (64, 72, (0, 0, -25, 0, 0, 0)),
-                 (76, 84, (0, 20, 0, 0, 0, 0)), (88, 94, (0, 0, 0, 0, 0, 2))]
-
-
-def excitation(adapter, times: np.ndarray, segments=H100_SEGMENTS) -> np.ndarray:
-    """The input rows (commands held over the interval ending at each time) of the segments."""
+def excitation(adapter, times: np.ndarray, segments) -> np.ndarray:
+    """The input rows (commands held over the interval ending at each time) of the segments:
+    (start s, stop s, body wrench (X, Y, Z, K, M, N)) each, turned into the vehicle's commands
+    by its adapter (``commands_for``)."""
     u = np.zeros((len(times), len(adapter.input_names)))
     for t0, t1, wrench in segments:
         c = adapter.commands_for(wrench)
