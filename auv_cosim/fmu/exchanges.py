@@ -83,23 +83,30 @@ def exchange_from(declared) -> Exchange:
                     **fields)
 
 
-def annotate(root: ET.Element, exchanges: Sequence[Exchange]) -> None:
-    """Write `exchanges` into the modelDescription `root` as the tool's vendor annotation
-    (replacing one already there), in its place in the schema's order: after
-    DefaultExperiment, before ModelVariables."""
+def _tool(root: ET.Element, name: str, needed: bool) -> Optional[ET.Element]:
+    """The vendor annotation of the tool ``name`` in the modelDescription ``root``, made anew
+    (one already there removed) when ``needed``, in its place in the schema's order: after
+    DefaultExperiment, before ModelVariables; None, and an emptied VendorAnnotations removed,
+    when not."""
     annotations = root.find("VendorAnnotations")
     if annotations is not None:
         for tool in annotations.findall("Tool"):
-            if tool.get("name") == TOOL:
+            if tool.get("name") == name:
                 annotations.remove(tool)
-    if not exchanges:
+    if not needed:
         if annotations is not None and not len(annotations):
             root.remove(annotations)
-        return
+        return None
     if annotations is None:
         annotations = ET.Element("VendorAnnotations")
         root.insert(list(root).index(root.find("ModelVariables")), annotations)
-    tool = ET.SubElement(annotations, "Tool", {"name": TOOL})
+    return ET.SubElement(annotations, "Tool", {"name": name})
+
+
+def annotate(root: ET.Element, exchanges: Sequence[Exchange]) -> None:
+    """Write `exchanges` into the modelDescription `root` as the tool's vendor annotation
+    (replacing one already there)."""
+    tool = _tool(root, TOOL, bool(exchanges))
     for exchange in exchanges:
         attributes = {"name": exchange.name}
         for key in ("output", "input", "enable"):
@@ -115,17 +122,6 @@ def annotate_drawing(root: ET.Element, attributes: Optional[dict]) -> None:
     """Write ``<Drawing .../>`` with ``attributes`` (names of the FMU's variables and a shape) as
     the vendor annotation of the tool ``DRAWING_TOOL`` (replacing one already there). A tool of
     FMI 2.0's annotations holds one element, hence a tool of its own beside the exchanges'."""
-    annotations = root.find("VendorAnnotations")
-    if annotations is not None:
-        for tool in annotations.findall("Tool"):
-            if tool.get("name") == DRAWING_TOOL:
-                annotations.remove(tool)
-    if not attributes:
-        if annotations is not None and not len(annotations):
-            root.remove(annotations)
-        return
-    if annotations is None:
-        annotations = ET.Element("VendorAnnotations")
-        root.insert(list(root).index(root.find("ModelVariables")), annotations)
-    tool = ET.SubElement(annotations, "Tool", {"name": DRAWING_TOOL})
-    ET.SubElement(tool, "Drawing", {k: str(v) for k, v in attributes.items()})
+    tool = _tool(root, DRAWING_TOOL, bool(attributes))
+    if tool is not None:
+        ET.SubElement(tool, "Drawing", {k: str(v) for k, v in attributes.items()})
