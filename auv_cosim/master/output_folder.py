@@ -39,11 +39,13 @@ STAGE_PREFIX, STAGE_SUFFIX = ".run.", ".partial"
 
 class OutputFolder:
     """See the module. ``own``: the names of the run's own files (replaced, never refused),
-    ``inputs``: the files the run reads (never replaced: refused as ``--out``)."""
+    ``inputs``: the files the run reads (never replaced: refused as ``--out``), ``derived``:
+    files or folders other commands make of a run's results there (they go with it)."""
 
-    def __init__(self, out: Path, own: tuple[str, ...], inputs: list[Path] = ()):
+    def __init__(self, out: Path, own: tuple[str, ...], inputs: list[Path] = (), derived: tuple[str, ...] = ()):
         self.out = Path(out)
         self.own = tuple(own)
+        self.derived = tuple(derived)
         self.inputs = inputs
         self.fd: int | None = None
         self.stage: Path | None = None
@@ -124,6 +126,8 @@ class OutputFolder:
         """The names of the earlier run's files in the folder: its own, and those its
         summary.json lists (the formats it wrote, the exports made from it)."""
         names = list(self.own)
+        if self.holds_earlier_run():   # what was made of an earlier run's results, never a user's own folder
+            names += [name for name in self.derived if name not in names and (self.out / name).exists()]
         try:
             files = json.loads((self.out / "summary.json").read_text(encoding="utf-8")).get("files") or {}
         except (OSError, ValueError, AttributeError):

@@ -128,7 +128,7 @@ def run(scenario: str | os.PathLike | dict, out_dir: str | os.PathLike | None = 
         print(f"warning: {warning}", file=sys.stderr)
 
     out = Path(out_dir) if out_dir is not None else Path("results") / plan.name
-    folder = OutputFolder(out, OWN_FILES + LATER_FILES + tuple(derived) + plot_files(), plan.input_files)
+    folder = OutputFolder(out, OWN_FILES + LATER_FILES + plot_files(), plan.input_files, tuple(derived))
     check_room(plan, out, sum(bool(getattr(o, "records", False)) for o in observers), tuple(folder.earlier_files()))
     # every FMU is readable (a corrupt one is refused here, before anything is written)
     prepare_fmus(plan)

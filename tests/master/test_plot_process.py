@@ -172,7 +172,7 @@ def test_no_plot_process_without_plots_or_when_told_serial(tmp_path):
                               timeout=300)
         assert proc.returncode == 0, proc.stderr
         seen[(plots, serial)] = json.loads(proc.stdout.strip().splitlines()[-1])
-    assert seen == {("0", ""): [0, 0], ("1", "serial"): [0, 5], ("1", ""): [1, 5]}, seen
+    assert seen == {("0", ""): [0, 0], ("1", "serial"): [0, len(PLOTS)], ("1", ""): [1, len(PLOTS)]}, seen
 
 
 @pytest.mark.parametrize("stdout", ["none", "closed"])
