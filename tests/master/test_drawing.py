@@ -97,7 +97,7 @@ def test_the_view_draws_a_body_and_a_cable_under_the_names_their_drawings_give(t
 
 def test_a_run_keeps_its_drawings_and_the_mcap_draws_the_body_from_them(tmp_path):
     from tests.harness import master
-    from tests.outputs.readers import mcap_messages
+    from references.readers import mcap_messages
 
     r = master("run", "depth_step", "--stop-time", "2", "--no-plots", "--format", "mcap", out=tmp_path / "d")
     assert r.rc == 0, r.stderr
@@ -118,7 +118,7 @@ def test_the_mcap_draws_a_cable_through_its_points_at_every_point(tmp_path):
 
     from auv_cosim.outputs.foxglove import FoxglovePublisher
     from auv_cosim.outputs.scene import Cable, Scene
-    from tests.outputs.readers import mcap_messages
+    from references.readers import mcap_messages
 
     columns = ["time"] + [f"line.Knot{k}[{i}]" for k in (1, 2) for i in (1, 2, 3)]
     scene = Scene(columns, [], 0.0, [], cables=[Cable("line", [[1, 2, 3], [4, 5, 6]])])
@@ -133,3 +133,25 @@ def test_the_mcap_draws_a_cable_through_its_points_at_every_point(tmp_path):
     assert line.id == "line/cable" and line.frame_id == "world"
     points = [(p.x, p.y, p.z) for p in line.lines[0].points]
     assert points == [(0.0, 0.0, 0.0), (5.0, 11.0, -20.0)]   # NED (11, 5, 20) is ENU (5, 11, -20)
+
+
+def test_the_tether_is_drawn_as_the_cable_its_fmu_declares(tmp_path):
+    """h100_tether_hold: Tether.fmu declares a cable through Node{k}Pos; the run keeps it, the
+    MCAP draws it through the recorded points, view.html has it as a moving line."""
+    from references.readers import mcap_messages
+    from tests.harness import master
+
+    assert read_drawing(FMU_DIR / "Tether.fmu") == Drawing("cable", points="Node{}Pos")
+    r = master("run", "h100_tether_hold", "--stop-time", "1", "--no-plots", "--format", "mcap", "--view",
+               out=tmp_path / "t")
+    assert r.rc == 0, r.stderr
+    tether = next(name for name, d in r.summary["drawings"].items() if d["shape"] == "cable")
+    _, messages = mcap_messages(r.out / "results.mcap", topics=["/scene/cables"])
+    line = messages[-1][2].entities[0]
+    assert line.id == f"{tether}/cable" and len(line.lines[0].points) >= 2
+    with open(r.out / "results.csv", newline="") as f:
+        last = list(csv.DictReader(f))[-1]
+    end = line.lines[0].points[-1]
+    n, e, d = (float(last[f"{tether}.Node{len(line.lines[0].points)}Pos[{i}]"]) for i in (1, 2, 3))
+    assert (end.x, end.y, end.z) == (pytest.approx(e), pytest.approx(n), pytest.approx(-d))   # ENU
+    assert f"{tether} (cable)" in (r.out / "view.html").read_text()

@@ -3,7 +3,7 @@ nothing of it is compiled by numba, so it ships no cache) and what the host adds
 a tether (its tensions in summary.json, the report and tether.png). It names no vehicle: a
 vehicle's stack couples it (the H100's h100_tether). Plain data: reading it imports none of the
 tether's code."""
-from auv_cosim.units import Fmu, Unit
+from auv_cosim.units import Drawing, Fmu, Unit
 
 UNIT = Unit(
     name="tether",
@@ -11,4 +11,6 @@ UNIT = Unit(
     description="a lumped-mass tether on MoorDyn, coupled to a vehicle by its end's force and position",
     fmus=(Fmu("Tether", "slave.py", ship_numba_cache=False),),
     figures="auv_cosim.components.tether.host.figures:FIGURES",
+    # a line through Node1Pos[1..3] ... Node11Pos[1..3], anchor to end: the 3-D view and the MCAP
+    drawing=Drawing(shape="cable", points="Node{}Pos"),
 )
