@@ -136,12 +136,20 @@ def test_the_symbols_read_from_machine_code_are_those_numba_lists_from_the_bitco
         fly(True)
         files = cache_files()
     assert files, "the physics' flight left no cache data file to read"
+    read = 0
     for path in files:
-        name, kind, (object_code, bitcode) = pickle.loads(path.read_bytes())[0]
+        try:
+            name, kind, (object_code, bitcode) = pickle.loads(path.read_bytes())[0]
+        except (ModuleNotFoundError, AttributeError):
+            # a stale file of a module that still exists but was compiled when it imported one
+            # since removed (a checkout that flew another branch): numba ignores it too
+            continue
+        read += 1
         module = ll.parse_bitcode(bitcode)
         from_bitcode = {value.name for values in (module.functions, module.global_variables) for value in values
                         if not value.is_declaration and not value.name.startswith((".const.", ".bytes."))}
         assert _numba_load.defined_symbols(object_code) == from_bitcode, path.name
+    assert read, "every cache data file was stale"
 
 
 #: a fresh interpreter calls one compiled function of a copied physics package; whether numba's
