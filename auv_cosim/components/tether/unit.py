@@ -1,6 +1,7 @@
 """The tether as a unit (``auv_cosim.units``): its FMU (Tether.fmu, MoorDyn's lumped-mass cable;
 nothing of it is compiled by numba, so it ships no cache) and what the host adds to a run with
-a tether (its tensions in summary.json, the report and tether.png). It names no vehicle: a
+a tether (its tensions in summary.json, the report and tether.png), and how a viewer
+draws it (a cable through the points along it). It names no vehicle: a
 vehicle's stack couples it (the H100's h100_tether). Plain data: reading it imports none of the
 tether's code."""
 from auv_cosim.units import Drawing, Fmu, Unit
