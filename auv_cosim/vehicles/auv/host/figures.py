@@ -651,7 +651,7 @@ def prepare_plots(run: RunData | None = None) -> None:
 
 FIGURES = RunFigures(compute=run_figures, empty=HEADLINE, describe=describe_run, plots=_plots,
                      plot_files=("track.png", "depth.png", "attitude.png", "actuators.png", "battery.png",
-                                 "navigation.png"),
+                                 "navigation.png", "terrain.png"),
                      prepare_plots=prepare_plots, waypoints=scenario_waypoints, stream=AuvRunFigures)
 
 
