@@ -224,29 +224,31 @@ class FoxglovePublisher:
                 msg = {"timestamp": {"sec": sec, "nsec": nsec}}
                 msg.update(zip(keys, values[i]))
                 channel.log(dumps(msg).encode(), log_time=ns)
-            if self.cable_channel is not None:
-                self.log_cables(block[i], ts, ns)
             if times[i] - self.piece_start >= TRACK_PIECE_S - 1e-9:
                 self.log_track(ns)
                 self.piece_start = float(times[i])
+        if self.cable_channel is not None:
+            self.log_cables(block)
 
-    def log_cables(self, row: np.ndarray, ts, ns: int) -> None:
-        """Every cable of the scene (``Scene.cables``) as a line through its points in the row."""
-        from foxglove.messages import Color, LinePrimitive, LinePrimitiveLineType, Point3, SceneEntity, SceneUpdate
+    def log_cables(self, block: np.ndarray) -> None:
+        """Every cable of the scene (``Scene.cables``) as a line through its points, at each row
+        of the block: the points of the whole block turned to ENU at once, a message a row."""
+        from foxglove.messages import (Color, LinePrimitive, LinePrimitiveLineType, Point3, SceneEntity, SceneUpdate,
+                                       Timestamp)
 
-        entities = []
-        for cable in self.scene.cables:
-            enu = frames.ned_to_enu(np.array([[row[c] for c in point] for point in cable.points], dtype=float))
-            if not np.all(np.isfinite(enu)):
-                continue
-            entities.append(SceneEntity(timestamp=ts, frame_id=frames.WORLD_FRAME, id=f"{cable.name}/cable",
-                                        lines=[LinePrimitive(type=LinePrimitiveLineType.LineStrip, thickness=2.0,
-                                                             scale_invariant=True,
-                                                             points=[Point3(x=float(a), y=float(b), z=float(c))
-                                                                     for a, b, c in enu],
-                                                             color=Color(r=0.9, g=0.3, b=0.1, a=1.0))]))
-        if entities:
-            self.cable_channel.log(SceneUpdate(entities=entities), log_time=ns)
+        lines = [(cable.name, frames.ned_to_enu(block[:, np.array(cable.points)])) for cable in self.scene.cables]
+        colour = Color(r=0.9, g=0.3, b=0.1, a=1.0)
+        for i, t in enumerate(block[:, 0]):
+            ns, sec, nsec = frames.stamp(float(t), self.scene.t0)
+            ts = Timestamp(sec, nsec)
+            entities = [SceneEntity(timestamp=ts, frame_id=frames.WORLD_FRAME, id=f"{name}/cable",
+                                    lines=[LinePrimitive(type=LinePrimitiveLineType.LineStrip, thickness=2.0,
+                                                         scale_invariant=True,
+                                                         points=[Point3(x=a, y=b, z=c) for a, b, c in enu[i].tolist()],
+                                                         color=colour)])
+                        for name, enu in lines if np.all(np.isfinite(enu[i]))]
+            if entities:
+                self.cable_channel.log(SceneUpdate(entities=entities), log_time=ns)
 
     def log_track(self, ns: int) -> None:
         """The track since the last piece, as a line entity of its own (the pieces accumulate
