@@ -1,7 +1,9 @@
 """What the vehicles' instruments and control stacks share, as plain Python: angle wraps
 (`angles`), first-order lags (`filters`), the PID law (`pid`), seeded noise (`noise`), the laws
 compiled into the kernels (`kernel_laws`), the parameter declarations (`declare.parameter`: unit
-and description beside the field they configure), the waypoint format (`waypoints`). No FMI here.
+and description beside the field they configure), the waypoint format (`waypoints`), the
+acoustic instruments against a bathymetry grid (`acoustic`: the grid from the instruments'
+parameters, a DVL's four Janus beams, its altitude and bottom lock). No FMI here.
 
 Each vehicle's own stack is the `stack/` package of its unit's folder
 (`auv_cosim/vehicles/<name>/stack/`), with the same files for the same jobs. Every vehicle's
@@ -28,8 +30,8 @@ and, where the vehicle has the job, each in a file of the same name in either pa
     instruments_kernel.py   the instruments' compiled step (AUV: its instruments run at the
                     control period in the survey's tight loop)
     closed_loop.py  vehicle, instruments and control in one plain-Python loop, no FMI (AUV)
-    terrain.py      the acoustic instruments against a bathymetry grid: the DVL's beams and
-                    the altimeter (AUV)
+    terrain.py      the acoustic instruments against a bathymetry grid beyond the shared DVL
+                    beams of `acoustic`: the altimeter (AUV)
 
 Conventions (NED, SI): heading 0 = north, pi/2 = east, wrapped to (-pi, pi]; pitch positive nose
 up; depth positive down.
