@@ -23,12 +23,15 @@ from ....fmu import FmuError, FmuSlave
 from ....fmu.declare import Var, parameters_of, register_with_real_arrays
 
 from .instruments import SensorConfig, SensorSuite
+from .dead_reckoning import DeadReckoningConfig, WaterTrackDrift
 from .terrain import TerrainConfig, TerrainInstruments
 
 #: The parameters: the configuration's fields, declared beside them (auv_cosim/vehicles/auv/stack/instruments.py).
 PARAMETERS = parameters_of(SensorConfig)
 #: The seabed's and the beams' (auv_cosim/vehicles/auv/stack/terrain.py), after every other variable
 TERRAIN_PARAMETERS = parameters_of(TerrainConfig)
+#: the navigation's drift without bottom lock (auv_cosim/vehicles/auv/stack/dead_reckoning.py), after those
+DRIFT_PARAMETERS = parameters_of(DeadReckoningConfig)
 
 INPUTS = (
     [Var(f"Pos[{i}]", "Real", "input", 0.0, "m", f"True position, NED component {i}") for i in (1, 2, 3)]
@@ -61,10 +64,15 @@ TERRAIN_OUTPUTS = [
         "BathymetryFile (bottom lock: at least 3); 4 without one"),
 ]
 
-TABLE = PARAMETERS + INPUTS + OUTPUTS + TERRAIN_PARAMETERS + TERRAIN_OUTPUTS
-#: where the true Altitude is among the Real inputs, and the altimeter among the Real outputs
-ALTITUDE = [v.name for v in INPUTS].index("Altitude")
-ALTIMETER = [v.name for v in OUTPUTS + TERRAIN_OUTPUTS if v.type == "Real"].index("MeasuredAltimeter")
+TABLE = PARAMETERS + INPUTS + OUTPUTS + TERRAIN_PARAMETERS + TERRAIN_OUTPUTS + DRIFT_PARAMETERS
+#: where the true values are among the Real inputs, and the readings among the Real outputs
+_REAL_INPUTS = [v.name for v in INPUTS]
+_REAL_OUTPUTS = [v.name for v in OUTPUTS + TERRAIN_OUTPUTS if v.type == "Real"]
+ALTITUDE = _REAL_INPUTS.index("Altitude")
+TRUE_DEPTH, TRUE_VEL = _REAL_INPUTS.index("Depth"), _REAL_INPUTS.index("Vel[1]")
+ALTIMETER = _REAL_OUTPUTS.index("MeasuredAltimeter")
+SPEED, PITCH, HEADING = (_REAL_OUTPUTS.index(n) for n in ("MeasuredSpeed", "MeasuredPitch", "MeasuredHeading"))
+NAV_NORTH, NAV_EAST = _REAL_OUTPUTS.index("NavNorth"), _REAL_OUTPUTS.index("NavEast")
 
 
 class AuvSensors(FmuSlave):
@@ -85,6 +93,7 @@ class AuvSensors(FmuSlave):
         register_with_real_arrays(self, TABLE)
         self.suite = None
         self.terrain = None
+        self.drift = None
 
     # ---------------------------------------------------------------- mapping
     def _config(self) -> SensorConfig:
@@ -101,6 +110,25 @@ class AuvSensors(FmuSlave):
                                       int(config.Seed), float(config.DvlRange))
         except ValueError as error:
             raise FmuError(f"parameter {error}") from None
+
+    def _drift(self) -> WaterTrackDrift:
+        try:
+            return WaterTrackDrift(DeadReckoningConfig(**{v.name: self.values[v.name] for v in DRIFT_PARAMETERS}))
+        except ValueError as error:
+            raise FmuError(f"parameter {error}") from None
+
+    def _navigate(self, step_size: float, bottom_lock: bool) -> None:
+        """Over a grid, the navigation's drift without bottom lock added to NavNorth and NavEast
+        (auv_cosim/vehicles/auv/stack/dead_reckoning.py); without one, nothing."""
+        if self.terrain.seabed is None:
+            return
+        truth, readings = self.real_inputs, self.real_outputs
+        self.drift.advance(step_size, bottom_lock, float(truth[TRUE_DEPTH]), float(readings[SPEED]),
+                           float(readings[PITCH]), float(readings[HEADING]), float(truth[TRUE_VEL]),
+                           float(truth[TRUE_VEL + 1]))
+        if self.drift.active:
+            readings[NAV_NORTH] += self.drift.north
+            readings[NAV_EAST] += self.drift.east
 
     def _truth(self, terrain: TerrainInstruments):
         """The truth the suite reads: over a grid, the DVL's altitude from its beams in place of
@@ -138,9 +166,11 @@ class AuvSensors(FmuSlave):
     # ---------------------------------------------------------------- FMI hooks
     def fmu_initial_outputs(self) -> None:
         # a throw-away suite: reading outputs during initialisation must not consume noise
+        self._drift()                   # a bad GpsFixDepth is named at initialisation
         self._first_reading()
 
     def fmu_exit_initialization(self) -> None:
+        self.drift = self._drift()
         self.suite, self.terrain = self._first_reading()
         self.parameters_changed = False
 
@@ -152,12 +182,14 @@ class AuvSensors(FmuSlave):
                                                                   float(step_size))
         except ValueError as error:   # a NaN input: nothing has advanced yet
             raise FmuError(str(error)) from None
+        self._navigate(float(step_size), bool(self.values["AltitudeValid"]))
         self._read_terrain(self.terrain)
 
     def fmu_get_state(self):
         if self.suite is None:
             return {"suite": None}
-        return {"suite": copy.deepcopy(self.suite.get_state()), "altimeter": self.terrain.noise.get_state()}
+        return {"suite": copy.deepcopy(self.suite.get_state()), "altimeter": self.terrain.noise.get_state(),
+                "drift": self.drift.get_state()}
 
     def fmu_set_state(self, internal) -> None:
         if internal["suite"] is None:
@@ -167,4 +199,6 @@ class AuvSensors(FmuSlave):
         self.suite, self.terrain = SensorSuite(config), self._terrain(config)
         self.suite.set_state(copy.deepcopy(internal["suite"]))
         self.terrain.noise.set_state(copy.deepcopy(internal["altimeter"]))
+        self.drift = self._drift()
+        self.drift.set_state(internal["drift"])
         self.parameters_changed = False
