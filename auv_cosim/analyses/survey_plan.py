@@ -26,6 +26,10 @@ from auv_cosim.master import ScenarioError
 from .coverage import swath_half_width
 from .coverage_cli import parse_polygon
 
+#: m: the altitude mode's look-ahead in the lines planned (the seabed's slope flown averaged over
+#: this distance, its glide angle fed forward: terrain_following's figures)
+TERRAIN_SLOPE_DISTANCE = 10.0
+
 HELP = "lawn-mower waypoint lines over an area for a swath, an altitude and an overlap (a scenario fragment)"
 
 
@@ -68,7 +72,8 @@ def fragment(lines, altitude: float, start_depth: float, comment: str) -> str:
     waypoints = ";\n        ".join(f"{n:.2f},{e:.2f},{start_depth:g}" for n, e in points)
     return (f"# {comment}\n# include: this file from a scenario of the survey AUV (it sets the control's mission)\n"
             f"instances:\n  control:\n    parameters:\n      GuidanceMode: mission\n      DiveMode: altitude\n"
-            f"      TargetAltitude: {altitude:g}\n      Waypoints: >-\n        {waypoints}\n")
+            f"      TargetAltitude: {altitude:g}\n      TerrainSlopeDistance: {TERRAIN_SLOPE_DISTANCE:g}\n"
+            f"      Waypoints: >-\n        {waypoints}\n")
 
 
 def cmd_plan(args) -> int:

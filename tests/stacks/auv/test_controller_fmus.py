@@ -60,9 +60,11 @@ def test_model_description(unpacked, name):
                            "MeasuredAltimeter", "AltimeterValid", "DvlBeamsInRange"}
         # the beams' variables, added later, follow every other: no value reference moved
         later = {"BathymetryFile", "OriginLatitude", "OriginLongitude", "DvlBeamAngle", "AltimeterRange",
-                 "AltimeterNoiseStd", "MeasuredAltimeter", "AltimeterValid", "DvlBeamsInRange"}
+                 "AltimeterNoiseStd", "MeasuredAltimeter", "AltimeterValid", "DvlBeamsInRange", "GpsFixDepth"}
         assert min(by_name[n].valueReference for n in later) > max(
             v.valueReference for v in md.modelVariables if v.name not in later)
+        # and the navigation's drift after those (auv_cosim/vehicles/auv/stack/dead_reckoning.py)
+        assert by_name["GpsFixDepth"].valueReference == max(v.valueReference for v in md.modelVariables)
     else:
         for s in ("GuidanceMode", "Waypoints", "DiveMode"):
             assert by_name[s].type == "String" and by_name[s].variability == "fixed"
@@ -71,6 +73,8 @@ def test_model_description(unpacked, name):
         assert by_name["ThrustPower"].unit == "W" and by_name["DepthKp"].unit == "rad/m"
         assert float(by_name["DiveAngle"].start) == pytest.approx(0.349)
         assert float(by_name["MaxPropulsionPower"].start) == 120.0
+        # the altitude mode's look-ahead, added later, follows every other: no value reference moved
+        assert by_name["TerrainSlopeDistance"].valueReference == max(v.valueReference for v in md.modelVariables)
         assert outputs == {"ThrustPower", "RudderYaw", "RudderDive", "SpeedRef", "HeadingRef",
                            "DepthRef", "PitchRef", "CrossTrackError", "WaypointIndex", "MissionFinished"}
 

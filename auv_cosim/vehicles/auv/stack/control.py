@@ -119,6 +119,10 @@ class ControlConfig:
     ZigZagRudder: float = parameter(0.349, "rad", "Zig-zag rudder angle")
     ZigZagHeading: float = parameter(
         0.349, "rad", "Zig-zag heading deviation that reverses the rudder")
+    TerrainSlopeDistance: float = parameter(
+        0.0, "m", "Altitude mode's look-ahead: distance over which the seabed's slope flown (depth + "
+                  "altitude per metre) is averaged and its glide angle fed forward to the depth loop; "
+                  "0: none")
 
     def validate(self) -> None:
         """Raise ValueError naming the first bad parameter."""
@@ -132,7 +136,8 @@ class ControlConfig:
             v = getattr(self, f.name)
             if not isinstance(v, (int, float)) or not math.isfinite(v):
                 raise ValueError(f"{f.name} must be a finite number, got {v!r}")
-            if f.name.endswith(("Kp", "Ki", "Kd")) or f.name in ("ThrustFeedForward", "LosIntegralGain") \
+            if f.name.endswith(("Kp", "Ki", "Kd")) or f.name in ("ThrustFeedForward", "LosIntegralGain",
+                                                                 "TerrainSlopeDistance") \
                     or f.name.endswith("FilterTime"):
                 if v < 0.0:
                     raise ValueError(f"{f.name} must be >= 0, got {v!r}")
@@ -245,7 +250,8 @@ class ControlStack:
                              (kernel.ZIGZAG_RUDDER, c.ZigZagRudder), (kernel.ZIGZAG_HEADING, c.ZigZagHeading),
                              (kernel.YOYO_MIN_DEPTH, c.YoyoMinDepth), (kernel.YOYO_MAX_DEPTH, c.YoyoMaxDepth),
                              (kernel.LOOK_AHEAD, c.LookAhead), (kernel.LOS_INTEGRAL_GAIN, c.LosIntegralGain),
-                             (kernel.ACCEPTANCE_RADIUS, c.AcceptanceRadius), (kernel.TWO, 2.0)):
+                             (kernel.ACCEPTANCE_RADIUS, c.AcceptanceRadius), (kernel.TWO, 2.0),
+                             (kernel.TERRAIN_SLOPE_DISTANCE, c.TerrainSlopeDistance)):
             k[index] = value
         self._dt = None      # the step length whose lag coefficients `constants` holds
         self.state = np.zeros(kernel.STATE_SIZE)
@@ -378,6 +384,7 @@ class ControlStack:
                    int(s[k.ZIGZAG_SWITCHES])],
             "alt_depth_ref": float(s[k.ALTITUDE_DEPTH_REF]) if s[k.ALTITUDE_HAS_REF] else None,
             "held": [float(s[k.HELD_HEADING_REF]), float(s[k.HELD_CROSS_TRACK])],
+            "slope": [float(s[k.SLOPE_PREV_SEABED]) if s[k.SLOPE_HAS_PREV] else None, float(s[k.SLOPE_FLOWN])],
         }
 
     def set_state(self, state: Dict) -> None:
@@ -405,3 +412,6 @@ class ControlStack:
         alt = state["alt_depth_ref"]
         s[k.ALTITUDE_HAS_REF], s[k.ALTITUDE_DEPTH_REF] = (0.0, 0.0) if alt is None else (1.0, float(alt))
         s[k.HELD_HEADING_REF], s[k.HELD_CROSS_TRACK] = (float(v) for v in state["held"])
+        prev, slope = state["slope"]
+        s[k.SLOPE_HAS_PREV], s[k.SLOPE_PREV_SEABED] = (0.0, 0.0) if prev is None else (1.0, float(prev))
+        s[k.SLOPE_FLOWN] = float(slope)

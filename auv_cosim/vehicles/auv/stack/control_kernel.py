@@ -33,7 +33,7 @@ The arrays (float64, C-contiguous, kept by `ControlStack`):
   whether the mission is finished, and the distance to the waypoint when the kernel asked;
 * ``state`` (STATE_SIZE): the four loops (LOOP_*, one row each), the cross-track integral, the
   yo-yo's direction, the zig-zag's, the altitude mode's held depth reference and the held
-  heading reference and cross-track error;
+  heading reference and cross-track error, the seabed's slope flown (`_slope_flown`);
 * ``constants`` (CONSTANTS_SIZE): the modes, the gains and limits, each loop's (LOOP_K*) with
   its lag coefficient for the step length.
 
@@ -97,7 +97,8 @@ YOYO_SWITCHES = _S + 2
 ZIGZAG_STARTED, ZIGZAG_BASE, ZIGZAG_SIGN, ZIGZAG_SWITCHES = _S + 3, _S + 4, _S + 5, _S + 6
 ALTITUDE_HAS_REF, ALTITUDE_DEPTH_REF = _S + 7, _S + 8
 HELD_HEADING_REF, HELD_CROSS_TRACK = _S + 9, _S + 10
-STATE_SIZE = _S + 11
+SLOPE_HAS_PREV, SLOPE_PREV_SEABED, SLOPE_FLOWN = _S + 11, _S + 12, _S + 13
+STATE_SIZE = _S + 14
 
 #: the layout of ``constants`` after the loops
 _C = LOOPS * LOOP_CONSTANTS_SIZE
@@ -105,7 +106,8 @@ GUIDANCE_MODE, DIVE_MODE = _C, _C + 1            # GUIDANCE_MODES' and DIVE_MODE
 CRUISE_SPEED, DIVE_ANGLE, TARGET_ALTITUDE, THRUST_FEED_FORWARD = _C + 2, _C + 3, _C + 4, _C + 5
 ZIGZAG_RUDDER, ZIGZAG_HEADING, YOYO_MIN_DEPTH, YOYO_MAX_DEPTH = _C + 6, _C + 7, _C + 8, _C + 9
 LOOK_AHEAD, LOS_INTEGRAL_GAIN, ACCEPTANCE_RADIUS, TWO = _C + 10, _C + 11, _C + 12, _C + 13
-CONSTANTS_SIZE = _C + 14
+TERRAIN_SLOPE_DISTANCE = _C + 14
+CONSTANTS_SIZE = _C + 15
 
 MISSION, HOLD, ZIGZAG = 0, 1, 2              # control.GUIDANCE_MODES
 BY_DEPTH, BY_ALTITUDE, YOYO = 0, 1, 2        # control.DIVE_MODES
@@ -223,24 +225,53 @@ def _yoyo_references(state, constants, depth):
 
 
 @jit_inlined
+def _slope_flown(state, constants, seabed, speed, dt):
+    """The seabed's slope along the track (m deeper per m flown) from what the vehicle flew
+    over: the seabed's depth measured (depth + altitude) differenced over the distance through
+    the water (speed dt) and averaged by a first-order filter in distance over
+    TERRAIN_SLOPE_DISTANCE (the noise of a difference over 15 cm needs tens of metres). 0 while
+    the look-ahead is off (TERRAIN_SLOPE_DISTANCE 0)."""
+    length = constants[TERRAIN_SLOPE_DISTANCE]
+    if length <= 0.0:
+        return 0.0
+    ds = speed * dt
+    if state[SLOPE_HAS_PREV] != 0.0 and ds > 1e-6:
+        raw = (seabed - state[SLOPE_PREV_SEABED]) / ds
+        state[SLOPE_FLOWN] += (1.0 - math.exp(-ds / length)) * (raw - state[SLOPE_FLOWN])
+    state[SLOPE_PREV_SEABED] = seabed
+    state[SLOPE_HAS_PREV] = 1.0
+    return state[SLOPE_FLOWN]
+
+
+@jit_inlined
 def _dive_references(inputs, altitude_valid, state, constants, depth, depth_command, dt, finished):
     """The depth and pitch references (dive guidance): to the surface once the mission is
     finished, the yo-yo's, or the depth loop's pitch towards the depth commanded (by altitude:
-    TARGET_ALTITUDE above the floor, the last such depth held while the altitude is invalid)."""
+    TARGET_ALTITUDE above the floor, the last such depth held while the altitude is invalid,
+    and the look-ahead: the glide angle atan(slope flown) fed forward into the depth loop, so
+    that the vehicle climbs or dives with the seabed before the altitude error builds up)."""
     if finished:
         return 0.0, constants[DIVE_ANGLE]
     dive = constants[DIVE_MODE]
     if dive == YOYO:
         return _yoyo_references(state, constants, depth)
+    glide = 0.0
     if dive == BY_ALTITUDE:
         if altitude_valid:
-            held = depth + inputs[ALTITUDE] - constants[TARGET_ALTITUDE]
+            seabed = depth + inputs[ALTITUDE]
+            held = seabed - constants[TARGET_ALTITUDE]
             state[ALTITUDE_DEPTH_REF] = held if held > 0.0 else 0.0   # Python's max(0.0, held)
             state[ALTITUDE_HAS_REF] = 1.0
+            slope = _slope_flown(state, constants, seabed, inputs[SPEED], dt)
+            if slope != 0.0:
+                glide = math.atan(slope)
+        else:
+            state[SLOPE_HAS_PREV] = 0.0          # no seabed seen: no slope; afresh at lock
+            state[SLOPE_FLOWN] = 0.0
         depth_ref = state[ALTITUDE_DEPTH_REF] if state[ALTITUDE_HAS_REF] != 0.0 else depth_command
     else:
         depth_ref = depth_command
-    return depth_ref, -_loop(state, constants, LOOP_DEPTH, depth_ref, depth, dt, 0.0, False)
+    return depth_ref, -_loop(state, constants, LOOP_DEPTH, depth_ref, depth, dt, glide, False)
 
 
 @jit_inlined

@@ -27,6 +27,8 @@ from .control import ControlConfig, ControlStack
 
 #: The parameters: the configuration's fields, declared beside them (auv_cosim/vehicles/auv/stack/control.py).
 PARAMETERS = parameters_of(ControlConfig)
+#: parameters added later, registered after every other variable (no value reference moved)
+LATER_PARAMETERS = [v for v in PARAMETERS if v.name in ("TerrainSlopeDistance",)]
 
 INPUTS = [
     Var("MeasuredDepth", "Real", "input", 0.0, "m", "Measured depth, positive down"),
@@ -56,7 +58,7 @@ OUTPUTS = [
     Var("MissionFinished", "Boolean", "output", False, None, "True once the last waypoint is reached"),
 ]
 
-TABLE = PARAMETERS + INPUTS + OUTPUTS
+TABLE = [v for v in PARAMETERS if v not in LATER_PARAMETERS] + INPUTS + OUTPUTS + LATER_PARAMETERS
 
 
 class AuvControl(FmuSlave):
