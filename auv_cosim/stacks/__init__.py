@@ -20,7 +20,8 @@ stack package holds (tests/stacks/test_layout.py holds every registered unit's t
 and, where the vehicle has the job, each in a file of the same name in either package:
 
     navigation.py   the state estimate from the readings (H100: dead reckoning between fixes
-                    and a filtered attitude; the AUV's instruments give the position fix itself)
+                    and a filtered attitude; AUV: its instruments give the position fix, and
+                    over a grid without bottom lock it drifts with the water track's dead reckoning)
     allocation.py   the wrench to the thrusters (H100: eight or six thrusters, a QP or the
                     pseudo-inverse; the AUV has one propeller and two rudders, each set by a loop)
     belief.py       the controllers' model of the vehicle (H100: model-based control)

@@ -1,4 +1,4 @@
-"""The survey AUV's navigation feels the loss of bottom lock (auv_cosim/vehicles/auv/stack/dead_reckoning.py).
+"""The survey AUV's navigation feels the loss of bottom lock (auv_cosim/vehicles/auv/stack/navigation.py).
 
 Over a grid, without lock the navigation dead-reckons on the water track and misses the current:
 its position error grows at the current's speed, against the rate the test computes itself; with
@@ -11,7 +11,7 @@ import math
 import numpy as np
 import pytest
 
-from auv_cosim.vehicles.auv.stack.dead_reckoning import DeadReckoningConfig, WaterTrackDrift, water_track_velocity
+from auv_cosim.vehicles.auv.stack.navigation import DeadReckoningConfig, WaterTrackDrift, water_track_velocity
 
 pytest.importorskip("pyproj", reason="the seabed extra (pyproj) is not installed")
 

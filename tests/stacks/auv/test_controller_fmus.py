@@ -63,7 +63,7 @@ def test_model_description(unpacked, name):
                  "AltimeterNoiseStd", "MeasuredAltimeter", "AltimeterValid", "DvlBeamsInRange", "GpsFixDepth"}
         assert min(by_name[n].valueReference for n in later) > max(
             v.valueReference for v in md.modelVariables if v.name not in later)
-        # and the navigation's drift after those (auv_cosim/vehicles/auv/stack/dead_reckoning.py)
+        # and the navigation's drift after those (auv_cosim/vehicles/auv/stack/navigation.py)
         assert by_name["GpsFixDepth"].valueReference == max(v.valueReference for v in md.modelVariables)
     else:
         for s in ("GuidanceMode", "Waypoints", "DiveMode"):

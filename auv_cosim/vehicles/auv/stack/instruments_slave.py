@@ -23,14 +23,14 @@ from ....fmu import FmuError, FmuSlave
 from ....fmu.declare import Var, parameters_of, register_with_real_arrays
 
 from .instruments import SensorConfig, SensorSuite
-from .dead_reckoning import DeadReckoningConfig, WaterTrackDrift
+from .navigation import DeadReckoningConfig, WaterTrackDrift
 from .terrain import TerrainConfig, TerrainInstruments
 
 #: The parameters: the configuration's fields, declared beside them (auv_cosim/vehicles/auv/stack/instruments.py).
 PARAMETERS = parameters_of(SensorConfig)
 #: The seabed's and the beams' (auv_cosim/vehicles/auv/stack/terrain.py), after every other variable
 TERRAIN_PARAMETERS = parameters_of(TerrainConfig)
-#: the navigation's drift without bottom lock (auv_cosim/vehicles/auv/stack/dead_reckoning.py), after those
+#: the navigation's drift without bottom lock (auv_cosim/vehicles/auv/stack/navigation.py), after those
 DRIFT_PARAMETERS = parameters_of(DeadReckoningConfig)
 
 INPUTS = (
@@ -119,7 +119,7 @@ class AuvSensors(FmuSlave):
 
     def _navigate(self, step_size: float, bottom_lock: bool) -> None:
         """Over a grid, the navigation's drift without bottom lock added to NavNorth and NavEast
-        (auv_cosim/vehicles/auv/stack/dead_reckoning.py); without one, nothing."""
+        (auv_cosim/vehicles/auv/stack/navigation.py); without one, nothing."""
         if self.terrain.seabed is None:
             return
         truth, readings = self.real_inputs, self.real_outputs
