@@ -54,16 +54,20 @@ def test_model_description(unpacked):
 
 def test_parameters_are_the_configurations_declared_fields(unpacked):
     """One declaration style: every parameter is a field of InstrumentConfig, declared beside it
-    (unit, description; the field's default is the start value; a vector one Real per axis)."""
+    (unit, description; the field's default is the start value; a vector one Real per axis),
+    then the seabed's and the DVL beams' of the shared AcousticConfig, after every other variable."""
     from auv_cosim.fmu.declare import parameters_of
+    from auv_cosim.stacks.acoustic import AcousticConfig
     from auv_cosim.vehicles.h100.stack.instruments import InstrumentConfig
 
     md, _ = unpacked
     parameters = [v for v in md.modelVariables if v.causality == "parameter"]
-    declared = parameters_of(InstrumentConfig)
-    assert [v.name for v in parameters] == [row.name for row in declared] and len(declared) == 34
+    declared = parameters_of(InstrumentConfig) + parameters_of(AcousticConfig)
+    assert [v.name for v in parameters] == [row.name for row in declared] and len(declared) == 34 + 4
+    assert [v.name for v in md.modelVariables][-5:] == ["BathymetryFile", "OriginLatitude", "OriginLongitude",
+                                                        "DvlBeamAngle", "DvlBeamsInRange"]
     for v, row in zip(parameters, declared):
-        start = {"Real": float, "Integer": int}[v.type](v.start)
+        start = {"Real": float, "Integer": int, "String": str}[v.type](v.start)
         assert (v.type, v.unit, v.description, start) == (row.type, row.unit, row.description, row.start), v.name
     assert [v.name for v in parameters if v.name.startswith("UsblOrigin")] == ["UsblOrigin[1]", "UsblOrigin[2]",
                                                                                  "UsblOrigin[3]"]

@@ -10,7 +10,13 @@ exact discretisation, initialised at the first sample, angles lagged on the circ
   the vehicle's ``SpecificForce``), one lag ``ImuLag``;
 * DVL: velocity over ground in the body frame and altitude, valid while bottom lock holds
   (the true altitude finite and within ``DvlRange``); without lock ``DvlValid`` is false and
-  both hold their last good values; on re-acquisition the lags restart at the new reading;
+  both hold their last good values; on re-acquisition the lags restart at the new reading.
+  Over a bathymetry grid (``BathymetryFile``, :mod:`auv_cosim.stacks.acoustic`, shared with the
+  survey AUV's instruments) the altitude the DVL reads is that of its four Janus beams, tilted
+  ``DvlBeamAngle`` from the body's z axis: the height above the plane through their hit points
+  while at least three have an echo within DvlRange / cos(DvlBeamAngle), else no bottom lock
+  (``dvl_beams`` counts the beams in range). The navigation feels a loss of lock through
+  ``DvlValid``, as it did before. Without a file: the true altitude, as above;
 * pressure depth: clamped to [0, DepthRange];
 * USBL: a 3-D position fix every ``UsblPeriod`` seconds, of the position at the instant of the
   ping plus white noise (std ``UsblNoiseStd`` + ``UsblRangeNoise`` times the slant range from
@@ -33,6 +39,7 @@ from dataclasses import dataclass, field, fields
 from typing import Dict, List, Sequence, Tuple
 
 
+from ....stacks.acoustic import DVL_BEAMS, AcousticConfig, JanusDvl
 from ....stacks.angles import wrap_pi
 from ....stacks.declare import parameter
 from ....stacks.filters import AngleLag, FirstOrderLag
@@ -156,6 +163,7 @@ class Readings:
     usbl: List[float] = field(default_factory=lambda: [0.0, 0.0, 0.0])
     usbl_fix_time: float = 0.0
     usbl_fix_count: int = 0
+    dvl_beams: int = DVL_BEAMS      # the DVL's beams with an echo within range (all without a grid)
 
 
 def _clamp(x: float, lo: float, hi: float) -> float:
@@ -179,10 +187,12 @@ def _three_axes(lags, truth: Sequence[float], bias: Sequence[float], std: float,
 class H100Instruments:
     """IMU, DVL, depth sensor and USBL with one seeded noise generator."""
 
-    def __init__(self, config: InstrumentConfig | None = None):
+    def __init__(self, config: InstrumentConfig | None = None, acoustic: AcousticConfig | None = None):
         self.config = config if config is not None else InstrumentConfig()
         self.config.validate()
         c = self.config
+        #: the DVL's beams against the grid of `acoustic` (no grid without a BathymetryFile)
+        self.dvl = JanusDvl(acoustic if acoustic is not None else AcousticConfig(), c.DvlRange)
         self.noise = NormalStream(int(c.Seed), len(NOISE_CHANNELS))
         self.f_attitude = [AngleLag(c.ImuLag), FirstOrderLag(c.ImuLag), AngleLag(c.ImuLag)]
         self.f_omega = [FirstOrderLag(c.ImuLag) for _ in range(3)]
@@ -231,8 +241,12 @@ class H100Instruments:
         o.euler = [r, _clamp(p, -_HALF_PI, _HALF_PI), h]
         o.omega = _three_axes(self.f_omega, truth.omega, c.GyroBias, c.GyroNoiseStd, z, 3, dt)
         o.specific_force = _three_axes(self.f_force, truth.specific_force, c.AccelBias, c.AccelNoiseStd, z, 6, dt)
-        # DVL: bottom track
-        altitude = float(truth.altitude)
+        # DVL: bottom track (over a grid, the altitude and the lock of its beams)
+        if self.dvl.seabed is None:
+            altitude = float(truth.altitude)
+        else:
+            altitude = self.dvl.altitude([float(v) for v in truth.pos], [float(v) for v in euler])
+            o.dvl_beams = self.dvl.beams_in_range
         if math.isfinite(altitude) and 0.0 <= altitude <= c.DvlRange:
             if not o.dvl_valid:    # (re-)acquisition: no lag from a stale value
                 for f in (*self.f_velocity, self.f_altitude):

@@ -6,6 +6,12 @@ Inputs are the H100 outputs of the same names (``Pos``, ``Euler``, ``Omega``, ``
 ``do_step(t, h)`` are those of the truth set before the call, the lags and the USBL clock
 advanced by ``h``: stepped after the vehicle, they measure the vehicle at ``t + h``.
 
+Over a bathymetry grid (the parameters BathymetryFile, OriginLatitude, OriginLongitude,
+DvlBeamAngle: auv_cosim/stacks/acoustic.py, the survey AUV's instruments' too) the DVL's altitude
+and bottom lock come from its four Janus beams, and the Integer output DvlBeamsInRange counts
+the beams with an echo (4 without a file); those variables come after every other, so that no
+value reference moved. Without a file the instruments are what they were.
+
 Failures and FMU state as the AUV's instruments (auv_sensors_fmu.py): a bad parameter fails
 initialisation naming it, a non-finite input fails the step (fmi2Discard) naming it, nothing
 advanced; the state (generator, lags, pending USBL fixes) restores bit for bit.
@@ -21,6 +27,7 @@ from pathlib import Path
 from ....fmu import FmuError, FmuSlave
 from ....fmu.declare import Var, config_of, parameters_of, register_with_real_outputs
 
+from ....stacks.acoustic import AcousticConfig
 from .instruments import H100Instruments, InstrumentConfig, Truth
 
 _AXES = ("x (forward)", "y (starboard)", "z (down)")
@@ -63,7 +70,15 @@ OUTPUTS = [
     Var("UsblFixCount", "Integer", "output", 0, None, "Number of USBL fixes delivered (a new fix increments it)"),
 ]
 
-TABLE = PARAMETERS + INPUTS + OUTPUTS
+#: the seabed's and the DVL beams' (auv_cosim/stacks/acoustic.py), after every other variable
+ACOUSTIC_PARAMETERS = parameters_of(AcousticConfig)
+ACOUSTIC_OUTPUTS = [
+    Var("DvlBeamsInRange", "Integer", "output", 4, None, "DVL beams with an echo within DvlRange / "
+        "cos(DvlBeamAngle) over a BathymetryFile (bottom lock: at least 3); 4 without one",
+        variability="discrete"),
+]
+
+TABLE = PARAMETERS + INPUTS + OUTPUTS + ACOUSTIC_PARAMETERS + ACOUSTIC_OUTPUTS
 
 #: the Real outputs (the list self.real_outputs) in the order _publish writes them
 _REAL_OUTPUTS = [f"{name}[{i + 1}]" for name in ("MeasuredEuler", "MeasuredOmega", "MeasuredSpecificForce",
@@ -101,6 +116,14 @@ class H100Sensors(FmuSlave):
             raise FmuError(f"parameter {error}") from None
         return config
 
+    def _instruments(self) -> H100Instruments:
+        """The instruments of the parameters now (the grid read, when there is one)."""
+        config = self._config()
+        try:
+            return H100Instruments(config, config_of(AcousticConfig, self.values))
+        except ValueError as error:
+            raise FmuError(f"parameter {error}") from None
+
     def _truth(self) -> Truth:
         v = self.values
         return Truth(_POS(v), _EULER(v), _OMEGA(v), _FORCE(v), _LOCAL_VEL(v), v["Depth"], v["Altitude"])
@@ -111,9 +134,10 @@ class H100Sensors(FmuSlave):
                                 *r.usbl, r.usbl_fix_time)
         v = self.values
         v["DvlValid"], v["UsblFixCount"] = bool(r.dvl_valid), int(r.usbl_fix_count)
+        v["DvlBeamsInRange"] = int(r.dvl_beams)
 
     def _first_reading(self) -> H100Instruments:
-        instruments = H100Instruments(self._config())
+        instruments = self._instruments()
         try:
             self._publish(instruments.initialize(self._truth()))
         except ValueError as error:
@@ -144,6 +168,6 @@ class H100Sensors(FmuSlave):
         if internal["instruments"] is None:
             self.instruments = None
             return
-        self.instruments = H100Instruments(self._config())
+        self.instruments = self._instruments()
         self.instruments.set_state(copy.deepcopy(internal["instruments"]))
         self.parameters_changed = False
