@@ -17,7 +17,9 @@ nu_r = (LocalVel - v_c^b, Omega),
 
 a_c = CurrentDepthGradient z' + a_w the water's acceleration along the path (a_w the waves'),
 tau_FK the waves' Froude-Krylov wrench (the wakes' acceleration is neglected:
-docs/physics/environment.md#meeting-wakes); then the kinematics of seed 003 and the propeller lag.
+docs/physics/environment.md#meeting-wakes), and in tau the seabed's contact while the frame
+touches it (`frame_contact`, docs/physics/environment.md#seabed-contact); then the kinematics of
+seed 003 and the propeller lag.
 The H100 casts no wake (its thrusters' jets are out of scope) but meets the others': their rows
 follow the inputs in a wake block (auv_cosim.vehicles.wake), held over each step.
 R is built from q / |q| (the norm-restoring term keeps |q| near one, and a rotation matrix must
@@ -44,6 +46,7 @@ from ..rotation import (
     skew,
 )
 from ..bathymetry import grid_depth_at, latitude_longitude, seabed_block
+from ..contact import in_contact
 from ..packed import unpack_arguments
 from ..parameters import NED, XYZ
 from ..protocol import ConstantTable, Signal, SignalTable
@@ -58,6 +61,8 @@ from .forces import (
     damping_jacobian,
     damping_wrench,
     external_wrench,
+    frame_contact,
+    frame_lowest_depth,
     froude_krylov_wrench,
     inertia_about_origin,
     moving_water_added_mass_wrench,
@@ -144,6 +149,9 @@ EXTRA_OUTPUTS = SignalTable(
     EXTRA_OUTPUTS.start(n) for n in ("WakeVelocity", "SeaDepth", "Latitude", "Longitude"))
 #: how many values they take (an int: compiled code cannot read the table itself)
 EXTRA_OUTPUT_SIZE = EXTRA_OUTPUTS.size
+#: Boolean outputs (name, description), 1.0 / 0.0 in the FMU's array after the extra outputs
+FLAG_OUTPUTS = (("SeabedContact", "The frame's lowest point (the depth of the centre of buoyancy + Height/2) "
+                 "is below the seabed: the contact force acts (auv_cosim.vehicles.contact)"),)
 
 
 def given_inputs(n):
@@ -215,6 +223,8 @@ C_WAKE_EVALUATION = CONSTANTS.add("1: ExternalWakeUpdate 'Evaluation', 0: 'Step'
 # the NED origin on WGS 84; set by `pack_constants`
 C_SEABED_AT = CONSTANTS.add("seabed grid start", 1, lambda p, e, sea, wake, waves, terms: 0.0)
 C_ORIGIN = CONSTANTS.add("OriginLatitude, OriginLongitude", 2, lambda p, e, sea, wake, waves, terms: (0.0, 0.0))
+# the slope of the plane seabed without a grid: the H100's is level (SeaFloorDepth), as its Altitude
+C_LEVEL_SLOPE = CONSTANTS.add("slope of the plane seabed (level)", 2, lambda p, e, sea, wake, waves, terms: (0.0, 0.0))
 C_FIXED = CONSTANTS.size
 
 
@@ -379,8 +389,9 @@ def generalized_force_at(t, x, u, c, rotation):
 
 @jit
 def add_unthrusted_wrenches(t, x, nu, u, c, rotation, tau):
-    """tau plus every wrench of the right-hand side but the thrusters' (external, restoring,
-    Coriolis, damping, moving water, Froude-Krylov), summed in that order: (wrench,
+    """tau plus every wrench of the right-hand side but the thrusters' (external, restoring, the
+    seabed's contact while touching it, Coriolis, damping, moving water, Froude-Krylov), summed in
+    that order: (wrench,
     current_body, nu_r), tuples. The velocity nu = (LocalVel, Omega) comes apart from x (of
     which only the position x[0:3] is read): `step_derivative_into` hands the velocity
     with the thrusters' impulse put back."""
@@ -396,13 +407,16 @@ def add_unthrusted_wrenches(t, x, nu, u, c, rotation, tau):
         c[C_CURRENT_GRADIENT + 2] * depth_rate + wave_acceleration[2]))
     cob = (c[C_COB], c[C_COB + 1], c[C_COB + 2])
     cog = (c[C_COG], c[C_COG + 1], c[C_COG + 2])
-    buoyancy_depth = x[2] + rotation[2, 0] * cob[0] + rotation[2, 1] * cob[1] + rotation[2, 2] * cob[2]
+    buoyancy_depth = buoyancy_depth_of(x, rotation, c)
     added = _matrix6(c, C_ADDED)
 
     tau = wrench_add(tau, external_wrench(rotation, (u[n], u[n + 1], u[n + 2]),
                                             (u[n + 3], u[n + 4], u[n + 5])))
     tau = wrench_add(tau, restoring_wrench(rotation, c[C_MASS], c[C_VOLUME], c[C_RHO], c[C_GRAVITY], cog, cob,
                                              submerged_fraction(buoyancy_depth, c[C_HEIGHT])))
+    contact = contact_on_frame(x, nu, rotation, c)
+    if contact[3] > 0.0:   # touching the seabed (nothing is added clear of it)
+        tau = wrench_add(tau, external_wrench(rotation, (contact[0], contact[1], contact[2]), (0.0, 0.0, 0.0)))
     tau = wrench_add(tau, rigid_body_coriolis_wrench(nu, c[C_MASS], cog,
                                                        c[C_INERTIA_O:C_INERTIA_O + 9].reshape((3, 3))))
     tau = wrench_add(tau, added_mass_coriolis_wrench(added, nu_r))
@@ -412,6 +426,21 @@ def add_unthrusted_wrenches(t, x, nu, u, c, rotation, tau):
         tau = wrench_add(tau, froude_krylov_wrench(rotate_back3(rotation, wave_acceleration), c[C_RHO],
                                                      c[C_VOLUME], cob))
     return tau, current_body, nu_r
+
+
+@jit
+def buoyancy_depth_of(x, rotation, c):
+    """The depth of the centre of buoyancy: O's plus the vertical of R r_b."""
+    return x[2] + rotation[2, 0] * c[C_COB] + rotation[2, 1] * c[C_COB + 1] + rotation[2, 2] * c[C_COB + 2]
+
+
+@jit
+def contact_on_frame(x, nu, rotation, c):
+    """The seabed's contact on the frame at x moving at nu (`forces.frame_contact`): (force NED,
+    damping gain, normal); zeros clear of the seabed."""
+    return frame_contact(x[0], x[1], buoyancy_depth_of(x, rotation, c), c[C_HEIGHT],
+                         rotate3(rotation, (nu[0], nu[1], nu[2])), c, int(c[C_SEABED_AT]), c[C_SEA_FLOOR],
+                         c[C_LEVEL_SLOPE:C_LEVEL_SLOPE + 2])
 
 
 @jit
@@ -637,6 +666,10 @@ def state_jacobian(t, x, u, c):
     # M_A (R^T G z', 0) with z' = R[2, :] v: d/dv = M_A[:, 0:3] (R^T G) R[2, :]
     shear = rotate_back(rotation, c[C_CURRENT_GRADIENT:C_CURRENT_GRADIENT + 3])
     block[:, 0:3] += added_linear @ np.outer(shear, rotation[2, :])
+    contact = contact_on_frame(x, x[7:13], rotation, c)
+    if contact[3] > 0.0:   # the contact's damping: -g n n^T on v_ned = R v, so -g b b^T with b = R^T n
+        b = rotation.T @ np.array((contact[4], contact[5], contact[6]))
+        block[0:3, 0:3] -= contact[3] * np.outer(b, b)
     j[7:13, 7:13] = minv @ block
 
     positions, directions = _thruster_geometry(c)
@@ -734,6 +767,9 @@ def output_into(t, x, u, c, out):
             out[extra + E_WAKE_VELOCITY + i] = wake[i]
         out[extra + E_SEA_DEPTH] = sea_depth
         out[extra + E_LATITUDE], out[extra + E_LONGITUDE] = latitude_longitude(x[0], x[1], c[C_ORIGIN], c[C_ORIGIN + 1])
+        if out.shape[0] > extra + EXTRA_OUTPUT_SIZE:   # the flags after them: SeabedContact
+            lowest = frame_lowest_depth(buoyancy_depth_of(x, rotation, c), c[C_HEIGHT])
+            out[extra + EXTRA_OUTPUT_SIZE] = 1.0 if in_contact(lowest, sea_depth) else 0.0
 
 
 @jit

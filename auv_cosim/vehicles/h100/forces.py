@@ -23,6 +23,7 @@ import math
 import numpy as np
 
 from ...compiled.jit import jit
+from ..contact import seabed_contact
 from ..rotation import cross, skew
 from ..smoothstep import smoothstep, smoothstep_slope
 from ..vectors import add3, cross3, rotate3, rotate_back3, scale3, sub3, wrench, wrench_add
@@ -244,6 +245,29 @@ def submerged_fraction(buoyancy_depth, height):
     vehicle breaks the surface; 1/2 when the centre of buoyancy is on the mean surface.
     """
     return smoothstep((buoyancy_depth + 0.5 * height) / height)
+
+
+@jit
+def frame_lowest_depth(buoyancy_depth, height):
+    """The depth of the frame's lowest point: the bottom of the box of height `Height` centred on
+    the centre of buoyancy that `submerged_fraction` takes the hull to be, along the vertical."""
+    return buoyancy_depth + 0.5 * height
+
+
+@jit
+def frame_contact(north, east, buoyancy_depth, height, vel_ned, c, at, plane_depth, plane_slope):
+    """The seabed's contact on the frame (auv_cosim.vehicles.contact.seabed_contact: force NED,
+    damping gain, normal) at its lowest point (`frame_lowest_depth`) under O, moving at vel_ned,
+    against the grid packed at c[at:] or the plane plane_depth + plane_slope . (north, east).
+
+    The force acts at O, with no moment. Why not at the lowest point: the frame rests on its flat
+    base (the BlueROV2 Heavy's skids), whose contact pressure has its resultant under the centre
+    of gravity while the vehicle sits level; one point Height/2 below O would be a pendulum
+    standing on its tip (an upward force below the CG turns a tilted frame further over), which a
+    frame on its skids is not. The corners of the base would need its length and width, which the
+    vehicle file does not carry. The weight's and buoyancy's moments keep the attitude."""
+    return seabed_contact(north, east, frame_lowest_depth(buoyancy_depth, height), vel_ned, c, at, plane_depth,
+                          plane_slope)
 
 
 @jit

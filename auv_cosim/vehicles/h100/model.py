@@ -85,6 +85,8 @@ class H100Model:
     #: nothing.
     EXTRA_INPUTS = dynamics.EXTRA_INPUTS
     EXTRA_OUTPUTS = dynamics.EXTRA_OUTPUTS
+    #: Boolean outputs after every other variable: SeabedContact (auv_cosim.vehicles.contact)
+    FLAG_OUTPUTS = dynamics.FLAG_OUTPUTS
     #: how the FMU declares those ports to a host (its input alone: auv_cosim.vehicles.wake)
     EXCHANGES = (WAKE_EXCHANGE,)
     hold_inputs = staticmethod(dynamics.hold_inputs)

@@ -23,7 +23,9 @@ WakeSpreadRate, JetSpreadRate, WakeLength (tunable) and ExternalWakeUpdate (Stri
 WakeSources[1..3,1..15] and the output WakeVelocity[1..3] (it casts nothing); after those the
 seabed and the place on Earth (auv_cosim.vehicles.bathymetry): the parameters BathymetryFile
 (String; empty: the level SeaFloorDepth), OriginLatitude, OriginLongitude and the outputs SeaDepth,
-Latitude, Longitude; with a grid, Altitude comes from it and a position off it fails the step.
+Latitude, Longitude; with a grid, Altitude comes from it and a position off it fails the step;
+last of all the Boolean output SeabedContact (the frame's lowest point below the seabed, where
+the contact force of auv_cosim.vehicles.contact acts).
 A rank < 6 layout logs a warning naming what it cannot push.
 """
 from __future__ import annotations

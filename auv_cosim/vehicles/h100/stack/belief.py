@@ -15,18 +15,24 @@ from typing import List, Tuple
 
 import numpy as np
 
-from ..model import H100Model
+from ..model import DEFAULT_ENVIRONMENT, H100Model
 from ..parameters import H100Parameters
 from .. import dynamics as h100_dynamics
 from ...rotation import quaternion_from_euler
 
 
+#: The controllers' water: still, and its floor deeper than any sea, so that their model never
+#: meets the seabed's contact force (auv_cosim.vehicles.contact) in its feed-forward or its
+#: linearisation: the plant's seabed is the vehicle FMU's, which the controllers do not know.
+BELIEVED_WATER = DEFAULT_ENVIRONMENT.replace(SeaFloorDepth=1.0e6)
+
+
 class VehicleBelief:
-    """The controller's model of the H100 (its parameters; still water)."""
+    """The controller's model of the H100 (its parameters; still water, no seabed)."""
 
     def __init__(self, params: H100Parameters, efficiency_belief: float = 1.0):
         self.params = params
-        self.model = H100Model(params)
+        self.model = H100Model(params, BELIEVED_WATER)
         self.thruster_count = params.thruster_count
         self.mass_matrix = params.mass_matrix()
         self.configuration = self.model.layout().matrix
