@@ -1,7 +1,8 @@
 """The seabed is solid: the contact force that stops a vehicle reaching it.
 
-A vehicle whose lowest point (the body origin's depth plus its radius, the hull's keel on an
-even keel) goes below the seabed meets a penalty force along the seabed's upward normal:
+A vehicle whose lowest point (each vehicle says where it is: the AUV's keel, the body origin's
+depth plus its radius; the H100's frame bottom, its centre of buoyancy's depth plus half its
+height) goes below the seabed meets a penalty force along the seabed's upward normal:
 
     n = (dh/dN, dh/dE, -1) / sqrt(1 + |grad h|^2)         (NED, h the seabed's depth)
     delta = (z + r - h(N, E)) / sqrt(1 + |grad h|^2)       penetration along the normal, m

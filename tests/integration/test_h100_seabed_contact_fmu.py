@@ -68,3 +68,22 @@ def test_the_output_comes_after_every_other_variable(fmus_built):
 
     last = read_model_description(str(Path(__file__).resolve().parents[2] / "fmus" / "H100.fmu")).modelVariables[-1]
     assert (last.name, last.type, last.causality, last.variability) == ("SeabedContact", "Boolean", "output", "discrete")
+
+
+def test_commanded_below_the_seabed_it_is_held_on_it(fmus_built, tmp_path):
+    """h100_hold told to hold 0.5 m below the seabed (the stack's 30 m floor): its vertical
+    thrusters saturate pushing down (4 x 40 N), and the seabed holds the frame 13 mm in (measured
+    12.7 mm: K ramp(delta) = 160 N + W - B), touching once and for good."""
+    from auv_cosim.master import run
+
+    overrides = {"vehicle.Pos0[3]": 29.5, "control.HoldInitialPose": False, "control.HoldPosition[3]": 30.5}
+    result = run("h100_hold", out_dir=tmp_path, stop_time=40.0, overrides=overrides, plots=False, progress=False)
+    assert result.ok, result.reason
+    header = (tmp_path / "results.csv").read_text().split("\n", 1)[0].split(",")
+    data = np.loadtxt(tmp_path / "results.csv", delimiter=",", skiprows=1)
+    lowest = data[:, header.index("vehicle.Depth")] + KEEL - 30.0
+    touching = data[:, header.index("vehicle.SeabedContact")]
+    first = int(np.argmax(touching > 0.5))
+    assert 0 < first and touching[first:].min() == 1.0
+    assert 0.005 < lowest[first + 20:].max() < 0.015
+    assert len(result.summary["vehicles"]["vehicle"]["seabed_contacts"]) == 1

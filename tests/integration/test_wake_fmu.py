@@ -56,9 +56,10 @@ def test_wake_variables_are_declared_after_every_other(fmus, model, ports):
     assert {_base(v.name) for v in wake} == set(ports)
     # registered after every older variable: adding them moved no other variable's value reference
     # (only what was added later still, for the same reason, follows them: the AUV's Omega outputs,
-    # then both vehicles' seabed and place on Earth, tests/integration/test_seabed_fmu.py)
-    later = ({"Omega", "SeabedContact"} if model == "Auv" else {"SeaDepth"}) | {
-        "BathymetryFile", "OriginLatitude", "OriginLongitude", "Latitude", "Longitude"}
+    # then both vehicles' seabed and place on Earth, tests/integration/test_seabed_fmu.py, and the
+    # contact with the seabed, SeabedContact)
+    later = ({"Omega"} if model == "Auv" else {"SeaDepth"}) | {
+        "BathymetryFile", "OriginLatitude", "OriginLongitude", "Latitude", "Longitude", "SeabedContact"}
     other = [v.valueReference for v in md.modelVariables if _base(v.name) not in set(ports) | later]
     assert all(v.valueReference > min(w.valueReference for w in wake)
                for v in md.modelVariables if _base(v.name) in later)

@@ -203,8 +203,9 @@ def test_09_an_integrator_failure_says_which_state_ran_away_and_when(tmp_path):
     assert message.startswith("dopri5 could not integrate from t=0 s to t=0.1 s: larger nsteps is needed at t=")
     assert "LocalVel[3] went from 0.5 to" in message and "m/s" in message and "array" not in message
 
+    # a vehicle running away downward: the seabed out of its reach (a solid seabed would catch it)
     r = master("run", "h100_hold", "--stop-time", "1", "--no-plots", "-q",
-               "--set", "vehicle.LinearDamping[3,3]=-1e6", out=tmp_path / "out")
+               "--set", "vehicle.LinearDamping[3,3]=-1e6", "--set", "vehicle.SeaFloorDepth=1e6", out=tmp_path / "out")
     assert r.rc == 1, r
     reason = r.summary["reason"]
     assert "dopri5 could not integrate from t=" in reason and " at t=" in reason

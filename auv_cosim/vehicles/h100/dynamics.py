@@ -97,7 +97,7 @@ FIXED_OUTPUTS = (
                                "Yaw angle (ZYX convention)")),
     Signal("Heading", 1, "rad", "Yaw angle, the third element of Euler"),
     Signal("Depth", 1, "m", "Depth of O below the mean free surface, positive down"),
-    Signal("Altitude", 1, "m", "Height of O above the sea floor (SeaFloorDepth minus Depth; no contact)"),
+    Signal("Altitude", 1, "m", "Height of O above the sea floor (SeaDepth minus Depth)"),
     Signal("SpecificForce", 3, "m/s2", "What an accelerometer at O reads, body frame: "
                                        "LocalVel' + Omega x LocalVel - R^T (0, 0, Gravity)", XYZ),
     Signal("SurfaceElevation", 1, "m", "Elevation of the sea surface above its mean at the vehicle's "
