@@ -59,6 +59,7 @@ def errors(tmp_path_factory, fmus_built):
         column = (lambda name, data=data, header=header: data[:, header.index(name)])
         out[dvl_range] = (column("time"), column("sensors.NavNorth") - column("vehicle.Pos[1]"),
                           column("sensors.NavEast") - column("vehicle.Pos[2]"), column("sensors.AltitudeValid"))
+        out[f"summary{dvl_range:g}"] = result.summary["controls"]["control"]
     return out
 
 
@@ -77,6 +78,19 @@ def test_without_bottom_lock_the_navigation_drifts_with_the_current_it_cannot_se
     assert rate == pytest.approx(-CURRENT_EAST, rel=0.05)
     assert east[-1] < -0.8 * CURRENT_EAST * t[-1]
     assert abs(np.polyfit(t[t > 5.0], north[t > 5.0], 1)[0]) < 0.03
+
+
+def test_the_summary_says_how_long_the_lock_held_and_how_far_the_navigation_erred(errors):
+    """summary.json's control figures (auv_cosim/vehicles/auv/host/seabed_figures.py): the
+    share of the mission with bottom lock, and the navigation error against the truth, which the
+    test recomputes from the columns."""
+    for dvl_range, lock_share in ((30.0, 1.0), (8.0, 0.0)):
+        figures = errors[f"summary{dvl_range:g}"]
+        t, north, east, _ = errors[dvl_range]
+        assert figures["bottom_lock_fraction"] == lock_share
+        assert figures["navigation_error_m"]["max"] == pytest.approx(float(np.hypot(north, east).max()), rel=1e-5)
+        assert figures["altitude_error_definition"] == "vehicle.Altitude - control.TargetAltitude (10 m)"
+    assert errors["summary8"]["navigation_error_m"]["max"] > 0.8 * CURRENT_EAST * 40.0
 
 
 def test_the_drift_is_part_of_the_fmu_state(tmp_path, fmus_built):

@@ -55,6 +55,10 @@ def test_holds_10_m_altitude_over_terrain_within_half_a_metre_rms(flown):
     assert float(np.sqrt(np.mean((measured - altitude[after]) ** 2))) < 0.3
     assert column("sensors.AltimeterValid").min() == 1.0
     assert column("vehicle.Speed")[after].mean() == pytest.approx(1.5, abs=0.05)
+    # the summary's figures of the altitude mode, over the whole mission (the first minute too)
+    figures = json.loads((out / "summary.json").read_text())["controls"]["control"]
+    assert figures["altitude_error_m"]["rms"] <= 0.5 and figures["lowest_altitude_m"] > 8.0
+    assert figures["bottom_lock_fraction"] == 1.0 and figures["navigation_error_m"]["rms"] < 0.3
     # the place on Earth: the origin's, moving north along the line
     assert column("vehicle.Latitude")[0] == pytest.approx(59.90 - 30.0 / 111_000, abs=1e-5)
     assert np.all(np.diff(column("vehicle.Latitude")[after]) > 0.0)

@@ -26,6 +26,8 @@ from auv_cosim.master.registry import Analysis, RunFigures
 
 from auv_cosim.analyses.metrics import SeabedContacts, StepResponse
 
+from .seabed_figures import SeabedTracking
+
 
 def vehicles_of(plan: Plan) -> list[str]:
     return [n for n, ip in plan.instances.items() if all(f"Pos[{i}]" in ip.vars and ip.vars[f"Pos[{i}]"].causality == "output" for i in (1, 2, 3))]
@@ -158,6 +160,7 @@ class ControlFigures:
         self.last = None
         self.depth_error = RunningStats()
         self.xte_stats = RunningStats()
+        self.seabed = SeabedTracking(plan, colmap, c, v, self.dive)
 
     def rows(self, block: np.ndarray) -> None:
         if not len(block):
@@ -183,6 +186,7 @@ class ControlFigures:
             self.depth_error.add((block[:, self.depth] - block[:, self.dref])[active])
         if self.xte is not None and self.mode == "mission":
             self.xte_stats.add(block[:, self.xte][active])
+        self.seabed.rows(block[active])
         self.last = block[-1].copy()
 
     def result(self) -> dict:
@@ -210,6 +214,7 @@ class ControlFigures:
             out["depth_error_definition"] = f"{self.v}.Depth - {self.c}.DepthRef"
         if self.xte is not None and self.mode == "mission":
             out["cross_track_error_m"] = self.xte_stats.result()
+        out.update(self.seabed.result())
         return out
 
 
@@ -593,6 +598,7 @@ def describe_run(s: dict) -> list[str]:
     parts = _tracking(s, first.get("dive_mode"))
     if parts:
         lines.append(", ".join(parts))
+    lines += _over_the_seabed(first)
     return lines + [line for f in vehicles.values() for line in _contacts(f)]
 
 
@@ -619,6 +625,21 @@ def _tracking(figures: dict, dive_mode) -> list[str]:
     return parts
 
 
+def _over_the_seabed(figures: dict) -> list[str]:
+    """The altitude mode's figures of a control stack, as printed (seabed_figures.py)."""
+    st = figures.get("altitude_error_m")
+    if not st:
+        return []
+    part = f"altitude error rms {_fmt(st['rms'], ' m', 3)} (lowest {_fmt(figures.get('lowest_altitude_m'), ' m', 3)}"
+    if figures.get("bottom_lock_fraction") is not None:
+        part += f", bottom lock {100.0 * figures['bottom_lock_fraction']:.0f} % of the time"
+    part += ")"
+    nav = figures.get("navigation_error_m")
+    if nav:
+        part += f", navigation error rms {_fmt(nav['rms'], ' m', 3)} (max {_fmt(nav['max'], ' m', 3)})"
+    return [part]
+
+
 def _describe_vehicles(vehicles: dict, controls: dict) -> list[str]:
     """One line per vehicle: its distance, energy and final position, then what the control
     stack driving it says (the mission, the depth and cross-track errors)."""
@@ -631,7 +652,7 @@ def _describe_vehicles(vehicles: dict, controls: dict) -> list[str]:
         for c in (c for c in controls.values() if c.get("vehicle") == name):
             if c.get("mission_completed") is not None:
                 bits.append("mission completed" if c["mission_completed"] else "mission NOT completed")
-            bits += _tracking(c, c.get("dive_mode"))
+            bits += _tracking(c, c.get("dive_mode")) + _over_the_seabed(c)
         lines.append(f"{name}: " + ", ".join(b for b in bits if b))
         lines += [f"{name}: {line}" for line in _contacts(f)]
     return lines
