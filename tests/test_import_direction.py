@@ -9,7 +9,8 @@ module outside its folder.
        stack/:  the same, the shared stacks, its own physics (a slave: fmu too)
        host/:   anything of the unit, and the master's public API, campaigns, analyses, identification
     master (knows no vehicle: finds the units through the registry)  <-  campaigns  <-  analyses
-      (of the ground floor: its number rule, compiled.numbers, shared with the vehicle files)
+      (of the ground floor: its number rule, compiled.numbers, shared with the vehicle files;
+      the seabed's door, to draw the grid a run's vehicles read)
     build (the FMU build: units, the floors, the master's loader)
     cli (the command: the master, the build, and the commands the units and entry points register)
 
@@ -59,8 +60,9 @@ ALLOWED = {
     # what a run reports for any vehicle (metrics, the fleet's analyses, the swath's coverage)
     "analyses": {"master", "compiled", "seabed"},
     # the master knows no vehicle and no campaign; of the ground floor, only the number rule of
-    # the files it shares with the vehicle files (ONLY_OF below); the units through the registry
-    "master": {"compiled", "units"},
+    # the files it shares with the vehicle files (ONLY_OF below); the units through the registry;
+    # the seabed's door (a grid read as the vehicles read it, for the 3-D view and the MCAP scene)
+    "master": {"compiled", "units", "seabed"},
     "campaigns": {"master"},         # a client of the master's public API
     # what a run writes for other tools (MCAP, bags, Parquet, OSP) and its real-time pacing:
     # observers and a pacer of the master's loop
@@ -84,7 +86,7 @@ PUBLIC = {"analyses": {"master", "master.registry", "master.plot_process", "camp
           "campaigns": {"master", "master.plot_process"}}
 
 #: a subpackage that may import only these modules of another (subpackage -> {owner: modules})
-ONLY_OF = {"master": {"compiled": {"compiled.numbers"}}}
+ONLY_OF = {"master": {"compiled": {"compiled.numbers"}, "seabed": {"seabed"}}}
 
 
 def _module_of(rel: Path) -> tuple[str, bool]:

@@ -22,6 +22,7 @@ from .fmu_cache import FmuArchiveError, extract_fmu
 from .loop import Observer
 from .output_folder import OutputFolder
 from .room import check_room
+from .seabed_drawing import summary_entry
 from .plan import Plan, build_plan
 from .plot_process import PlotProcess
 from .scenario import (
@@ -223,6 +224,9 @@ def _run_into(plan, loaded, source, out: Path, lock, deferred, want_plots, plott
     summary["fmus"] = {n: display_path(ip.fmu_path) for n, ip in plan.instances.items()}
     summary["drawings"] = {n: d.as_dict() for n, d in ((n, drawing_of(ip)) for n, ip in plan.instances.items())
                            if d is not None}   # how each instance is drawn (auv-cosim view reads it)
+    seabeds = summary_entry(plan)   # the grids read, as absolute paths (the view and export draw them)
+    if seabeds:
+        summary["seabeds"] = seabeds
     summary["fmu_messages"] = {"warnings": outcome.message_counts["warning"], "errors": outcome.message_counts["error"],
                                "first": outcome.messages[:20]}
 

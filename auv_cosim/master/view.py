@@ -15,6 +15,9 @@ It reads only files of the results folder, and nothing of any particular vehicle
   ``NAME.Euler[1..3]`` (roll, pitch, yaw, ZYX);
 - ``results.csv``: those columns, and the sea floor from ``NAME.Altitude`` (floor depth = depth +
   altitude, fitted by a plane so that a sloping floor shows as one);
+- the seabed's grid, where a vehicle read one (summary.json's ``seabeds``, else the resolved
+  scenario's ``BathymetryFile``: ``seabed_drawing``), drawn instead of that plane as a surface
+  through its nodes, coloured by depth; a grid that cannot be read is a warning naming the file;
 - ``scenario.resolved.yaml`` (when present): the waypoints (read by the figures registered
   with the master, ``RunFigures.waypoints``: the AUV's and H100's ``Waypoints`` parameter,
   ``"n,e,d; n,e,d"``, through the controllers' parser; a malformed one is an error naming it),
@@ -57,6 +60,8 @@ class RunTables:
     title: str = ""
     #: how each instance is drawn (summary.json's ``drawings``; empty: the conventional names)
     drawings: dict = field(default_factory=dict)
+    #: the grids the instances read (summary.json's ``seabeds``: ``seabed_drawing``)
+    seabeds: dict = field(default_factory=dict)
 
     def position(self, vehicle: str) -> list[str]:
         """The columns of a vehicle's position (north, east, down)."""
@@ -92,12 +97,13 @@ def read_results(results_dir: Path) -> RunTables:
             raise ViewError(f"{resolved}: cannot read the file: {e.strerror or e}") from None
     title = results_dir.resolve().name
     summary = results_dir / "summary.json"
-    drawn = {}
+    drawn, seabeds = {}, {}
     if summary.is_file():
         try:
             s = json.loads(summary.read_text(encoding="utf-8"))
             title = f"{s.get('scenario', title)}: {s.get('description') or ''}".rstrip(": ")
             drawn = s.get("drawings") or {}
+            seabeds = s.get("seabeds") or {}
         except (ValueError, AttributeError):
             pass
     drawings = {}
@@ -106,7 +112,8 @@ def read_results(results_dir: Path) -> RunTables:
             drawings[inst] = from_mapping(fields)
         except (TypeError, ValueError) as e:
             raise ViewError(f"{summary}: drawings: {inst}: {e}") from None
-    return RunTables(columns, columns["time"], scenario if isinstance(scenario, dict) else {}, title, drawings)
+    return RunTables(columns, columns["time"], scenario if isinstance(scenario, dict) else {}, title, drawings,
+                     seabeds if isinstance(seabeds, dict) else {})
 
 
 def vehicles_in(columns: dict[str, np.ndarray], drawings: dict | None = None) -> list[str]:
@@ -299,7 +306,7 @@ def build_figure(tables: RunTables, max_frames: int = 200, max_points: int = 500
                         subplot_titles=[""] + [p[0] for p in time_plots])  # cell by cell: the scene, then the time plots
     wps = scenario_waypoints(tables.scenario)
     box = _scene_box(tables, vehicles, wps)
-    _add_sea(fig, tables, lead, box)
+    _add_sea(fig, tables, vehicles, box)
     _add_tracks(fig, tables, vehicles, rows, wps)
     moving = _add_glyphs(fig, tables, vehicles, frames_at[0], box.length)
     _add_wake_axes(fig, tables, vehicles, frames_at[0], moving)
@@ -330,22 +337,54 @@ def _scene_box(tables: RunTables, vehicles: list[str], wps: list) -> _SceneBox:
     return _SceneBox(n_lo, n_hi, e_lo, e_hi, float(hi[2]), length)
 
 
-def _add_sea(fig, tables: RunTables, lead: str, box: _SceneBox) -> None:
-    """The sea surface and the sea floor (planes over the track's box; the floor as the lead
-    vehicle's altitude or the scenario gives it, `floor_plane`): ``box.z_hi`` reaches down to it."""
+def _add_sea(fig, tables: RunTables, vehicles: list[str], box: _SceneBox) -> None:
+    """The sea surface (a plane over the track's box) and the sea floor: the seabed's grid where
+    the run had one (`_add_seabed`), else a plane as the lead vehicle's altitude or the
+    scenario gives it (`floor_plane`); ``box.z_hi`` reaches down to it."""
     import plotly.graph_objects as go
 
     gn, ge = np.meshgrid([box.n_lo, box.n_hi], [box.e_lo, box.e_hi], indexing="ij")
     fig.add_trace(go.Surface(x=ge, y=gn, z=np.zeros_like(gn), colorscale=[[0, "#7fb8e6"], [1, "#7fb8e6"]],
                              showscale=False, opacity=0.35, name="sea surface", hoverinfo="skip", showlegend=True),
                   row=1, col=1)
-    floor = floor_plane(tables, lead)
+    if _add_seabed(fig, tables, vehicles, box):
+        return
+    floor = floor_plane(tables, vehicles[0])
     if floor is not None:
         a, b, cc = floor
         fz = a + b * gn + cc * ge
         box.z_hi = max(box.z_hi, float(fz.max()))
         fig.add_trace(go.Surface(x=ge, y=gn, z=fz, colorscale=[[0, "#b59b6d"], [1, "#b59b6d"]], showscale=False,
                                  opacity=0.6, name="sea floor", hoverinfo="skip", showlegend=True), row=1, col=1)
+
+
+#: the most nodes a side of the seabed drawn in the view (the grid's every k-th node)
+SEABED_NODES_PER_SIDE = 150
+
+
+def _add_seabed(fig, tables: RunTables, vehicles: list[str], box: _SceneBox) -> bool:
+    """The seabed the run's grid gives (``seabed_drawing``) over the track's box: a surface
+    through its nodes (every k-th, at most SEABED_NODES_PER_SIDE a side, depths the grid's own),
+    coloured by depth, its holes left open; False (nothing drawn) without a grid or when it
+    cannot be read (a warning names the file)."""
+    import plotly.graph_objects as go
+
+    from . import seabed_drawing as sd
+
+    sources = sd.sources_of_summary(tables.seabeds) or sd.sources_of_scenario(tables.scenario)
+    seabed = sd.read_seabed(sd.chosen(sources, vehicles), "view")
+    nodes = seabed and sd.nodes_over(seabed, (box.n_lo, box.n_hi), (box.e_lo, box.e_hi), SEABED_NODES_PER_SIDE)
+    if not nodes:
+        return False
+    lo, hi = sd.depth_range(nodes.depth)
+    box.z_hi = max(box.z_hi, hi)
+    fig.add_trace(go.Surface(x=_r(nodes.east), y=_r(nodes.north), z=_r(nodes.depth), colorscale=sd.colourscale(),
+                             cmin=lo, cmax=hi, opacity=0.9, name=f"seabed ({Path(seabed.path).name})",
+                             showlegend=True, hovertemplate="N %{y} m, E %{x} m<br>seabed %{z} m<extra></extra>",
+                             colorbar=dict(title=dict(text="seabed depth (m)"), x=0.56, xanchor="right", y=0.45,
+                                           len=0.4, thickness=12)),
+                  row=1, col=1)
+    return True
 
 
 def _add_tracks(fig, tables: RunTables, vehicles: list[str], rows: np.ndarray, wps: list) -> None:

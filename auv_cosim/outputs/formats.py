@@ -77,16 +77,17 @@ class FileWriter(Observer):
 class McapWriter(FileWriter):
     name, kind = "results.mcap", "mcap"
 
-    def __init__(self, folder=None, force=True, record=None):
+    def __init__(self, folder=None, force=True, record=None, seabeds=None):
         super().__init__(folder, force)
         self.record = record
+        self.seabeds = seabeds   # the grids a finished run read (summary.json's), for an export
         self.inner = None
 
     def start(self, plan, layout) -> None:
         from .foxglove import FoxgloveObserver, mcap_sinks
 
         self.make_room()
-        self.inner = FoxgloveObserver(mcap_sinks(self.path), record=self.record)
+        self.inner = FoxgloveObserver(mcap_sinks(self.path), record=self.record, seabeds=self.seabeds)
         self.inner.start(plan, layout)
 
     def rows(self, block) -> None:
@@ -176,6 +177,9 @@ def export(results_dir: Path, formats, force: bool = False) -> list[Path]:
     kinds = {"mcap": McapWriter, "parquet": ParquetWriter, "rosbag": RosbagWriter}
     writers = [kinds[fmt](results_dir, force=force, record=columns[1:]) for fmt in formats]
     for writer in writers:
+        if isinstance(writer, McapWriter):   # the seabed the run read, where it read it
+            writer.seabeds = _summary(results_dir).get("seabeds")
+    for writer in writers:
         if (writer.path.exists() or writer.path.is_symlink()) and not force:
             raise ScenarioError("--force", display_path(writer.path), "exists; not replaced without --force")
     with tempfile.TemporaryDirectory(dir=results_dir, prefix=".export.") as tmp:
@@ -192,6 +196,17 @@ def export(results_dir: Path, formats, force: bool = False) -> list[Path]:
         for writer, final in zip(writers, finals):
             _move_into_place(writer.path, final, Path(tmp))
     return finals
+
+
+def _summary(results_dir: Path) -> dict:
+    """A finished run's summary.json (empty when it has none or it cannot be read)."""
+    import json
+
+    try:
+        summary = json.loads((Path(results_dir) / "summary.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return summary if isinstance(summary, dict) else {}
 
 
 def _move_into_place(new: Path, final: Path, spare: Path) -> None:

@@ -14,9 +14,15 @@ vehicle (named after its instance, as in the scenario):
 - ``/scene`` (``foxglove.SceneUpdate``): the static scene: each vehicle drawn to its size in
   its own frame (as its FMU declares its drawing: a cylinder or a box, see ``scene``), its waypoints
   (those of the instance that drives it: ``<vehicle>/waypoints``) as a line with a sphere at
-  each, the sea surface (z = 0) and floor as planes over the mission's area; logged at the start
-  and again every ``TRACK_PIECE_S`` of simulated time and at the end, because a viewer that seeks
-  shows only the latest message of each topic;
+  each, the sea surface (z = 0) and floor as planes over the mission's area (no floor plane where
+  the seabed's grid is drawn); logged at the start and again every ``TRACK_PIECE_S`` of simulated
+  time and at the end, because a viewer that seeks shows only the latest message of each topic;
+- ``/scene/seabed`` (``foxglove.SceneUpdate``, only in a run whose vehicle read a seabed grid,
+  ``BathymetryFile``): the entity ``seabed``, a triangle mesh through the grid's nodes over the
+  mission's area (every k-th node, at most ``SEABED_MESH_NODES``; the depths the grid's own, in
+  ENU as the rest), each vertex coloured by its depth, holes left open; logged with ``/scene``,
+  each time (``auv_cosim.master.seabed_drawing``: a grid that cannot be read is a warning, and
+  the floor a plane);
 - ``/scene/track`` (``foxglove.SceneUpdate``): the track, a new line entity every
   ``TRACK_PIECE_S`` of simulated time (``<vehicle>/track/<k>``, each kept by a viewer that
   plays), and in the same message the whole track flown so far (``<vehicle>/track/flown``,
@@ -46,6 +52,7 @@ import re
 
 import numpy as np
 
+from ..master import seabed_drawing
 from ..master.loop import Observer
 from . import frames
 from .scene import Scene, attitudes
@@ -66,6 +73,10 @@ LOG_TOPIC = "/log"
 LOG_LEVELS = {"warning": "Warning", "discard": "Warning", "error": "Error", "fatal": "Fatal"}
 #: margin around the waypoints and start points for the planes of surface and floor (m)
 PLANE_MARGIN_M = 50.0
+#: the most nodes of the seabed's mesh on /scene/seabed (each message holds it whole: 2500
+#: nodes are about 0.2 MB a message)
+SEABED_MESH_NODES = 2500
+SEABED_TOPIC = "/scene/seabed"
 
 
 def signal_key(variable: str) -> str:
@@ -91,6 +102,8 @@ class FoxglovePublisher:
         self.scene_channel = SceneUpdateChannel("/scene", context=context)
         self.track_channel = SceneUpdateChannel("/scene/track", context=context)
         self.cable_channel = SceneUpdateChannel("/scene/cables", context=context) if scene.cables else None
+        self.seabed_channel = SceneUpdateChannel(SEABED_TOPIC, context=context) if scene.seabed is not None else None
+        self._seabed_mesh = None   # made once, at the first static scene (its area is known then)
         self.signals = {}   # instance -> (channel, keys, column indices)
         by_inst: dict[str, list[str]] = {}
         for col in scene.record:
@@ -155,7 +168,7 @@ class FoxglovePublisher:
                 size=Vector3(x=e_hi - e_lo, y=n_hi - n_lo, z=0.01), color=colour)])
 
         entities.append(plane("sea surface", 0.0, Color(r=0.5, g=0.72, b=0.9, a=0.3)))
-        if s.floor_depth is not None:
+        if s.floor_depth is not None and not self.seabed_mesh():
             entities.append(plane("sea floor", s.floor_depth, Color(r=0.71, g=0.61, b=0.43, a=0.6)))
         return entities
 
@@ -169,10 +182,37 @@ class FoxglovePublisher:
         a = np.array(pts, dtype=float)
         return tuple(a.min(axis=0) - PLANE_MARGIN_M), tuple(a.max(axis=0) + PLANE_MARGIN_M)
 
+    def seabed_mesh(self) -> list:
+        """The seabed's mesh over the planes' area (``area``), as the primitives of its entity:
+        a triangle list through every k-th node of the grid (at most SEABED_MESH_NODES), indexed,
+        each vertex coloured by its depth; empty without a grid or where it covers none of the
+        area. Made once."""
+        if self._seabed_mesh is None:
+            self._seabed_mesh = []
+            (e_lo, n_lo), (e_hi, n_hi) = self.area()
+            nodes = (seabed_drawing.nodes_over(self.scene.seabed, (n_lo, n_hi), (e_lo, e_hi),
+                                               max_nodes=SEABED_MESH_NODES) if self.scene.seabed is not None else None)
+            if nodes is not None:
+                from foxglove.messages import Color, Point3, Pose, Quaternion, TriangleListPrimitive, Vector3
+
+                vertices, faces = seabed_drawing.triangles(nodes)
+                rgb = seabed_drawing.colours(vertices[:, 2], *seabed_drawing.depth_range(nodes.depth))
+                self._seabed_mesh = [TriangleListPrimitive(
+                    pose=Pose(position=Vector3(x=0, y=0, z=0), orientation=Quaternion(x=0, y=0, z=0, w=1)),
+                    points=[Point3(x=x, y=y, z=z) for x, y, z in frames.ned_to_enu(vertices).tolist()],
+                    colors=[Color(r=r, g=g, b=b, a=1.0) for r, g, b in rgb.tolist()],
+                    indices=faces.ravel().tolist())]
+        return self._seabed_mesh
+
     def log_static(self, ns: int) -> None:
-        from foxglove.messages import SceneUpdate
+        """The static scene on /scene and, with a grid, the seabed on /scene/seabed, stamped ``ns``."""
+        from foxglove.messages import SceneEntity, SceneUpdate, Timestamp
 
         self.scene_channel.log(SceneUpdate(entities=self.static_entities(ns)), log_time=ns)
+        if self.seabed_channel is not None and self.seabed_mesh():
+            ts = Timestamp(ns // 1_000_000_000, ns % 1_000_000_000)
+            self.seabed_channel.log(SceneUpdate(entities=[SceneEntity(
+                timestamp=ts, frame_id=frames.WORLD_FRAME, id="seabed", triangles=self.seabed_mesh())]), log_time=ns)
 
     # ------------------------------------------------------------------ every point
     def rows(self, block: np.ndarray) -> None:
@@ -322,8 +362,10 @@ class FoxgloveObserver(Observer):
     """An observer that publishes a run's points on the Foxglove channels of ``scene_for(plan,
     layout)`` through the sinks ``open_sinks(context)`` opens (and ``close`` closes)."""
 
-    def __init__(self, open_sinks, every: int | None = None, record: list[str] | None = None, context=None):
+    def __init__(self, open_sinks, every: int | None = None, record: list[str] | None = None, context=None,
+                 seabeds: dict | None = None):
         self.open_sinks = open_sinks
+        self.seabeds = seabeds   # the grids a finished run read (summary.json's), for an export
         self.ctx = context
         if every is not None:
             self.every = every
@@ -340,9 +382,10 @@ class FoxgloveObserver(Observer):
         if self.ctx is None:
             self.ctx = foxglove.Context()
         self.sinks = list(self.open_sinks(self.ctx))
-        self.publisher = FoxglovePublisher(scene_of(plan, list(layout.columns), self.record), self.ctx)
+        self.publisher = FoxglovePublisher(scene_of(plan, list(layout.columns), self.record, seabed=True,
+                                                    seabeds=self.seabeds), self.ctx)
         self.log = LogChannel(LOG_TOPIC, context=self.ctx)
-        for warning in plan.warnings:
+        for warning in [*plan.warnings, *self.publisher.scene.warnings]:
             self._log(0, "Warning", "master", warning)
 
     def _log(self, ns: int, level: str, name: str, message: str) -> None:

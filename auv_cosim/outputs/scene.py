@@ -1,5 +1,6 @@
 """What a run's outputs show of it, read from its plan: the vehicles (their position, attitude,
-rates and size), the waypoints, the sea surface and floor, the recorded signals.
+rates and size), the waypoints, the sea surface and floor (the seabed's grid where a vehicle read
+one: ``auv_cosim.master.seabed_drawing``), the recorded signals.
 
 Nothing here knows a particular vehicle: an instance is drawn as its FMU declares
 (``auv_cosim.master.drawing``: its position and attitude outputs, a cylinder of its length and
@@ -16,6 +17,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..master import seabed_drawing
 from ..master.drawing import Drawing, drawing_of
 from ..master.plan import Plan
 from ..master.summary import param
@@ -56,6 +58,8 @@ class Scene:
     name: str = ""
     units: dict[str, str] = field(default_factory=dict)   # column -> its unit ("" where the FMU declares none)
     cables: list[Cable] = field(default_factory=list)
+    seabed: object = None                    # the grid a vehicle read (auv_cosim.seabed.Seabed), or None
+    warnings: list[str] = field(default_factory=list)   # what the scene could not draw as the run had it
 
     def index(self, name: str) -> int:
         return self.columns.index(name)
@@ -98,9 +102,11 @@ def vehicle_size(plan: Plan, inst: str, drawing: Drawing | None = None) -> tuple
     return "box", (DEFAULT_SIZE,) * 3, "default (its drawing names no size it has)"
 
 
-def scene_of(plan: Plan, columns: list[str], record: list[str] | None = None) -> Scene:
+def scene_of(plan: Plan, columns: list[str], record: list[str] | None = None, seabed: bool = False,
+             seabeds: dict | None = None) -> Scene:
     """The scene of a run of ``plan`` whose rows have ``columns`` ("time" first); ``record``:
-    the columns to publish as signals (default the plan's recorded ones, as results.csv)."""
+    the columns to publish as signals (default the plan's recorded ones, as results.csv).
+    With ``seabed``, the grid a vehicle read is read too (`seabed_of`)."""
     colmap = {c: i for i, c in enumerate(columns)}
     record = [c for c in (plan.record if record is None else record) if c in colmap and c != "time"]
     vehicles, cables = [], []
@@ -134,8 +140,26 @@ def scene_of(plan: Plan, columns: list[str], record: list[str] | None = None) ->
     for v in vehicles:
         for key in ("SeaFloorDepth", "SeaDepth"):
             floor = floor or _number(param(plan, v.name, key))
-    return Scene(list(columns), record, plan.start_time, vehicles, waypoints, floor, plan.name, column_units(plan, record),
-                 cables)
+    scene = Scene(list(columns), record, plan.start_time, vehicles, waypoints, floor, plan.name,
+                  column_units(plan, record), cables)
+    if seabed:
+        scene.seabed = seabed_of(plan, scene, seabeds)
+    return scene
+
+
+def seabed_of(plan: Plan, scene: Scene, seabeds: dict | None = None):
+    """The seabed grid the scene's first vehicle with one read (else any instance's), or None;
+    ``seabeds``: the grids a finished run read (summary.json's ``seabeds``), by default the
+    plan's ``BathymetryFile`` taken from the current folder, as the run itself took it. A grid
+    that cannot be read is a warning (printed, and kept in ``scene.warnings``) and None."""
+    sources = seabed_drawing.sources_of_summary(seabeds) if seabeds else seabed_drawing.sources_of_plan(plan)
+
+    def warn(text: str) -> None:
+        scene.warnings.append(text)
+        seabed_drawing.warn(text)
+
+    return seabed_drawing.read_seabed(seabed_drawing.chosen(sources, [v.name for v in scene.vehicles]), "MCAP scene",
+                                      warn=warn)
 
 
 def column_units(plan: Plan, columns: list[str]) -> dict[str, str]:
