@@ -22,9 +22,9 @@ pytestmark = pytest.mark.usefixtures("fmus_built")
 REPO = Path(__file__).resolve().parents[2]
 
 
-def _start(out: Path, *extra) -> tuple[subprocess.Popen, int]:
-    proc = subprocess.Popen([sys.executable, "-m", "auv_cosim", "run", "depth_step", "--stop-time", "8", "--no-plots",
-                             "-q", "--out", str(out), "--realtime", "2", "--live", "--port", "0", *extra],
+def _start(out: Path, *extra, scenario: str = "depth_step", stop_time: float = 8) -> tuple[subprocess.Popen, int]:
+    proc = subprocess.Popen([sys.executable, "-m", "auv_cosim", "run", scenario, "--stop-time", f"{stop_time:g}",
+                             "--no-plots", "-q", "--out", str(out), "--realtime", "2", "--live", "--port", "0", *extra],
                             cwd=REPO, stderr=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     for line in proc.stderr:
         m = re.search(r"ws://127\.0\.0\.1:(\d+)", line)
@@ -218,3 +218,26 @@ def test_a_port_that_cannot_be_had_is_refused_before_anything_runs(tmp_path):
                                   cwd=REPO, capture_output=True, text=True, timeout=120)
             assert done.returncode == 2 and "--port" in done.stderr and says in done.stderr, done.stderr
             assert not (tmp_path / "r").exists()
+
+
+def test_a_client_is_sent_the_seabed_the_vehicle_read(tmp_path):
+    """Over a grid (terrain_following's BathymetryFile) the live scene has /scene/seabed as the
+    MCAP file has it: the mesh's vertices are the grid's nodes at its own depths."""
+    pytest.importorskip("pyproj", reason="the seabed extra (pyproj) is not installed")
+    from auv_cosim.seabed import load_seabed
+
+    proc, port = _start(tmp_path / "over_grid", scenario="terrain_following", stop_time=4)
+    channels, got = asyncio.run(asyncio.wait_for(_watch(port), 120))
+    proc.wait(timeout=120)
+    assert proc.returncode == 0, proc.stderr.read()
+    topics = {c["topic"]: c for c in channels}
+    assert topics["/scene/seabed"]["schemaName"] == "foxglove.SceneUpdate" and got.get("/scene/seabed")
+    (entity,) = _decoder(topics["/scene/seabed"]).FromString(got["/scene/seabed"][-1][1]).entities
+    (mesh,) = entity.triangles
+    assert entity.id == "seabed" and len(mesh.points) == len(mesh.colors) > 100
+    seabeds = json.loads((tmp_path / "over_grid" / "summary.json").read_text())["seabeds"]
+    grid = load_seabed(seabeds["vehicle"]["file"], *seabeds["vehicle"]["origin"])
+    for p in list(mesh.points)[::50]:
+        i, j = round((p.y - grid.north0) / grid.cell), round((p.x - grid.east0) / grid.cell)
+        assert (grid.north0 + i * grid.cell, grid.east0 + j * grid.cell) == pytest.approx((p.y, p.x), abs=1e-9)
+        assert -p.z == grid.depth[i, j]
