@@ -92,4 +92,20 @@ def plane_altitude(pn, pe, pd, ranges, beams):
         count += 1
     if count < 3:
         return np.nan
-    return np.linalg.solve(m, v)[0] - pd
+    return _first_of_solution(m, v) - pd
+
+
+@jit
+def _first_of_solution(m, v):
+    """x[0] of the 3 x 3 system m x = v by Cramer's rule (NaN when m is singular: the hit
+    points on one line). Written out rather than numpy.linalg.solve, whose compilation (numba's
+    LAPACK bindings) took a fresh process about 20 s for one 3 x 3 system."""
+    det = (m[0, 0] * (m[1, 1] * m[2, 2] - m[1, 2] * m[2, 1])
+           - m[0, 1] * (m[1, 0] * m[2, 2] - m[1, 2] * m[2, 0])
+           + m[0, 2] * (m[1, 0] * m[2, 1] - m[1, 1] * m[2, 0]))
+    if det == 0.0:
+        return np.nan
+    det0 = (v[0] * (m[1, 1] * m[2, 2] - m[1, 2] * m[2, 1])
+            - m[0, 1] * (v[1] * m[2, 2] - m[1, 2] * v[2])
+            + m[0, 2] * (v[1] * m[2, 1] - m[1, 1] * v[2]))
+    return det0 / det

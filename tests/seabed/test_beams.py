@@ -94,3 +94,17 @@ def test_auv_sensors_refuse_a_bad_bathymetry_file_naming_it(tmp_path, fmus_built
                      start_values={"BathymetryFile": str(tmp_path / "missing.tif")},
                      logger=lambda *args: messages.append(args[-1].decode() if isinstance(args[-1], bytes) else str(args[-1])))
     assert any("BathymetryFile" in m and "missing.tif" in m for m in messages), messages
+
+
+def test_the_written_out_solve_is_numpy_s_on_normal_equations_and_nan_when_singular():
+    """plane_altitude's 3 x 3 solve (Cramer's rule, not numpy.linalg.solve: its compilation
+    took a fresh process about 20 s) against numpy's, on the normal equations of random hits."""
+    from auv_cosim.seabed.beams import _first_of_solution
+
+    rng = np.random.default_rng(5)
+    for _ in range(200):
+        rows = np.column_stack([np.ones(4), rng.normal(scale=8.0, size=(4, 2))])
+        m, v = rows.T @ rows, rows.T @ rng.normal(30.0, 5.0, size=4)
+        assert _first_of_solution(m, v) == pytest.approx(np.linalg.solve(m, v)[0], rel=1e-9, abs=1e-9)
+    line = np.column_stack([np.ones(3), np.arange(3.0), 2.0 * np.arange(3.0)])      # hits on one line
+    assert math.isnan(_first_of_solution(line.T @ line, line.T @ np.ones(3)))
