@@ -48,9 +48,7 @@ def flown(tmp_path_factory, fmus_built):
         result = run("h100_waypoints", out_dir=out, stop_time=60.0, overrides=overrides, plots=False,
                      progress=False)
         assert result.ok, result.reason
-        header = (out / "results.csv").read_text().split("\n", 1)[0].split(",")
-        data = np.loadtxt(out / "results.csv", delimiter=",", skiprows=1)
-        runs[dvl_range] = (lambda name, data=data, header=header: data[:, header.index(name)])
+        runs[dvl_range] = result.column
     return runs
 
 

@@ -18,9 +18,7 @@ def sunk(tmp_path_factory, fmus_built):
         "Pos0": [3.0, -2.0, FLOOR - 1.5], "AverageDensity": 1060.0, "SeaFloorDepth": FLOOR}}}}
     result = run(scenario, out_dir=out, plots=False, progress=False)
     assert result.ok, result.reason
-    header = (out / "results.csv").read_text().split("\n", 1)[0].split(",")
-    data = np.loadtxt(out / "results.csv", delimiter=",", skiprows=1)
-    return result, (lambda name: data[:, header.index(name)])
+    return result, result.column
 
 
 def test_the_auv_is_stopped_on_the_seabed_and_says_so(sunk):

@@ -54,9 +54,7 @@ def errors(tmp_path_factory, fmus_built):
         result = run("terrain_following", out_dir=folder, stop_time=40, progress=False, plots=False,
                      overrides={"sensors.DvlRange": dvl_range, "vehicle.CurrentVelocity": [0.0, CURRENT_EAST, 0.0]})
         assert result.ok, result.reason
-        header = (folder / "results.csv").read_text().split("\n", 1)[0].split(",")
-        data = np.loadtxt(folder / "results.csv", delimiter=",", skiprows=1)
-        column = (lambda name, data=data, header=header: data[:, header.index(name)])
+        column = result.column
         out[dvl_range] = (column("time"), column("sensors.NavNorth") - column("vehicle.Pos[1]"),
                           column("sensors.NavEast") - column("vehicle.Pos[2]"), column("sensors.AltitudeValid"))
         out[f"summary{dvl_range:g}"] = result.summary["controls"]["control"]

@@ -35,10 +35,7 @@ def flown(tmp_path_factory, fmus_built):
     finally:
         os.chdir(before)
     assert result.ok and result.summary["mission_completed"], result.reason
-    out = folder / "out"
-    header = (out / "results.csv").read_text().split("\n", 1)[0].split(",")
-    data = np.loadtxt(out / "results.csv", delimiter=",", skiprows=1)
-    return out, (lambda name: data[:, header.index(name)])
+    return folder / "out", result.column
 
 
 def test_holds_10_m_altitude_over_terrain_within_half_a_metre_rms(flown):
@@ -64,11 +61,9 @@ def test_holds_10_m_altitude_over_terrain_within_half_a_metre_rms(flown):
     assert np.all(np.diff(column("vehicle.Latitude")[after]) > 0.0)
 
 
-def _altitude_rms(folder):
-    header = (folder / "results.csv").read_text().split("\n", 1)[0].split(",")
-    data = np.loadtxt(folder / "results.csv", delimiter=",", skiprows=1)
-    after = data[:, header.index("time")] >= 60.0
-    return float(np.sqrt(np.mean((data[after, header.index("vehicle.Altitude")] - TARGET) ** 2)))
+def _altitude_rms(column):
+    after = column("time") >= 60.0
+    return float(np.sqrt(np.mean((column("vehicle.Altitude")[after] - TARGET) ** 2)))
 
 
 def test_the_look_ahead_of_the_slope_flown_cuts_the_altitude_error_by_a_third(flown, tmp_path):
@@ -77,11 +72,11 @@ def test_the_look_ahead_of_the_slope_flown_cuts_the_altitude_error_by_a_third(fl
     flown is what the scenario's figure owes to it."""
     from auv_cosim.master import run
 
-    out, _ = flown
+    _, column = flown
     result = run("terrain_following", out_dir=tmp_path / "plain", progress=False, plots=False,
                  overrides={"control.TerrainSlopeDistance": 0.0})
     assert result.ok, result.reason
-    with_look_ahead, without = _altitude_rms(out), _altitude_rms(tmp_path / "plain")
+    with_look_ahead, without = _altitude_rms(column), _altitude_rms(result.column)
     assert with_look_ahead < (2.0 / 3.0) * without, (with_look_ahead, without)
     assert without > 0.3                                               # the terrain is not trivial
 

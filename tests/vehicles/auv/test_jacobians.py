@@ -18,23 +18,13 @@ from auv_cosim.vehicles.auv.forces import (
     slender_body_lift_wrench,
 )
 
+from ..central import central
+
 P = AuvParameters()
 ENVIRONMENTS = [
     Environment(),
     Environment(CurrentVelocity=(0.2, -0.3, 0.05), CurrentDepthGradient=(0.01, 0.005, 0.0)),
 ]
-
-
-def _central(f, x, h=1e-6):
-    x = np.asarray(x, float)
-    columns = []
-    for i in range(x.size):
-        step = h * max(1.0, abs(x[i]))
-        plus, minus = x.copy(), x.copy()
-        plus[i] += step
-        minus[i] -= step
-        columns.append((np.asarray(f(plus)) - np.asarray(f(minus))) / (2 * step))   # a wrench is a tuple
-    return np.array(columns).T
 
 
 def _random_state(rng, speed_sign=1.0):
@@ -70,7 +60,7 @@ def test_state_jacobian_matches_central_differences(env, case, rng):
         x = _random_state(rng, sign)
         u = _inputs(rng, power, yaw, dive)
         analytic = model.state_jacobian(x, u)
-        numeric = _central(lambda s: model.derivative(s, u), x)
+        numeric = central(lambda s: model.derivative(s, u), x)
         numeric[:, 13] = 0.0     # the battery enters only through an on/off switch
         scale = np.maximum(1.0, np.abs(numeric))
         assert np.max(np.abs(analytic - numeric) / scale) < 2e-6
@@ -89,7 +79,7 @@ def test_input_jacobian_matches_central_differences(env, case, rng):
         x = _random_state(rng, sign)
         u = _inputs(rng, power, yaw, dive)
         analytic = model.input_jacobian(x, u)
-        numeric = _central(lambda v: model.derivative(x, v), u)
+        numeric = central(lambda v: model.derivative(x, v), u)
         assert np.allclose(analytic, numeric, rtol=1e-5, atol=1e-6)
 
 
@@ -113,9 +103,9 @@ def test_rudder_wrench_jacobian_matches_finite_differences(rng):
                 v, w = _velocity_case(rng)
                 jac, d_delta = rudder_wrench_jacobian(plane, v, w, delta, *args)
                 f = lambda nu: rudder_wrench(plane, nu[:3], nu[3:], delta, *args)
-                assert np.allclose(jac, _central(f, np.concatenate([v, w])), rtol=1e-5, atol=1e-7)
+                assert np.allclose(jac, central(f, np.concatenate([v, w])), rtol=1e-5, atol=1e-7)
                 g = lambda d: rudder_wrench(plane, v, w, d[0], *args)
-                assert np.allclose(d_delta, _central(g, [delta])[:, 0], rtol=1e-5, atol=1e-7)
+                assert np.allclose(d_delta, central(g, [delta])[:, 0], rtol=1e-5, atol=1e-7)
 
 
 def test_hull_wrench_jacobians_match_finite_differences(rng):
@@ -124,15 +114,15 @@ def test_hull_wrench_jacobians_match_finite_differences(rng):
         v, w = _velocity_case(rng)
         nu = np.concatenate([v, w])
         f = lambda n: cross_flow_strip_wrench(n[:3], n[3:], P.Rho, 1.1, *sections)
-        assert np.allclose(cross_flow_strip_jacobian(v, w, P.Rho, 1.1, *sections), _central(f, nu),
+        assert np.allclose(cross_flow_strip_jacobian(v, w, P.Rho, 1.1, *sections), central(f, nu),
                            rtol=1e-5, atol=1e-7)
         lift_args = (P.Rho, -1.0, 0.0314, 1.0, 0.02)
         f = lambda n: slender_body_lift_wrench(n[:3], n[3:], *lift_args)
-        assert np.allclose(slender_body_lift_jacobian(v, w, *lift_args), _central(f, nu),
+        assert np.allclose(slender_body_lift_jacobian(v, w, *lift_args), central(f, nu),
                            rtol=1e-5, atol=1e-7)
         mass_args = (64.0, np.array([0.3, 21.5, 21.5]), np.array([3.2, 58, 58.]), np.array([0.1, 19, 19.]))
         f = lambda n: coriolis_wrench(n[:3], n[3:], *mass_args)
-        assert np.allclose(coriolis_jacobian(v, w, *mass_args), _central(f, nu), rtol=1e-5, atol=1e-7)
+        assert np.allclose(coriolis_jacobian(v, w, *mass_args), central(f, nu), rtol=1e-5, atol=1e-7)
 
 
 SEAS = {
@@ -160,11 +150,11 @@ def test_jacobians_in_waves_match_central_differences_of_the_derivative_in_waves
         u = _inputs(rng, power, yaw, dive)
         t = rng.uniform(0.0, 100.0)
         analytic = model.state_jacobian(x, u, t)
-        numeric = _central(lambda s: model.derivative(s, u, t), x)
+        numeric = central(lambda s: model.derivative(s, u, t), x)
         numeric[:, 13] = 0.0
         scale = np.maximum(1.0, np.abs(numeric))
         assert np.max(np.abs(analytic - numeric) / scale) < 2e-6
-        assert np.allclose(model.input_jacobian(x, u, t), _central(lambda v: model.derivative(x, v, t), u),
+        assert np.allclose(model.input_jacobian(x, u, t), central(lambda v: model.derivative(x, v, t), u),
                            rtol=1e-5, atol=1e-6)
         # the waves matter here: the still-water Jacobian is off
         assert np.max(np.abs(still.state_jacobian(x, u) - numeric) / scale) > 1e-3

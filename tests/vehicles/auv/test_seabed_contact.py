@@ -15,6 +15,8 @@ from auv_cosim.vehicles.contact import (DAMPING, SOFT_LAYER, STIFFNESS, contact_
                                         contact_step)
 from auv_cosim.vehicles.simulator import VehicleSimulator
 
+from ..central import central
+
 FLOOR = Environment(SeaFloorDepth=30.0, SeaFloorSlope=(0.05, -0.02))
 
 
@@ -85,14 +87,6 @@ def test_the_jacobian_in_contact_against_central_differences(depth):
     u = np.array([30.0, 0.1, -0.1, 0.0, 0.0, 0.0])
     assert dynamics._seabed_contact(x, dynamics.rotation_matrix(x[3:7]), model.constants)[3] > 0.0
     j = dynamics.state_jacobian(x, u, model.constants)
-    columns = []
-    for i in range(x.size):
-        step = 1e-7 * max(1.0, abs(x[i]))
-        plus, minus = x.copy(), x.copy()
-        plus[i] += step
-        minus[i] -= step
-        columns.append((dynamics.state_derivative(plus, u, model.constants)
-                        - dynamics.state_derivative(minus, u, model.constants)) / (2 * step))
-    numeric = np.array(columns).T
+    numeric = central(lambda s: dynamics.state_derivative(s, u, model.constants), x, h=1e-7)
     velocity = slice(dynamics.X_VEL, dynamics.X_VEL + 6)
     assert np.allclose(j[velocity, velocity], numeric[velocity, velocity], rtol=1e-5, atol=1e-4)

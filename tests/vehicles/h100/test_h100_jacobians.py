@@ -17,19 +17,10 @@ from auv_cosim.vehicles.h100.forces import (
 )
 from auv_cosim.vehicles.waves import WaveParameters
 
+from ..central import central
 from .conftest import offset_vehicle, random_inputs, random_spd, random_state
 
 
-def central(f, x, h=1e-6):
-    x = np.asarray(x, float)
-    columns = []
-    for i in range(x.size):
-        step = h * max(1.0, abs(x[i]))
-        plus, minus = x.copy(), x.copy()
-        plus[i] += step
-        minus[i] -= step
-        columns.append((np.asarray(f(plus)) - np.asarray(f(minus))) / (2 * step))  # wrenches are tuples
-    return np.array(columns).T
 
 
 def test_wrench_jacobians_match_central_differences(rng):

@@ -15,6 +15,8 @@ from auv_cosim.vehicles.h100 import H100Model, dynamics
 from auv_cosim.vehicles.h100.model import DEFAULT_ENVIRONMENT
 from auv_cosim.vehicles.simulator import VehicleSimulator
 
+from ..central import central
+
 FLOOR = 12.0
 
 
@@ -88,14 +90,7 @@ def test_the_jacobian_in_contact_against_central_differences(vehicle, into):
     contact = dynamics.contact_on_frame(x, x[7:13], dynamics.attitude(x[3:7]), model.constants)
     assert contact[3] > 0.0 and (contact[3] == DAMPING) == (into > 0.01)
     j = model.state_jacobian(x, u)
-    columns = []
-    for i in range(x.size):
-        step = 1e-7 * max(1.0, abs(x[i]))
-        plus, minus = x.copy(), x.copy()
-        plus[i] += step
-        minus[i] -= step
-        columns.append((model.derivative(plus, u) - model.derivative(minus, u)) / (2 * step))
-    numeric = np.array(columns).T
+    numeric = central(lambda s: model.derivative(s, u), x, h=1e-7)
     assert np.allclose(j, numeric, rtol=1e-5, atol=2e-4)
     # the contact's damping is in the analytic velocity block: without it the block is off
     clear = H100Model(vehicle.params, DEFAULT_ENVIRONMENT.replace(SeaFloorDepth=300.0))
